@@ -1,0 +1,315 @@
+//! Identifiers in one place: raw identifiers, case conversions (serde's and
+//! Rust's), Kubernetes pluralization and "did you mean" suggestions.
+
+use std::collections::BTreeMap;
+
+/// Rust keywords that need the `r#` prefix when used as identifiers.
+const RAW_KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do",
+    "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in",
+    "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized",
+    "use", "virtual", "where", "while", "yield",
+];
+
+/// Keywords that cannot be raw identifiers at all and get a trailing `_`.
+const NON_RAW_KEYWORDS: &[&str] = &["crate", "self", "super", "Self"];
+
+/// Renders `name` as a Rust identifier: keywords become raw (`type` →
+/// `r#type`); `self`/`super`/`crate`/`Self` get a trailing underscore.
+pub fn rust_ident(name: &str) -> String {
+    if NON_RAW_KEYWORDS.contains(&name) {
+        format!("{name}_")
+    } else if RAW_KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Strips the `r#` prefix of a raw identifier.
+pub fn unraw(name: &str) -> &str {
+    name.strip_prefix("r#").unwrap_or(name)
+}
+
+/// `snake_case` of a Rust type or Kubernetes kind name (`ReplicaSet` →
+/// `replica_set`, `HTTPRoute` → `http_route`).
+pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = unraw(name).chars().collect();
+    let mut out = String::with_capacity(chars.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '-' || c == ' ' || c == '.' {
+            if !out.ends_with('_') {
+                out.push('_');
+            }
+            continue;
+        }
+        if c.is_uppercase() {
+            let prev = i.checked_sub(1).map(|p| chars[p]);
+            let next = chars.get(i + 1).copied();
+            let boundary = match prev {
+                Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_uppercase() => next.is_some_and(|n| n.is_lowercase()),
+                _ => false,
+            };
+            if boundary && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `UpperCamelCase` of a snake or dashed name (`example_v1` → `ExampleV1`).
+pub fn upper_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for part in unraw(name).split(['_', '-', '.']) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out
+}
+
+/// A serde `rename_all` rule, applied exactly as serde_derive applies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenameRule {
+    /// `lowercase`
+    Lower,
+    /// `UPPERCASE`
+    Upper,
+    /// `PascalCase`
+    Pascal,
+    /// `camelCase`
+    Camel,
+    /// `snake_case`
+    Snake,
+    /// `SCREAMING_SNAKE_CASE`
+    ScreamingSnake,
+    /// `kebab-case`
+    Kebab,
+    /// `SCREAMING-KEBAB-CASE`
+    ScreamingKebab,
+}
+
+impl RenameRule {
+    /// All rules with their serde spellings.
+    pub const ALL: &'static [(&'static str, RenameRule)] = &[
+        ("lowercase", RenameRule::Lower),
+        ("UPPERCASE", RenameRule::Upper),
+        ("PascalCase", RenameRule::Pascal),
+        ("camelCase", RenameRule::Camel),
+        ("snake_case", RenameRule::Snake),
+        ("SCREAMING_SNAKE_CASE", RenameRule::ScreamingSnake),
+        ("kebab-case", RenameRule::Kebab),
+        ("SCREAMING-KEBAB-CASE", RenameRule::ScreamingKebab),
+    ];
+
+    /// Parses a serde spelling (`"camelCase"`).
+    pub fn from_str(s: &str) -> Option<RenameRule> {
+        Self::ALL.iter().find(|(name, _)| *name == s).map(|(_, r)| *r)
+    }
+
+    /// Renames a struct field (written in `snake_case`), as serde does.
+    pub fn apply_to_field(self, field: &str) -> String {
+        match self {
+            RenameRule::Lower | RenameRule::Snake => field.to_string(),
+            RenameRule::Upper | RenameRule::ScreamingSnake => field.to_ascii_uppercase(),
+            RenameRule::Pascal => {
+                let mut pascal = String::new();
+                let mut capitalize = true;
+                for ch in field.chars() {
+                    if ch == '_' {
+                        capitalize = true;
+                    } else if capitalize {
+                        pascal.push(ch.to_ascii_uppercase());
+                        capitalize = false;
+                    } else {
+                        pascal.push(ch);
+                    }
+                }
+                pascal
+            }
+            RenameRule::Camel => {
+                let pascal = RenameRule::Pascal.apply_to_field(field);
+                let mut chars = pascal.chars();
+                match chars.next() {
+                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            }
+            RenameRule::Kebab => field.replace('_', "-"),
+            RenameRule::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
+        }
+    }
+
+    /// Renames an enum variant (written in `PascalCase`), as serde does.
+    pub fn apply_to_variant(self, variant: &str) -> String {
+        match self {
+            RenameRule::Pascal => variant.to_string(),
+            RenameRule::Lower => variant.to_ascii_lowercase(),
+            RenameRule::Upper => variant.to_ascii_uppercase(),
+            RenameRule::Camel => {
+                let mut chars = variant.chars();
+                match chars.next() {
+                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            }
+            RenameRule::Snake => {
+                let mut snake = String::new();
+                for (i, ch) in variant.char_indices() {
+                    if i > 0 && ch.is_uppercase() {
+                        snake.push('_');
+                    }
+                    snake.push(ch.to_ascii_lowercase());
+                }
+                snake
+            }
+            RenameRule::ScreamingSnake => RenameRule::Snake.apply_to_variant(variant).to_ascii_uppercase(),
+            RenameRule::Kebab => RenameRule::Snake.apply_to_variant(variant).replace('_', "-"),
+            RenameRule::ScreamingKebab => {
+                RenameRule::ScreamingSnake.apply_to_variant(variant).replace('_', "-")
+            }
+        }
+    }
+}
+
+/// Plural of a kind, lower-cased, with client-go's rules (gengo's
+/// `plural_namer`): exceptions first, then `s/x/z/ch/sh` → `+es`,
+/// consonant + `y` → `ies`, `f`/`fe` → `ves`, otherwise `+s`.
+pub fn pluralize(kind: &str, exceptions: &BTreeMap<String, String>) -> String {
+    if let Some(plural) = exceptions.get(kind) {
+        return plural.to_lowercase();
+    }
+    let lower = kind.to_lowercase();
+    plural_of(&lower)
+}
+
+fn plural_of(word: &str) -> String {
+    let is_vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u');
+    if word.is_empty() {
+        return String::new();
+    }
+    if word.ends_with('s')
+        || word.ends_with('x')
+        || word.ends_with('z')
+        || word.ends_with("ch")
+        || word.ends_with("sh")
+    {
+        return format!("{word}es");
+    }
+    if let Some(stem) = word.strip_suffix('y') {
+        if stem.chars().last().is_some_and(|c| !is_vowel(c)) {
+            return format!("{stem}ies");
+        }
+        return format!("{word}s");
+    }
+    if let Some(stem) = word.strip_suffix("fe") {
+        return format!("{stem}ves");
+    }
+    if let Some(stem) = word.strip_suffix('f') {
+        return format!("{stem}ves");
+    }
+    format!("{word}s")
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The closest candidate to `word`, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let word_norm = word.to_lowercase().replace(['-', '_'], "");
+    candidates
+        .iter()
+        .map(|c| {
+            let c_norm = c.to_lowercase().replace(['-', '_'], "");
+            let d = if c_norm == word_norm { 0 } else { edit_distance(word, c) };
+            (d, *c)
+        })
+        .filter(|(d, c)| *d <= (c.len().max(word.len()) / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_identifiers() {
+        assert_eq!(rust_ident("type"), "r#type");
+        assert_eq!(rust_ident("ref"), "r#ref");
+        assert_eq!(rust_ident("continue"), "r#continue");
+        assert_eq!(rust_ident("self"), "self_");
+        assert_eq!(rust_ident("name"), "name");
+        assert_eq!(unraw("r#type"), "type");
+    }
+
+    #[test]
+    fn cases() {
+        assert_eq!(snake_case("Student"), "student");
+        assert_eq!(snake_case("ReplicaSet"), "replica_set");
+        assert_eq!(snake_case("HTTPRoute"), "http_route");
+        assert_eq!(snake_case("CronJobV2"), "cron_job_v2");
+        assert_eq!(upper_camel("example_v1"), "ExampleV1");
+        assert_eq!(upper_camel("auth"), "Auth");
+    }
+
+    #[test]
+    fn serde_rename_rules_match_serde() {
+        assert_eq!(RenameRule::Camel.apply_to_field("user_id"), "userId");
+        assert_eq!(RenameRule::Camel.apply_to_field("spec"), "spec");
+        assert_eq!(RenameRule::Pascal.apply_to_field("max_replicas"), "MaxReplicas");
+        assert_eq!(RenameRule::ScreamingKebab.apply_to_field("a_b"), "A-B");
+        assert_eq!(RenameRule::Snake.apply_to_variant("NotReady"), "not_ready");
+        assert_eq!(RenameRule::Camel.apply_to_variant("NotReady"), "notReady");
+        assert_eq!(RenameRule::Kebab.apply_to_variant("NotReady"), "not-ready");
+        assert_eq!(RenameRule::from_str("camelCase"), Some(RenameRule::Camel));
+        assert_eq!(RenameRule::from_str("camelcase"), None);
+    }
+
+    #[test]
+    fn plurals_follow_client_go() {
+        let none = BTreeMap::new();
+        assert_eq!(pluralize("Student", &none), "students");
+        assert_eq!(pluralize("Policy", &none), "policies");
+        assert_eq!(pluralize("Gateway", &none), "gateways");
+        assert_eq!(pluralize("Ingress", &none), "ingresses");
+        assert_eq!(pluralize("Box", &none), "boxes");
+        assert_eq!(pluralize("Patch", &none), "patches");
+        assert_eq!(pluralize("Mesh", &none), "meshes");
+        assert_eq!(pluralize("Leaf", &none), "leaves");
+        assert_eq!(pluralize("Knife", &none), "knives");
+        let mut exc = BTreeMap::new();
+        exc.insert("Endpoints".to_string(), "Endpoints".to_string());
+        assert_eq!(pluralize("Endpoints", &exc), "endpoints");
+    }
+
+    #[test]
+    fn suggestions() {
+        let keys = ["no_status", "no_verbs", "readonly", "cluster_scoped"];
+        assert_eq!(did_you_mean("no_stauts", &keys), Some("no_status"));
+        assert_eq!(did_you_mean("noStatus", &keys), Some("no_status"));
+        assert_eq!(did_you_mean("read_only", &keys), Some("readonly"));
+        assert_eq!(did_you_mean("banana", &keys), None);
+    }
+}

@@ -1,0 +1,348 @@
+//! Phase 3, model: the plain-data IR every generator reads. Groups, versions,
+//! kinds (names, scope, verbs, subresources, columns) and the API types with
+//! their serde view and validation markers. Nodes keep their [`Origin`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use crate::ident::RenameRule;
+use crate::markers::{Method, PrintColumn, Scale, Validate, Verb};
+use crate::parse::Origin;
+
+/// Everything the generators need.
+#[derive(Debug, Default)]
+pub struct Model {
+    /// API groups, sorted by name.
+    pub groups: Vec<Group>,
+}
+
+impl Model {
+    /// Every kind with its group and version.
+    pub fn kinds(&self) -> impl Iterator<Item = (&Group, &Version, &Kind)> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.versions.iter().flat_map(move |v| v.kinds.iter().map(move |k| (g, v, k))))
+    }
+}
+
+/// One API group (`example.k8s.io`).
+#[derive(Debug)]
+pub struct Group {
+    /// The group name.
+    pub name: String,
+    /// The directory / Rust module name of the group (`example`).
+    pub package: String,
+    /// Versions, sorted by name.
+    pub versions: Vec<Version>,
+}
+
+/// One version of a group, i.e. one `<apis>/<group>/<version>/` package.
+#[derive(Debug)]
+pub struct Version {
+    /// The version (`v1`).
+    pub name: String,
+    /// The package directory.
+    pub dir: PathBuf,
+    /// The Rust path of the version module (`crate::pkg::apis::example::v1`).
+    pub module_path: String,
+    /// Root types (kinds), sorted by name.
+    pub kinds: Vec<Kind>,
+    /// Every struct and enum of the package, by Rust name.
+    pub types: BTreeMap<String, TypeDef>,
+    /// Whether the module file declares `mod register;` (None: no module file).
+    pub declares_register: Option<bool>,
+    /// The module file, for "add `mod register;`" hints.
+    pub module_origin: Option<Origin>,
+}
+
+/// How a root type carries `apiVersion` and `kind`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeMetaForm {
+    /// `#[serde(flatten)] pub <field>: TypeMeta`.
+    Flatten(String),
+    /// `pub api_version: String` and `pub kind: String`.
+    Fields,
+}
+
+/// A kind: a root type with its resource names, scope and client verbs.
+#[derive(Debug)]
+pub struct Kind {
+    /// Rust type name.
+    pub rust_name: String,
+    /// The Kubernetes kind.
+    pub kind: String,
+    /// The resource (plural, lower case).
+    pub plural: String,
+    /// Singular name (lower case).
+    pub singular: String,
+    /// List kind.
+    pub list_kind: String,
+    /// Short names.
+    pub short_names: Vec<String>,
+    /// Categories.
+    pub categories: Vec<String>,
+    /// Whether objects live in a namespace.
+    pub namespaced: bool,
+    /// Client verbs and methods, if the type has `#[genclient]`.
+    pub client: Option<ClientSpec>,
+    /// Whether the type has a `status` field.
+    pub has_status_field: bool,
+    /// Whether the CRD has the status subresource.
+    pub status_subresource: bool,
+    /// Scale subresource.
+    pub scale: Option<Scale>,
+    /// Printer columns.
+    pub print_columns: Vec<PrintColumn>,
+    /// `#[resource(storage)]`.
+    pub storage: Option<Origin>,
+    /// Whether this version is served.
+    pub served: bool,
+    /// Deprecated, with an optional warning.
+    pub deprecated: Option<Option<String>>,
+    /// How apiVersion/kind are carried.
+    pub type_meta: TypeMetaForm,
+    /// The Rust type of the `spec` field, if any.
+    pub spec_field: Option<String>,
+    /// The struct (its ident span).
+    pub origin: Origin,
+}
+
+impl Kind {
+    /// Whether the client has `verb`.
+    pub fn has_verb(&self, verb: Verb) -> bool {
+        self.client.as_ref().is_some_and(|c| c.verbs.contains(&verb))
+    }
+
+    /// Listers are generated for kinds with get and list (lister-gen's rule).
+    pub fn has_lister(&self) -> bool {
+        self.has_verb(Verb::Get) && self.has_verb(Verb::List)
+    }
+
+    /// Informers are generated for kinds with list and watch (informer-gen's rule).
+    pub fn has_informer(&self) -> bool {
+        self.has_verb(Verb::List) && self.has_verb(Verb::Watch)
+    }
+}
+
+/// What `#[genclient]` asked for.
+#[derive(Debug)]
+pub struct ClientSpec {
+    /// Verbs to generate.
+    pub verbs: BTreeSet<Verb>,
+    /// Extra methods (`method(..)`).
+    pub methods: Vec<Method>,
+}
+
+/// A struct or enum of an API package.
+#[derive(Debug)]
+pub struct TypeDef {
+    /// Rust name.
+    pub name: String,
+    /// The type's ident.
+    pub origin: Origin,
+    /// Doc comment.
+    pub doc: Option<String>,
+    /// Whether it derives or implements `Clone`.
+    pub implements_clone: bool,
+    /// Whether it derives `ApiType`.
+    pub derives_api_type: bool,
+    /// Fields or variants.
+    pub body: Body,
+    /// Type-level `#[validate]` markers.
+    pub validate: Validate,
+    /// Container serde attributes.
+    pub serde: ContainerSerde,
+}
+
+/// The shape of a type.
+#[derive(Debug)]
+pub enum Body {
+    /// A struct with named fields.
+    Struct(Vec<Field>),
+    /// A newtype struct `struct X(T);` (serialized as `T`).
+    Newtype(Box<TypeRef>),
+    /// A unit or multi-field tuple struct (unsupported in schemas).
+    Other,
+    /// An enum.
+    Enum(Vec<Variant>),
+}
+
+/// Container-level `#[serde(..)]`.
+#[derive(Debug, Default, Clone)]
+pub struct ContainerSerde {
+    /// `rename_all`.
+    pub rename_all: Option<RenameRule>,
+    /// `tag = ".."`.
+    pub tag: Option<String>,
+    /// `content = ".."`.
+    pub content: Option<String>,
+    /// `untagged`.
+    pub untagged: bool,
+    /// `transparent`.
+    pub transparent: bool,
+    /// `default`.
+    pub default: bool,
+}
+
+/// Field-level `#[serde(..)]`.
+#[derive(Debug, Default, Clone)]
+pub struct FieldSerde {
+    /// `rename`.
+    pub rename: Option<String>,
+    /// `default` / `default = ".."`.
+    pub default: bool,
+    /// `skip` or `skip_serializing`.
+    pub skip: bool,
+    /// `skip_serializing_if`.
+    pub skip_serializing_if: bool,
+    /// `flatten`.
+    pub flatten: bool,
+}
+
+/// A named field.
+#[derive(Debug)]
+pub struct Field {
+    /// Rust name (without `r#`).
+    pub rust_name: String,
+    /// Name on the wire.
+    pub json_name: String,
+    /// Resolved type.
+    pub ty: TypeRef,
+    /// Doc comment.
+    pub doc: Option<String>,
+    /// serde attributes.
+    pub serde: FieldSerde,
+    /// `#[validate]` markers.
+    pub validate: Validate,
+    /// The field's ident.
+    pub origin: Origin,
+}
+
+impl Field {
+    /// Whether the field goes into the schema's `required` list
+    /// (controller-gen's rule, read through serde: absent `Option`, `default`
+    /// and `skip_serializing_if` make a field optional).
+    pub fn required(&self, container_default: bool) -> bool {
+        if self.validate.optional.is_some() {
+            return false;
+        }
+        if self.validate.required.is_some() {
+            return true;
+        }
+        !(matches!(self.ty, TypeRef::Option(_))
+            || self.serde.default
+            || container_default
+            || self.serde.skip_serializing_if
+            || self.serde.flatten)
+    }
+}
+
+/// An enum variant.
+#[derive(Debug)]
+pub struct Variant {
+    /// Rust name.
+    pub rust_name: String,
+    /// Name on the wire.
+    pub json_name: String,
+    /// Doc comment.
+    pub doc: Option<String>,
+    /// Shape.
+    pub body: VariantBody,
+    /// The variant's ident.
+    pub origin: Origin,
+}
+
+/// The shape of a variant.
+#[derive(Debug)]
+pub enum VariantBody {
+    /// `A`
+    Unit,
+    /// `A(T)`
+    Newtype(TypeRef),
+    /// `A(T, U)`
+    Tuple,
+    /// `A { .. }`
+    Struct(Vec<Field>),
+}
+
+/// Integer/number formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumFormat {
+    /// `int32`
+    Int32,
+    /// `int64`
+    Int64,
+    /// `float`
+    Float,
+    /// `double`
+    Double,
+}
+
+/// Types with a fixed, well-known schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// `ObjectMeta`
+    ObjectMeta,
+    /// `TypeMeta`
+    TypeMeta,
+    /// `ListMeta`
+    ListMeta,
+    /// `Time` / `DateTime`: `string`, `date-time`.
+    Time,
+    /// `MicroTime`
+    MicroTime,
+    /// A Kubernetes `Duration` (`"1h2m"`): `string`.
+    Duration,
+    /// `Quantity`: int-or-string with the quantity pattern.
+    Quantity,
+    /// `IntOrString`
+    IntOrString,
+    /// `RawExtension`: object with unknown fields.
+    RawExtension,
+    /// `Condition` (metav1).
+    Condition,
+    /// `LabelSelector` (metav1).
+    LabelSelector,
+}
+
+/// A field type after resolution.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeRef {
+    /// `String`
+    String,
+    /// `bool`
+    Bool,
+    /// Integers.
+    Integer(NumFormat),
+    /// Floats.
+    Number(NumFormat),
+    /// `serde_json::Value`
+    Json,
+    /// `serde_json::Map<String, Value>`
+    JsonObject,
+    /// `Option<T>`
+    Option(Box<TypeRef>),
+    /// `Vec<T>` and friends.
+    List(Box<TypeRef>),
+    /// `BTreeSet<T>` / `HashSet<T>` (`x-kubernetes-list-type: set`).
+    Set(Box<TypeRef>),
+    /// `BTreeMap<String, T>` and friends.
+    Map(Box<TypeRef>),
+    /// A type of this package.
+    Named(String),
+    /// A well-known type.
+    Known(Known),
+}
+
+impl TypeRef {
+    /// The type without `Option`.
+    pub fn unwrap_option(&self) -> &TypeRef {
+        match self {
+            TypeRef::Option(inner) => inner.unwrap_option(),
+            other => other,
+        }
+    }
+}
+
+/// A kind's extra method, re-exported for templates.
+pub type ExtraMethod = Method;

@@ -1,0 +1,306 @@
+//! The one settings builder shared by every front end (CLI, macro, build.rs):
+//! which generators run, where the API types are, where output goes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::diag::Diagnostic;
+
+/// One of the generators, named as in Go's `generate-groups.sh`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GeneratorKind {
+    /// `deepcopy`: checks every API type implements `Clone` (Rust's deep copy).
+    Deepcopy,
+    /// `register`: group/version constants, `kube::Resource` impls, list types.
+    Register,
+    /// `client`: the typed clientset.
+    Client,
+    /// `fake`: the clientset over the runtime's in-memory API server.
+    Fake,
+    /// `lister`: typed listers.
+    Lister,
+    /// `informer`: the typed shared informer factory.
+    Informer,
+    /// `crd`: CustomResourceDefinition YAML.
+    Crd,
+}
+
+impl GeneratorKind {
+    /// Every generator, in the order they run.
+    pub const ALL: [GeneratorKind; 7] = [
+        GeneratorKind::Deepcopy,
+        GeneratorKind::Register,
+        GeneratorKind::Client,
+        GeneratorKind::Fake,
+        GeneratorKind::Lister,
+        GeneratorKind::Informer,
+        GeneratorKind::Crd,
+    ];
+
+    /// The command-line spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GeneratorKind::Deepcopy => "deepcopy",
+            GeneratorKind::Register => "register",
+            GeneratorKind::Client => "client",
+            GeneratorKind::Fake => "fake",
+            GeneratorKind::Lister => "lister",
+            GeneratorKind::Informer => "informer",
+            GeneratorKind::Crd => "crd",
+        }
+    }
+
+    /// Parses `all` or a comma list (`client,lister`).
+    pub fn parse_list(s: &str) -> Result<BTreeSet<GeneratorKind>, Diagnostic> {
+        if s == "all" {
+            return Ok(GeneratorKind::ALL.into_iter().collect());
+        }
+        let names: Vec<&str> = GeneratorKind::ALL.iter().map(|g| g.as_str()).collect();
+        let mut out = BTreeSet::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match GeneratorKind::ALL.into_iter().find(|g| g.as_str() == part) {
+                Some(g) => {
+                    out.insert(g);
+                }
+                None => {
+                    let aliases = [("deepcopy-gen", "deepcopy"), ("client-gen", "client"), ("lister-gen", "lister"), ("informer-gen", "informer"), ("register-gen", "register"), ("clientset", "client"), ("listers", "lister"), ("informers", "informer"), ("crds", "crd")];
+                    let hint = aliases
+                        .iter()
+                        .find(|(a, _)| *a == part)
+                        .map(|(_, g)| *g)
+                        .or_else(|| crate::ident::did_you_mean(part, &names));
+                    let d = Diagnostic::error(format!("unknown generator `{part}`"));
+                    return Err(match hint {
+                        Some(h) => d.help(format!("did you mean `{h}`? generators are `all` or a comma list of: {}", names.join(","))),
+                        None => d.help(format!("generators are `all` or a comma list of: {}", names.join(","))),
+                    });
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(Diagnostic::error("no generator given").help("pass `all` or e.g. `client,lister,informer`"));
+        }
+        Ok(out)
+    }
+}
+
+impl fmt::Display for GeneratorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One `<group>:<version>,<version>` command-line argument: the group's
+/// directory name under the apis dir and the version directories.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupVersions {
+    /// Directory (and Rust module) name of the group, e.g. `example`.
+    pub package: String,
+    /// Version directory names, e.g. `v1`, `v2beta1`.
+    pub versions: Vec<String>,
+}
+
+impl GroupVersions {
+    /// Parses `example:v1,v2`.
+    pub fn parse(s: &str) -> Result<GroupVersions, Diagnostic> {
+        let Some((group, versions)) = s.split_once(':') else {
+            return Err(Diagnostic::error(format!("`{s}` is not a `<group>:<versions>` argument"))
+                .help(format!("write e.g. `{s}:v1` (group directory, colon, comma-separated versions)")));
+        };
+        let versions: Vec<String> =
+            versions.split(',').map(str::trim).filter(|v| !v.is_empty()).map(String::from).collect();
+        if group.is_empty() || versions.is_empty() {
+            return Err(Diagnostic::error(format!("`{s}` names no group or no version"))
+                .help("write e.g. `example:v1` or `example:v1,v2beta1`"));
+        }
+        if group.contains('.') {
+            return Err(Diagnostic::error(format!("`{group}` looks like an API group name, not a directory"))
+                .help(format!(
+                    "pass the group's directory under the apis dir (e.g. `{}:{}`); the API group comes from `group_name!`",
+                    group.split('.').next().unwrap_or(group),
+                    versions.join(",")
+                )));
+        }
+        Ok(GroupVersions { package: group.to_string(), versions })
+    }
+}
+
+/// Everything a run needs; CLI flags map onto these fields one to one.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Generators to run.
+    pub generators: BTreeSet<GeneratorKind>,
+    /// The apis directory (`pkg/apis`).
+    pub apis_dir: PathBuf,
+    /// Requested groups and versions.
+    pub groups: Vec<GroupVersions>,
+    /// Where the clientset, listers, informers and fake go (default: `<apis>/../client`).
+    pub output_dir: Option<PathBuf>,
+    /// Where CRD YAML goes (default: `<crate root>/config/crd`).
+    pub crd_dir: Option<PathBuf>,
+    /// Boilerplate (license) text put after the generated-file line.
+    pub header: Option<String>,
+    /// Rust path of the apis module (default: derived from the apis dir, `pkg/apis` → `crate::pkg::apis`).
+    pub apis_module: Option<String>,
+    /// Rust path of the runtime crate (default `::codegen_runtime`).
+    pub runtime_path: String,
+    /// Plural exceptions, `Kind` → `plural` (client-gen's `--plural-exceptions`).
+    pub plural_exceptions: BTreeMap<String, String>,
+}
+
+impl Settings {
+    /// Settings for `apis_dir` with every generator and no groups yet.
+    pub fn new(apis_dir: impl Into<PathBuf>) -> Self {
+        Settings {
+            generators: GeneratorKind::ALL.into_iter().collect(),
+            apis_dir: apis_dir.into(),
+            groups: Vec::new(),
+            output_dir: None,
+            crd_dir: None,
+            header: None,
+            apis_module: None,
+            runtime_path: "::codegen_runtime".to_string(),
+            plural_exceptions: BTreeMap::new(),
+        }
+    }
+
+    /// Selects generators.
+    pub fn with_generators(mut self, generators: impl IntoIterator<Item = GeneratorKind>) -> Self {
+        self.generators = generators.into_iter().collect();
+        self
+    }
+
+    /// Adds a `<group>:<versions>` request.
+    pub fn with_group(mut self, group: GroupVersions) -> Self {
+        self.groups.push(group);
+        self
+    }
+
+    /// Sets the client output directory.
+    pub fn with_output_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.output_dir = Some(dir.into());
+        self
+    }
+
+    /// Sets the CRD output directory.
+    pub fn with_crd_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.crd_dir = Some(dir.into());
+        self
+    }
+
+    /// Sets the boilerplate header text.
+    pub fn with_header(mut self, header: impl Into<String>) -> Self {
+        self.header = Some(header.into());
+        self
+    }
+
+    /// Overrides the apis module path.
+    pub fn with_apis_module(mut self, path: impl Into<String>) -> Self {
+        self.apis_module = Some(path.into());
+        self
+    }
+
+    /// Overrides the runtime crate path.
+    pub fn with_runtime_path(mut self, path: impl Into<String>) -> Self {
+        self.runtime_path = path.into();
+        self
+    }
+
+    /// Adds a plural exception.
+    pub fn with_plural_exception(mut self, kind: impl Into<String>, plural: impl Into<String>) -> Self {
+        self.plural_exceptions.insert(kind.into(), plural.into());
+        self
+    }
+
+    /// Whether `g` runs.
+    pub fn runs(&self, g: GeneratorKind) -> bool {
+        self.generators.contains(&g)
+    }
+
+    /// The crate root: the nearest ancestor of the apis dir with a
+    /// `Cargo.toml`, or the apis dir's grandparent.
+    pub fn crate_root(&self) -> PathBuf {
+        let mut cur = Some(self.apis_dir.as_path());
+        while let Some(dir) = cur {
+            if dir.join("Cargo.toml").is_file() {
+                return dir.to_path_buf();
+            }
+            cur = dir.parent();
+        }
+        self.apis_dir.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default()
+    }
+
+    /// The client output directory.
+    pub fn output_dir(&self) -> PathBuf {
+        self.output_dir.clone().unwrap_or_else(|| match self.apis_dir.parent() {
+            Some(p) => p.join("client"),
+            None => PathBuf::from("client"),
+        })
+    }
+
+    /// The CRD output directory.
+    pub fn crd_dir(&self) -> PathBuf {
+        self.crd_dir.clone().unwrap_or_else(|| self.crate_root().join("config").join("crd"))
+    }
+
+    /// The Rust path of the apis module.
+    pub fn apis_module(&self) -> String {
+        if let Some(m) = &self.apis_module {
+            return m.clone();
+        }
+        let root = self.crate_root();
+        let rel = self.apis_dir.strip_prefix(&root).unwrap_or(&self.apis_dir);
+        let mut parts: Vec<String> = rel
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        if parts.first().is_some_and(|p| p == "src") {
+            parts.remove(0);
+        }
+        let mut path = String::from("crate");
+        for p in parts {
+            path.push_str("::");
+            path.push_str(&crate::ident::rust_ident(&p.replace('-', "_")));
+        }
+        path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generator_lists() {
+        assert_eq!(GeneratorKind::parse_list("all").unwrap().len(), 7);
+        let some = GeneratorKind::parse_list("client,lister").unwrap();
+        assert!(some.contains(&GeneratorKind::Client) && some.contains(&GeneratorKind::Lister));
+        let err = GeneratorKind::parse_list("client,listr").unwrap_err();
+        assert_eq!(err.message, "unknown generator `listr`");
+        assert!(err.help.unwrap().starts_with("did you mean `lister`?"));
+    }
+
+    #[test]
+    fn group_versions() {
+        assert_eq!(
+            GroupVersions::parse("example:v1,v2").unwrap(),
+            GroupVersions { package: "example".into(), versions: vec!["v1".into(), "v2".into()] }
+        );
+        assert!(GroupVersions::parse("example").is_err());
+        assert!(GroupVersions::parse("example.k8s.io:v1").is_err());
+    }
+
+    #[test]
+    fn derived_paths() {
+        let s = Settings::new("/nonexistent/proj/pkg/apis");
+        assert_eq!(s.output_dir(), PathBuf::from("/nonexistent/proj/pkg/client"));
+        assert_eq!(s.crd_dir(), PathBuf::from("/nonexistent/proj/config/crd"));
+        assert_eq!(s.apis_module(), "crate::pkg::apis");
+        let s = Settings::new("/nonexistent/proj/src/apis").with_apis_module("crate::api");
+        assert_eq!(s.apis_module(), "crate::api");
+    }
+}

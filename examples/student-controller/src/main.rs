@@ -1,0 +1,3 @@
+//! The seeds' Student controller (work in progress).
+
+fn main() {}

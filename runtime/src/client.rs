@@ -1,0 +1,545 @@
+//! Typed client helpers behind the generated clientset: every client-gen verb
+//! (create, update, updateStatus, delete, deleteCollection, get, list, watch,
+//! patch, apply, subresources) for one kind, on top of kube's `Api<K>`.
+//!
+//! The option structs mirror metav1's `CreateOptions`, `UpdateOptions`, ...
+//! and are translated to kube's `PostParams`, `ListParams`, ... per call.
+
+use futures::StreamExt as _;
+use futures::stream::BoxStream;
+use kube::api::{
+    Api, DeleteParams, GetParams, ListParams, Patch, PatchParams, PostParams, Preconditions,
+    WatchParams,
+};
+use kube::core::{ObjectList, WatchEvent};
+use kube::Client;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::{Error, Object, Result};
+
+/// The json-patch crate whose `Patch` kube's JSON patches carry (version 4
+/// for kube 5); build [`PatchType::Json`] values with it.
+pub use json_patch;
+pub use kube::api::PropagationPolicy;
+
+/// metav1 `CreateOptions`.
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
+pub struct CreateOptions {
+    /// Validate and default the object but persist nothing (`dryRun=All`).
+    pub dry_run: bool,
+    /// Name of the actor making the change, recorded in `managedFields`.
+    pub field_manager: Option<String>,
+}
+
+/// metav1 `UpdateOptions`.
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
+pub struct UpdateOptions {
+    /// Validate and default the object but persist nothing (`dryRun=All`).
+    pub dry_run: bool,
+    /// Name of the actor making the change, recorded in `managedFields`.
+    pub field_manager: Option<String>,
+}
+
+/// metav1 `GetOptions`.
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
+pub struct GetOptions {
+    /// `Some("0")` lets the server answer from its cache; `None` reads the
+    /// latest state.
+    pub resource_version: Option<String>,
+}
+
+/// metav1 `ListOptions`, used by list, watch and delete-collection.
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
+pub struct ListOptions {
+    /// Label selector, e.g. `app=web,tier!=db,env in (prod,staging)`.
+    pub label_selector: Option<String>,
+    /// Field selector, e.g. `metadata.name=foo`.
+    pub field_selector: Option<String>,
+    /// Page size for list; `None` lists everything in one response.
+    pub limit: Option<u32>,
+    /// Continue token from the previous page's `metadata.continue`.
+    pub continue_token: Option<String>,
+    /// List: the version to read at (`"0"`: any cached state). Watch: the
+    /// version to start after; `None` or `"0"` first replays the current
+    /// objects as ADDED events.
+    pub resource_version: Option<String>,
+    /// Watch only: the server ends the watch after this many seconds.
+    pub timeout_seconds: Option<u32>,
+    /// Watch only: ask for BOOKMARK events carrying the latest
+    /// resourceVersion (client-go's `AllowWatchBookmarks`).
+    pub allow_watch_bookmarks: bool,
+}
+
+/// metav1 `DeleteOptions`.
+#[derive(Default, Clone, Debug, PartialEq)]
+pub struct DeleteOptions {
+    /// Check everything but delete nothing (`dryRun=All`).
+    pub dry_run: bool,
+    /// Seconds before the object is deleted; `Some(0)` deletes immediately.
+    pub grace_period_seconds: Option<u32>,
+    /// Whether and how dependents are garbage collected.
+    pub propagation_policy: Option<PropagationPolicy>,
+    /// Delete only if the object still has this UID (else 409 Conflict).
+    pub preconditions_uid: Option<String>,
+    /// Delete only if the object is still at this resourceVersion (else 409
+    /// Conflict).
+    pub preconditions_resource_version: Option<String>,
+}
+
+/// metav1 `PatchOptions`.
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
+pub struct PatchOptions {
+    /// Compute the result but persist nothing (`dryRun=All`).
+    pub dry_run: bool,
+    /// Name of the actor making the change; required for apply patches.
+    pub field_manager: Option<String>,
+    /// Take ownership of conflicting fields; only valid with
+    /// [`PatchType::Apply`] (kube rejects it for other patch types).
+    pub force: bool,
+}
+
+/// metav1 `ApplyOptions` for server-side apply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApplyOptions {
+    /// The field manager owning the applied fields; must not be empty.
+    pub field_manager: String,
+    /// Take ownership of fields another manager owns instead of failing with
+    /// 409 Conflict. `true` by default: a controller is the authority for
+    /// the fields it applies.
+    pub force: bool,
+    /// Compute the result but persist nothing (`dryRun=All`).
+    pub dry_run: bool,
+}
+
+impl ApplyOptions {
+    /// Options for applying as `field_manager`, with `force` on.
+    pub fn new(field_manager: impl Into<String>) -> Self {
+        Self { field_manager: field_manager.into(), force: true, dry_run: false }
+    }
+}
+
+impl Default for ApplyOptions {
+    /// Force on and an empty field manager, which apply rejects: set
+    /// `field_manager` (or use [`ApplyOptions::new`]).
+    fn default() -> Self {
+        Self::new("")
+    }
+}
+
+/// A patch and its type (client-go's `types.PatchType` plus the data).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PatchType {
+    /// JSON merge patch (RFC 7386, `application/merge-patch+json`): objects
+    /// merge, `null` deletes a key, lists are replaced.
+    Merge(Value),
+    /// JSON patch (RFC 6902, `application/json-patch+json`), a list of
+    /// operations; a failing `test` operation rejects the whole patch.
+    Json(json_patch::Patch),
+    /// Strategic merge patch (`application/strategic-merge-patch+json`):
+    /// lists merge by their patch merge key. Only built-in kinds support it;
+    /// the API server answers 415 for custom resources.
+    StrategicMerge(Value),
+    /// A raw server-side apply patch (`application/apply-patch+yaml`); the
+    /// value must carry `apiVersion`, `kind` and `metadata.name`. Prefer
+    /// [`TypedClient::apply`], which builds it from a typed object.
+    Apply(Value),
+}
+
+impl PatchType {
+    fn to_kube(&self) -> Patch<&Value> {
+        match self {
+            PatchType::Merge(v) => Patch::Merge(v),
+            PatchType::Json(p) => Patch::Json(p.clone()),
+            PatchType::StrategicMerge(v) => Patch::Strategic(v),
+            PatchType::Apply(v) => Patch::Apply(v),
+        }
+    }
+}
+
+impl From<&CreateOptions> for PostParams {
+    fn from(o: &CreateOptions) -> Self {
+        PostParams { dry_run: o.dry_run, field_manager: o.field_manager.clone() }
+    }
+}
+
+impl From<&UpdateOptions> for PostParams {
+    fn from(o: &UpdateOptions) -> Self {
+        PostParams { dry_run: o.dry_run, field_manager: o.field_manager.clone() }
+    }
+}
+
+impl From<&GetOptions> for GetParams {
+    fn from(o: &GetOptions) -> Self {
+        GetParams { resource_version: o.resource_version.clone() }
+    }
+}
+
+impl From<&ListOptions> for ListParams {
+    fn from(o: &ListOptions) -> Self {
+        ListParams {
+            label_selector: o.label_selector.clone(),
+            field_selector: o.field_selector.clone(),
+            limit: o.limit,
+            continue_token: o.continue_token.clone(),
+            resource_version: o.resource_version.clone(),
+            ..ListParams::default()
+        }
+    }
+}
+
+impl From<&ListOptions> for WatchParams {
+    fn from(o: &ListOptions) -> Self {
+        WatchParams {
+            label_selector: o.label_selector.clone(),
+            field_selector: o.field_selector.clone(),
+            timeout: o.timeout_seconds,
+            bookmarks: o.allow_watch_bookmarks,
+            send_initial_events: false,
+        }
+    }
+}
+
+impl From<&DeleteOptions> for DeleteParams {
+    fn from(o: &DeleteOptions) -> Self {
+        let preconditions = (o.preconditions_uid.is_some()
+            || o.preconditions_resource_version.is_some())
+        .then(|| Preconditions {
+            resource_version: o.preconditions_resource_version.clone(),
+            uid: o.preconditions_uid.clone(),
+        });
+        DeleteParams {
+            dry_run: o.dry_run,
+            grace_period_seconds: o.grace_period_seconds,
+            propagation_policy: o.propagation_policy.clone(),
+            preconditions,
+        }
+    }
+}
+
+impl PatchOptions {
+    fn to_params(&self, patch: &PatchType) -> PatchParams {
+        PatchParams {
+            dry_run: self.dry_run,
+            // Apply is the only patch type the API server accepts `force` for.
+            force: self.force && matches!(patch, PatchType::Apply(_)),
+            field_manager: self.field_manager.clone(),
+            field_validation: None,
+        }
+    }
+}
+
+/// The typed client of one kind in one namespace (or cluster-wide): what a
+/// generated `FoosGetter::foos(namespace)` returns.
+///
+/// For a namespaced kind built without a namespace, list, watch and
+/// delete-collection span all namespaces, and create uses the object's own
+/// `metadata.namespace`; the by-name verbs need a namespace.
+pub struct TypedClient<K> {
+    api: Api<K>,
+    client: Client,
+    namespace: Option<String>,
+}
+
+impl<K: Object> Clone for TypedClient<K> {
+    fn clone(&self) -> Self {
+        Self { api: self.api.clone(), client: self.client.clone(), namespace: self.namespace.clone() }
+    }
+}
+
+impl<K: Object> std::fmt::Debug for TypedClient<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedClient")
+            .field("url", &self.api.resource_url())
+            .field("namespace", &self.namespace)
+            .finish()
+    }
+}
+
+impl<K: Object> TypedClient<K> {
+    /// A client for `K` in `namespace`; the namespace is ignored for
+    /// cluster-scoped kinds.
+    pub fn new(client: Client, namespace: Option<&str>) -> Self {
+        let namespace = if K::NAMESPACED { namespace.map(str::to_owned) } else { None };
+        Self { api: K::api(client.clone(), namespace.as_deref()), client, namespace }
+    }
+
+    /// The underlying kube `Api`, for anything this client does not cover.
+    pub fn api(&self) -> &Api<K> {
+        &self.api
+    }
+
+    /// The namespace this client is bound to, if any.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    /// The kube client requests go through.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    // The Api to write `obj` through: ours, or for an unbound client of a
+    // namespaced kind, one bound to the object's namespace.
+    fn api_for(&self, obj: &K) -> Api<K> {
+        match (&self.namespace, obj.meta().namespace.as_deref()) {
+            (None, Some(ns)) if K::NAMESPACED && !ns.is_empty() => {
+                K::api(self.client.clone(), Some(ns))
+            }
+            _ => self.api.clone(),
+        }
+    }
+
+    fn name_of(obj: &K) -> Result<String> {
+        match obj.meta().name.as_deref() {
+            Some(name) if !name.is_empty() => Ok(name.to_owned()),
+            _ => Err(Error::InvalidRequest(format!(
+                "{} has no metadata.name",
+                K::kind(&())
+            ))),
+        }
+    }
+
+    /// Creates `obj` (POST). `metadata.generateName` works as usual.
+    pub async fn create(&self, obj: &K, opts: &CreateOptions) -> Result<K> {
+        Ok(self.api_for(obj).create(&opts.into(), obj).await?)
+    }
+
+    /// Replaces the object named by `obj.metadata.name` (PUT). A set
+    /// `metadata.resourceVersion` makes it a compare-and-swap: a stale one
+    /// fails with 409 Conflict. Changes to `status` are ignored when the kind
+    /// has a status subresource.
+    pub async fn update(&self, obj: &K, opts: &UpdateOptions) -> Result<K> {
+        let name = Self::name_of(obj)?;
+        Ok(self.api_for(obj).replace(&name, &opts.into(), obj).await?)
+    }
+
+    /// Replaces the status of the object named by `obj.metadata.name` (PUT
+    /// `/status`); everything but `status` is ignored.
+    pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K> {
+        let name = Self::name_of(obj)?;
+        Ok(self.api_for(obj).replace_status(&name, &opts.into(), obj).await?)
+    }
+
+    /// Deletes the object `name`. With finalizers present the object stays,
+    /// marked with `deletionTimestamp`, until they are removed.
+    pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<()> {
+        self.api.delete(name, &opts.into()).await?;
+        Ok(())
+    }
+
+    /// Deletes every object matching the selectors in `list_opts`.
+    pub async fn delete_collection(
+        &self,
+        opts: &DeleteOptions,
+        list_opts: &ListOptions,
+    ) -> Result<()> {
+        self.api.delete_collection(&opts.into(), &list_opts.into()).await?;
+        Ok(())
+    }
+
+    /// Reads the object `name`.
+    pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<K> {
+        Ok(self.api.get_with(name, &opts.into()).await?)
+    }
+
+    /// Lists one page: everything, or at most `limit` objects starting at
+    /// `continue_token`; the next token is in `metadata.continue_`.
+    pub async fn list(&self, opts: &ListOptions) -> Result<ObjectList<K>> {
+        Ok(self.api.list(&opts.into()).await?)
+    }
+
+    /// Lists every matching object, following continue tokens page by page
+    /// (`limit` is the page size).
+    pub async fn list_all(&self, opts: &ListOptions) -> Result<Vec<K>> {
+        let mut params: ListParams = opts.into();
+        let mut items = Vec::new();
+        loop {
+            let page = self.api.list(&params).await?;
+            items.extend(page.items);
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(token) => params.continue_token = Some(token),
+                None => return Ok(items),
+            }
+        }
+    }
+
+    /// Watches for changes after `opts.resource_version` (or, when that is
+    /// unset or `"0"`, replays the current objects as ADDED first). The
+    /// stream ends when the server closes the watch (see `timeout_seconds`);
+    /// an expired version arrives as a `WatchEvent::Error` with code 410.
+    pub async fn watch(
+        &self,
+        opts: &ListOptions,
+    ) -> Result<BoxStream<'static, Result<WatchEvent<K>>>> {
+        let version = opts.resource_version.clone().unwrap_or_default();
+        let stream = self.api.watch(&opts.into(), &version).await?;
+        Ok(stream.map(|event| event.map_err(Error::from)).boxed())
+    }
+
+    /// Patches the object `name`.
+    pub async fn patch(&self, name: &str, patch: &PatchType, opts: &PatchOptions) -> Result<K> {
+        Ok(self.api.patch(name, &opts.to_params(patch), &patch.to_kube()).await?)
+    }
+
+    /// Patches the status of the object `name` (PATCH `/status`).
+    pub async fn patch_status(
+        &self,
+        name: &str,
+        patch: &PatchType,
+        opts: &PatchOptions,
+    ) -> Result<K> {
+        Ok(self.api.patch_status(name, &opts.to_params(patch), &patch.to_kube()).await?)
+    }
+
+    /// Server-side applies `obj` as `name`: sends it as an apply patch with
+    /// `apiVersion` and `kind` set and `managedFields` removed. Every field
+    /// present in the serialized object is claimed by the field manager; a
+    /// set `metadata.resourceVersion` acts as a precondition.
+    pub async fn apply(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
+        let (params, body) = Self::apply_request(name, obj, opts)?;
+        Ok(self.api_for(obj).patch(name, &params, &Patch::Apply(&body)).await?)
+    }
+
+    /// Server-side applies the status of `obj` (apply patch to `/status`);
+    /// only `status` fields are taken.
+    pub async fn apply_status(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
+        let (params, body) = Self::apply_request(name, obj, opts)?;
+        Ok(self.api_for(obj).patch_status(name, &params, &Patch::Apply(&body)).await?)
+    }
+
+    fn apply_request(name: &str, obj: &K, opts: &ApplyOptions) -> Result<(PatchParams, Value)> {
+        if opts.field_manager.is_empty() {
+            return Err(Error::InvalidRequest(
+                "server-side apply needs a field manager".to_owned(),
+            ));
+        }
+        let mut params = PatchParams::apply(&opts.field_manager);
+        params.force = opts.force;
+        params.dry_run = opts.dry_run;
+        Ok((params, apply_body(name, obj)?))
+    }
+
+    /// Reads subresource `subresource` (e.g. `scale`) of the object `name`.
+    pub async fn get_subresource<S: DeserializeOwned>(
+        &self,
+        subresource: &str,
+        name: &str,
+    ) -> Result<S> {
+        let req = self.request().get_subresource(subresource, name).map_err(build_error)?;
+        Ok(self.client.request::<S>(req).await?)
+    }
+
+    /// Replaces subresource `subresource` of the object `name` (PUT).
+    pub async fn update_subresource<S: Serialize + DeserializeOwned>(
+        &self,
+        subresource: &str,
+        name: &str,
+        value: &S,
+        opts: &UpdateOptions,
+    ) -> Result<S> {
+        let body = serde_json::to_vec(value)?;
+        let req = self
+            .request()
+            .replace_subresource(subresource, name, &opts.into(), body)
+            .map_err(build_error)?;
+        Ok(self.client.request::<S>(req).await?)
+    }
+
+    /// Creates subresource `subresource` of the object `name` (POST), e.g.
+    /// an `eviction` or a `token` request; the response type may differ from
+    /// the input.
+    pub async fn create_subresource<I: Serialize, S: DeserializeOwned>(
+        &self,
+        subresource: &str,
+        name: &str,
+        value: &I,
+        opts: &CreateOptions,
+    ) -> Result<S> {
+        let body = serde_json::to_vec(value)?;
+        let req = self
+            .request()
+            .create_subresource(subresource, name, &opts.into(), body)
+            .map_err(build_error)?;
+        Ok(self.client.request::<S>(req).await?)
+    }
+
+    fn request(&self) -> kube::core::Request {
+        kube::core::Request::new(K::url_path(&(), self.namespace.as_deref()))
+    }
+}
+
+fn build_error(err: kube::core::request::Error) -> Error {
+    Error::Kube(kube::Error::BuildRequest(err))
+}
+
+/// The body of a server-side apply of `obj` as `name`: the serialized object
+/// with `apiVersion`, `kind` and `metadata.name` set, without the
+/// server-owned `managedFields` (the API server rejects apply bodies
+/// carrying them).
+pub fn apply_body<K: Object>(name: &str, obj: &K) -> Result<Value> {
+    let mut body = serde_json::to_value(obj)?;
+    let Some(map) = body.as_object_mut() else {
+        return Err(Error::InvalidRequest(format!(
+            "{} does not serialize to a JSON object",
+            K::kind(&())
+        )));
+    };
+    map.insert("apiVersion".to_owned(), Value::String(K::api_version(&()).into_owned()));
+    map.insert("kind".to_owned(), Value::String(K::kind(&()).into_owned()));
+    let metadata = map
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Some(meta) = metadata.as_object_mut() {
+        meta.remove("managedFields");
+        let has_name = meta.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+        if !has_name {
+            meta.insert("name".to_owned(), Value::String(name.to_owned()));
+        }
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::ObjectMeta;
+
+    #[test]
+    fn apply_body_sets_type_meta_and_strips_managed_fields() {
+        let cm = ConfigMap {
+            metadata: ObjectMeta {
+                managed_fields: Some(vec![Default::default()]),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let body = apply_body("a", &cm).unwrap();
+        assert_eq!(body["apiVersion"], "v1");
+        assert_eq!(body["kind"], "ConfigMap");
+        assert_eq!(body["metadata"]["name"], "a");
+        assert!(body["metadata"].get("managedFields").is_none());
+    }
+
+    #[test]
+    fn options_map_onto_kube_params() {
+        let dp: DeleteParams = (&DeleteOptions {
+            preconditions_resource_version: Some("7".into()),
+            ..Default::default()
+        })
+            .into();
+        assert_eq!(dp.preconditions.unwrap().resource_version.as_deref(), Some("7"));
+        let dp: DeleteParams = (&DeleteOptions::default()).into();
+        assert!(dp.preconditions.is_none());
+
+        let opts = PatchOptions { force: true, ..Default::default() };
+        assert!(!opts.to_params(&PatchType::Merge(Value::Null)).force);
+        assert!(opts.to_params(&PatchType::Apply(Value::Null)).force);
+
+        let wp: WatchParams = (&ListOptions::default()).into();
+        assert!(!wp.bookmarks);
+        assert!(ApplyOptions::new("m").force);
+    }
+}

@@ -1,0 +1,225 @@
+//! The runtime's error type: API failures keep the server's `Status` so
+//! callers can match on NotFound, Conflict, Invalid... like apimachinery's
+//! `errors.IsNotFound(err)`.
+
+use kube::core::Status;
+use kube::core::response::{StatusCause, reason};
+
+/// Errors returned by the typed client and the rest of the runtime.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The API server answered with a failure `Status` (NotFound, Conflict,
+    /// AlreadyExists, Invalid, Forbidden, Gone, ...).
+    ///
+    /// Use the `is_*` helpers rather than matching reasons by hand.
+    #[error("{}", describe_status(.0))]
+    Api(Box<Status>),
+
+    /// A transport, request-building or other kube client failure that
+    /// carries no API `Status`.
+    #[error("kube client error: {0}")]
+    Kube(#[source] kube::Error),
+
+    /// An object could not be converted to or from JSON.
+    #[error("serialization error: {0}")]
+    Serialize(#[from] serde_json::Error),
+
+    /// The request was rejected before it was sent, e.g. an update of an
+    /// object without `metadata.name`.
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+}
+
+/// `Result` with the runtime's [`Error`] as the default error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn describe_status(status: &Status) -> String {
+    let reason = if status.reason.is_empty() { "Failure" } else { &status.reason };
+    format!("API error {} ({reason}): {}", status.code, status.message)
+}
+
+impl From<kube::Error> for Error {
+    fn from(err: kube::Error) -> Self {
+        match err {
+            kube::Error::Api(status) => Error::Api(status),
+            other => Error::Kube(other),
+        }
+    }
+}
+
+impl From<Status> for Error {
+    fn from(status: Status) -> Self {
+        Error::Api(Box::new(status))
+    }
+}
+
+impl From<kube::runtime::watcher::Error> for Error {
+    fn from(err: kube::runtime::watcher::Error) -> Self {
+        use kube::runtime::watcher::Error as W;
+        match err {
+            W::InitialListFailed(e) | W::WatchStartFailed(e) | W::WatchFailed(e) => e.into(),
+            W::WatchError(status) => Error::Api(status),
+            W::NoResourceVersion => Error::InvalidRequest(
+                "watch event without metadata.resourceVersion".to_owned(),
+            ),
+        }
+    }
+}
+
+impl Error {
+    /// The API `Status` of a server-side failure, if this is one.
+    pub fn status(&self) -> Option<&Status> {
+        match self {
+            Error::Api(status) => Some(status),
+            _ => None,
+        }
+    }
+
+    /// The HTTP code of a server-side failure (0 when the server sent none).
+    pub fn code(&self) -> Option<u16> {
+        self.status().map(|s| s.code)
+    }
+
+    /// The machine-readable reason of a server-side failure (`"NotFound"`,
+    /// `"Conflict"`, ...); empty when the server gave none.
+    pub fn reason(&self) -> Option<&str> {
+        self.status().map(|s| s.reason.as_str())
+    }
+
+    /// The field causes of a failure, chiefly of an Invalid (422) error:
+    /// each names the offending field (`spec.replicas`) and what is wrong.
+    pub fn causes(&self) -> Vec<StatusCause> {
+        self.status()
+            .and_then(|s| s.details.as_ref())
+            .map(|d| d.causes.clone())
+            .unwrap_or_default()
+    }
+
+    // apimachinery's rule: a known reason decides; only when the reason is
+    // unknown does the HTTP code decide.
+    fn reason_or_code(&self, wanted: &str, code: u16) -> bool {
+        match self.status() {
+            Some(s) => s.reason == wanted || (!reason::is_known(&s.reason) && s.code == code),
+            None => false,
+        }
+    }
+
+    /// The object does not exist (404 NotFound).
+    pub fn is_not_found(&self) -> bool {
+        self.reason_or_code(reason::NOT_FOUND, 404)
+    }
+
+    /// The object to create already exists (409 AlreadyExists).
+    pub fn is_already_exists(&self) -> bool {
+        self.status().is_some_and(|s| s.reason == reason::ALREADY_EXISTS)
+    }
+
+    /// The write lost an optimistic-concurrency race: the object's
+    /// `resourceVersion` was stale (409 Conflict).
+    pub fn is_conflict(&self) -> bool {
+        self.reason_or_code(reason::CONFLICT, 409)
+    }
+
+    /// The object failed validation (422 Invalid); see [`Error::causes`].
+    pub fn is_invalid(&self) -> bool {
+        self.reason_or_code(reason::INVALID, 422)
+    }
+
+    /// The caller is not allowed to do this (403 Forbidden).
+    pub fn is_forbidden(&self) -> bool {
+        self.reason_or_code(reason::FORBIDDEN, 403)
+    }
+
+    /// The caller is not authenticated (401 Unauthorized).
+    pub fn is_unauthorized(&self) -> bool {
+        self.reason_or_code(reason::UNAUTHORIZED, 401)
+    }
+
+    /// The request can never succeed as sent (400 BadRequest).
+    pub fn is_bad_request(&self) -> bool {
+        self.reason_or_code(reason::BAD_REQUEST, 400)
+    }
+
+    /// The requested resource version is no longer available (410): reason
+    /// Gone, or Expired as sent for a too old watch or continue token.
+    pub fn is_gone(&self) -> bool {
+        self.reason_or_code(reason::GONE, 410) || self.is_resource_expired()
+    }
+
+    /// A watch or list resource version has expired (410 Expired).
+    pub fn is_resource_expired(&self) -> bool {
+        self.status().is_some_and(|s| s.reason == reason::EXPIRED)
+    }
+
+    /// The server throttled the request (429 TooManyRequests).
+    pub fn is_too_many_requests(&self) -> bool {
+        self.reason_or_code(reason::TOO_MANY_REQUESTS, 429)
+    }
+
+    /// The request timed out on the server (504 Timeout or 500 ServerTimeout).
+    pub fn is_timeout(&self) -> bool {
+        self.reason_or_code(reason::TIMEOUT, 504)
+            || self.status().is_some_and(|s| s.reason == reason::SERVER_TIMEOUT)
+    }
+
+    /// The server failed unexpectedly (500 InternalError).
+    pub fn is_internal_error(&self) -> bool {
+        self.reason_or_code(reason::INTERNAL_ERROR, 500)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::response::StatusDetails;
+
+    fn api(code: u16, reason: &str) -> Error {
+        Status::failure("boom", reason).with_code(code).into()
+    }
+
+    #[test]
+    fn reasons_decide_before_codes() {
+        assert!(api(404, "NotFound").is_not_found());
+        assert!(api(404, "").is_not_found());
+        assert!(api(409, "AlreadyExists").is_already_exists());
+        assert!(!api(409, "AlreadyExists").is_conflict());
+        assert!(api(409, "Conflict").is_conflict());
+        assert!(api(409, "").is_conflict());
+        assert!(api(422, "Invalid").is_invalid());
+        assert!(api(403, "Forbidden").is_forbidden());
+        assert!(api(410, "Expired").is_gone());
+        assert!(api(410, "Gone").is_gone());
+        assert!(api(410, "").is_gone());
+        assert!(!api(500, "InternalError").is_not_found());
+    }
+
+    #[test]
+    fn kube_api_errors_keep_their_status() {
+        let status = Status::failure("x", "Invalid").with_code(422).with_details(StatusDetails {
+            name: "a".into(),
+            group: String::new(),
+            kind: "configmaps".into(),
+            uid: String::new(),
+            causes: vec![StatusCause {
+                reason: "FieldValueRequired".into(),
+                message: "required".into(),
+                field: "data.key".into(),
+            }],
+            retry_after_seconds: 0,
+        });
+        let err: Error = kube::Error::Api(status.boxed()).into();
+        assert!(err.is_invalid());
+        assert_eq!(err.code(), Some(422));
+        assert_eq!(err.causes()[0].field, "data.key");
+        assert!(err.to_string().contains("422"));
+    }
+
+    #[test]
+    fn transport_errors_have_no_status() {
+        let err: Error = kube::Error::LinesCodecMaxLineLengthExceeded.into();
+        assert!(err.status().is_none());
+        assert!(!err.is_not_found());
+        assert!(err.causes().is_empty());
+    }
+}

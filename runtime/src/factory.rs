@@ -1,0 +1,411 @@
+//! client-go's `SharedInformerFactory`: one shared informer per type, however
+//! many controllers ask for it, all started, synced and shut down together.
+
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use kube::Client;
+use kube::runtime::watcher;
+
+use crate::informer::{InformerConfig, SharedIndexInformer, Transform};
+use crate::object::Object;
+
+/// Adjusts the watch of every informer a factory makes, e.g. to set label or
+/// field selectors (client-go's `TweakListOptionsFunc`).
+pub type TweakListOptions = Arc<dyn Fn(&mut watcher::Config) + Send + Sync>;
+
+/// An informer with its type erased, so the factory can hold informers of
+/// every type in one map.
+trait AnyInformer: Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+    fn start(&self);
+    fn wait_for_cache_sync(&self) -> BoxFuture<'_, bool>;
+    fn shutdown(&self) -> BoxFuture<'_, ()>;
+}
+
+impl<K: Object> AnyInformer for SharedIndexInformer<K> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn start(&self) {
+        SharedIndexInformer::start(self);
+    }
+
+    fn wait_for_cache_sync(&self) -> BoxFuture<'_, bool> {
+        Box::pin(SharedIndexInformer::wait_for_cache_sync(self))
+    }
+
+    fn shutdown(&self) -> BoxFuture<'_, ()> {
+        Box::pin(SharedIndexInformer::shutdown(self))
+    }
+}
+
+struct Entry {
+    informer: Arc<dyn AnyInformer>,
+    /// `group/version/Kind` (`version/Kind` for the core group).
+    gvk: String,
+    started: bool,
+}
+
+#[derive(Default)]
+struct State {
+    informers: HashMap<TypeId, Entry>,
+    shutting_down: bool,
+}
+
+struct Inner {
+    client: Client,
+    namespace: Option<String>,
+    tweak_list_options: Option<TweakListOptions>,
+    default_resync: Option<Duration>,
+    custom_resync: HashMap<TypeId, Duration>,
+    /// `Transform<K>` per `TypeId::of::<K>()`.
+    transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    state: Mutex<State>,
+}
+
+/// Hands out one [`SharedIndexInformer`] per type and starts, syncs and shuts
+/// them down together: client-go's `SharedInformerFactory`, and what the
+/// generated informer factory wraps.
+///
+/// Cloning is cheap; clones share the informers.
+///
+/// ```no_run
+/// # async fn demo(client: kube::Client) {
+/// use codegen_runtime::factory::SharedInformerFactory;
+/// use k8s_openapi::api::core::v1::ConfigMap;
+///
+/// let factory = SharedInformerFactory::builder(client).namespace("default").build();
+/// let lister = factory.informer_for::<ConfigMap>().lister();
+/// factory.start();
+/// assert!(factory.wait_for_cache_sync().await.values().all(|synced| *synced));
+/// # let _ = lister;
+/// factory.shutdown().await;
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct SharedInformerFactory {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for SharedInformerFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.state();
+        let mut informers: Vec<_> = state.informers.values().map(|e| e.gvk.as_str()).collect();
+        informers.sort_unstable();
+        f.debug_struct("SharedInformerFactory")
+            .field("namespace", &self.inner.namespace)
+            .field("default_resync", &self.inner.default_resync)
+            .field("informers", &informers)
+            .finish()
+    }
+}
+
+impl SharedInformerFactory {
+    /// A factory watching all namespaces, with `default_resync` for every
+    /// informer (`None` never resyncs).
+    pub fn new(client: Client, default_resync: Option<Duration>) -> Self {
+        let builder = Self::builder(client);
+        match default_resync {
+            Some(resync) => builder.default_resync(resync),
+            None => builder,
+        }
+        .build()
+    }
+
+    /// A builder for a factory with options
+    /// (client-go's `NewSharedInformerFactoryWithOptions`).
+    pub fn builder(client: Client) -> SharedInformerFactoryBuilder {
+        SharedInformerFactoryBuilder {
+            client,
+            namespace: None,
+            tweak_list_options: None,
+            default_resync: None,
+            custom_resync: HashMap::new(),
+            transforms: HashMap::new(),
+        }
+    }
+
+    /// The client informers are built with.
+    pub fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
+    /// The namespace informers are restricted to, if any.
+    pub fn namespace(&self) -> Option<&str> {
+        self.inner.namespace.as_deref()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Nothing user-provided runs under this lock except informer
+        // construction, which cannot leave the map half-updated.
+        self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The shared informer for `K`, created on first request with the
+    /// factory's namespace, list tweaks, resync and transform. Informers
+    /// requested after [`start`](Self::start) run once `start` is called
+    /// again.
+    pub fn informer_for<K: Object>(&self) -> SharedIndexInformer<K> {
+        let type_id = TypeId::of::<K>();
+        let mut state = self.state();
+        if let Some(informer) = state
+            .informers
+            .get(&type_id)
+            .and_then(|entry| entry.informer.as_any().downcast_ref::<SharedIndexInformer<K>>())
+        {
+            return informer.clone();
+        }
+        let informer = SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), self.config_for::<K>());
+        let gvk = format!("{}/{}", K::api_version(&()), K::kind(&()));
+        state
+            .informers
+            .insert(type_id, Entry { informer: Arc::new(informer.clone()), gvk, started: false });
+        informer
+    }
+
+    fn config_for<K: Object>(&self) -> InformerConfig<K> {
+        let type_id = TypeId::of::<K>();
+        let mut watcher_config = watcher::Config::default();
+        if let Some(tweak) = &self.inner.tweak_list_options {
+            tweak(&mut watcher_config);
+        }
+        InformerConfig {
+            watcher_config,
+            resync: self.inner.custom_resync.get(&type_id).copied().or(self.inner.default_resync),
+            transform: self
+                .inner
+                .transforms
+                .get(&type_id)
+                .and_then(|transform| transform.downcast_ref::<Transform<K>>())
+                .cloned(),
+            indexers: BTreeMap::new(),
+        }
+    }
+
+    /// Starts every informer not started yet, on the current Tokio runtime.
+    /// Calling it again starts only informers requested since; after
+    /// [`shutdown`](Self::shutdown) it does nothing.
+    ///
+    /// # Panics
+    ///
+    /// Like `tokio::spawn`, when called outside a Tokio runtime.
+    pub fn start(&self) {
+        let mut state = self.state();
+        if state.shutting_down {
+            return;
+        }
+        for entry in state.informers.values_mut().filter(|entry| !entry.started) {
+            entry.informer.start();
+            entry.started = true;
+        }
+    }
+
+    /// Waits for every started informer to sync; per informer, keyed
+    /// `group/version/Kind` (`version/Kind` for the core group), whether it
+    /// synced (false: shut down first).
+    pub async fn wait_for_cache_sync(&self) -> BTreeMap<String, bool> {
+        let started: Vec<_> = self
+            .state()
+            .informers
+            .values()
+            .filter(|entry| entry.started)
+            .map(|entry| (entry.gvk.clone(), entry.informer.clone()))
+            .collect();
+        let mut synced = BTreeMap::new();
+        for (gvk, informer) in started {
+            synced.insert(gvk, informer.wait_for_cache_sync().await);
+        }
+        synced
+    }
+
+    /// Shuts every informer down and waits for their tasks to end. Later
+    /// calls to [`start`](Self::start) do nothing.
+    pub async fn shutdown(&self) {
+        let informers: Vec<_> = {
+            let mut state = self.state();
+            state.shutting_down = true;
+            state.informers.values().map(|entry| entry.informer.clone()).collect()
+        };
+        futures::future::join_all(informers.iter().map(|informer| informer.shutdown())).await;
+    }
+}
+
+/// Options of a [`SharedInformerFactory`]; see [`SharedInformerFactory::builder`].
+pub struct SharedInformerFactoryBuilder {
+    client: Client,
+    namespace: Option<String>,
+    tweak_list_options: Option<TweakListOptions>,
+    default_resync: Option<Duration>,
+    custom_resync: HashMap<TypeId, Duration>,
+    transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+}
+
+impl fmt::Debug for SharedInformerFactoryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedInformerFactoryBuilder")
+            .field("namespace", &self.namespace)
+            .field("tweak_list_options", &self.tweak_list_options.is_some())
+            .field("default_resync", &self.default_resync)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedInformerFactoryBuilder {
+    /// Restricts namespaced informers to `namespace` (client-go's
+    /// `WithNamespace`); cluster-scoped kinds ignore it.
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Adjusts the watch of every informer, e.g. label or field selectors
+    /// (client-go's `WithTweakListOptions`).
+    pub fn tweak_list_options(mut self, tweak: TweakListOptions) -> Self {
+        self.tweak_list_options = Some(tweak);
+        self
+    }
+
+    /// The resync period of informers without a custom one; zero (or not
+    /// calling this) never resyncs.
+    pub fn default_resync(mut self, resync: Duration) -> Self {
+        self.default_resync = Some(resync);
+        self
+    }
+
+    /// The resync period of `K`'s informer (client-go's
+    /// `WithCustomResyncConfig`); zero never resyncs.
+    pub fn custom_resync<K: Object>(mut self, resync: Duration) -> Self {
+        self.custom_resync.insert(TypeId::of::<K>(), resync);
+        self
+    }
+
+    /// Rewrites every `K` before it is cached (client-go's `WithTransform`),
+    /// e.g. to drop `managedFields`.
+    pub fn transform<K: Object>(mut self, transform: impl Fn(K) -> K + Send + Sync + 'static) -> Self {
+        let transform: Transform<K> = Arc::new(transform);
+        self.transforms.insert(TypeId::of::<K>(), Box::new(transform));
+        self
+    }
+
+    /// The factory.
+    pub fn build(self) -> SharedInformerFactory {
+        SharedInformerFactory {
+            inner: Arc::new(Inner {
+                client: self.client,
+                namespace: self.namespace,
+                tweak_list_options: self.tweak_list_options,
+                default_resync: self.default_resync,
+                custom_resync: self.custom_resync,
+                transforms: self.transforms,
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+    use kube::ResourceExt;
+    use kube::api::ObjectMeta;
+    use tokio::sync::mpsc;
+    use tokio::time::timeout;
+
+    const GUARD: Duration = Duration::from_secs(30);
+
+    /// A client whose every request fails, as if the server were down.
+    fn unreachable_client() -> Client {
+        let service = tower::service_fn(|_: http::Request<kube::client::Body>| async {
+            Err::<http::Response<kube::client::Body>, _>(std::io::Error::other("server down"))
+        });
+        Client::new(service, "default")
+    }
+
+    /// Reports the watch errors of `informer` on a channel.
+    fn watch_errors<K: Object>(informer: &SharedIndexInformer<K>) -> mpsc::UnboundedReceiver<String> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        informer.set_watch_error_handler(move |err| {
+            let _ = tx.send(err.to_string());
+        });
+        rx
+    }
+
+    #[tokio::test]
+    async fn one_informer_per_type() {
+        let factory = SharedInformerFactory::new(unreachable_client(), None);
+        let first = factory.informer_for::<ConfigMap>();
+        let again = factory.clone().informer_for::<ConfigMap>();
+        let other = factory.informer_for::<Secret>();
+        first.indexer().add(Arc::new(ConfigMap {
+            metadata: ObjectMeta { name: Some("a".into()), namespace: Some("ns".into()), ..Default::default() },
+            ..Default::default()
+        }));
+        assert!(again.indexer().get_by_key("ns/a").is_some(), "both callers share one cache");
+        assert!(other.indexer().is_empty());
+        assert!(format!("{factory:?}").contains("v1/ConfigMap"));
+    }
+
+    #[tokio::test]
+    async fn options_reach_each_informer() {
+        let factory = SharedInformerFactory::builder(unreachable_client())
+            .namespace("team-a")
+            .tweak_list_options(Arc::new(|config: &mut watcher::Config| {
+                config.label_selector = Some("app=web".into());
+            }))
+            .default_resync(Duration::from_secs(30))
+            .custom_resync::<Secret>(Duration::from_secs(5))
+            .transform::<ConfigMap>(|mut cm: ConfigMap| {
+                cm.labels_mut().insert("transformed".into(), "true".into());
+                cm
+            })
+            .build();
+        assert_eq!(factory.namespace(), Some("team-a"));
+
+        let config = factory.config_for::<ConfigMap>();
+        assert_eq!(config.watcher_config.label_selector.as_deref(), Some("app=web"));
+        assert_eq!(config.resync, Some(Duration::from_secs(30)));
+        let transform = config.transform.expect("transform for ConfigMap");
+        assert!(transform(ConfigMap::default()).labels().contains_key("transformed"));
+
+        let config = factory.config_for::<Secret>();
+        assert_eq!(config.resync, Some(Duration::from_secs(5)));
+        assert!(config.transform.is_none());
+        assert_eq!(config.watcher_config.label_selector.as_deref(), Some("app=web"));
+    }
+
+    #[tokio::test]
+    async fn start_starts_new_informers_and_shutdown_ends_them() {
+        let factory = SharedInformerFactory::new(unreachable_client(), None);
+        let config_maps = factory.informer_for::<ConfigMap>();
+        let mut config_map_errors = watch_errors(&config_maps);
+        factory.start();
+        factory.start();
+        assert!(timeout(GUARD, config_map_errors.recv()).await.unwrap().is_some(), "the watch runs");
+
+        let secrets = factory.informer_for::<Secret>();
+        let mut secret_errors = watch_errors(&secrets);
+        factory.start();
+        assert!(timeout(GUARD, secret_errors.recv()).await.unwrap().is_some(), "started by the second start");
+
+        let waiting = tokio::spawn({
+            let factory = factory.clone();
+            async move { factory.wait_for_cache_sync().await }
+        });
+        factory.shutdown().await;
+        let synced = timeout(GUARD, waiting).await.unwrap().unwrap();
+        assert_eq!(synced, BTreeMap::from([("v1/ConfigMap".into(), false), ("v1/Secret".into(), false)]));
+
+        // After shutdown nothing starts any more.
+        let late = factory.informer_for::<k8s_openapi::api::core::v1::Pod>();
+        factory.start();
+        assert!(!factory.wait_for_cache_sync().await.contains_key("v1/Pod"));
+        assert!(!late.has_synced());
+    }
+}

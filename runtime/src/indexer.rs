@@ -1,0 +1,527 @@
+//! client-go's `Indexer` (a `ThreadSafeStore` with named indexes): the
+//! thread-safe local cache an informer keeps, keyed `namespace/name`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use kube::{Resource, ResourceExt};
+
+use crate::object::meta_namespace_key;
+
+/// An index function: the values under which an object is filed in one index
+/// (client-go's `IndexFunc`). An object may be filed under several values, or
+/// under none.
+pub type IndexFunc<K> = Arc<dyn Fn(&K) -> Vec<String> + Send + Sync>;
+
+/// Name of the index every [`Indexer`] has from the start, filing objects by
+/// namespace (client-go's `cache.NamespaceIndex`).
+pub const NAMESPACE_INDEX: &str = "namespace";
+
+/// client-go's `MetaNamespaceIndexFunc`: files an object under its namespace,
+/// cluster-scoped objects under the empty string.
+pub fn meta_namespace_index_func<K: Resource>(obj: &K) -> Vec<String> {
+    vec![obj.namespace().unwrap_or_default()]
+}
+
+/// What can go wrong when using named indexes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexerError {
+    /// [`Indexer::add_indexers`] was given a name that is already taken.
+    #[error("indexer conflict: an index named {0:?} already exists")]
+    IndexExists(String),
+    /// A query named an index that was never added.
+    #[error("index with name {0:?} does not exist")]
+    IndexNotFound(String),
+}
+
+/// Keys filed under each value of one index.
+type Index = HashMap<String, BTreeSet<Arc<str>>>;
+
+/// The data behind the lock.
+struct Store<K> {
+    items: HashMap<Arc<str>, Arc<K>>,
+    indexers: BTreeMap<String, IndexFunc<K>>,
+    indices: HashMap<String, Index>,
+}
+
+impl<K> Store<K> {
+    /// Moves `key` from the index values of `old` to those of `new`, in every
+    /// index, dropping values left with no keys so they do not linger in
+    /// [`Indexer::list_index_func_values`].
+    fn update_indices(&mut self, old: Option<&K>, new: Option<&K>, key: &Arc<str>) {
+        for (name, index_func) in &self.indexers {
+            let old_values = old.map(|o| index_func(o)).unwrap_or_default();
+            let new_values = new.map(|n| index_func(n)).unwrap_or_default();
+            if old_values == new_values {
+                continue;
+            }
+            let index = self.indices.entry(name.clone()).or_default();
+            for value in old_values.iter().filter(|v| !new_values.contains(v)) {
+                if let Some(keys) = index.get_mut(value) {
+                    keys.remove(key);
+                    if keys.is_empty() {
+                        index.remove(value);
+                    }
+                }
+            }
+            for value in new_values.iter().filter(|v| !old_values.contains(v)) {
+                index.entry(value.clone()).or_default().insert(key.clone());
+            }
+        }
+    }
+
+    /// Files every item in one index.
+    fn build_index(&self, index_func: &IndexFunc<K>) -> Index {
+        let mut index = Index::new();
+        for (key, obj) in &self.items {
+            for value in index_func(obj) {
+                index.entry(value).or_default().insert(key.clone());
+            }
+        }
+        index
+    }
+
+    fn index(&self, index_name: &str) -> Result<Option<&Index>, IndexerError> {
+        if !self.indexers.contains_key(index_name) {
+            return Err(IndexerError::IndexNotFound(index_name.to_owned()));
+        }
+        Ok(self.indices.get(index_name))
+    }
+
+    fn keys_for(&self, index_name: &str, value: &str) -> Result<Option<&BTreeSet<Arc<str>>>, IndexerError> {
+        Ok(self.index(index_name)?.and_then(|index| index.get(value)))
+    }
+
+    fn objects(&self, keys: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<Arc<K>> {
+        keys.into_iter()
+            .filter_map(|key| self.items.get(key.as_ref()).cloned())
+            .collect()
+    }
+}
+
+/// A thread-safe store of `Arc<K>` keyed `namespace/name` (or `name` for
+/// cluster-scoped objects), with named secondary indexes kept up to date on
+/// every write: client-go's `cache.Indexer`.
+///
+/// Cloning is cheap and every clone sees the same data. Objects are shared
+/// read-only: take a clone of the object (`(*obj).clone()`) before changing
+/// it. The [`NAMESPACE_INDEX`] is always present.
+pub struct Indexer<K> {
+    store: Arc<RwLock<Store<K>>>,
+}
+
+impl<K> Clone for Indexer<K> {
+    fn clone(&self) -> Self {
+        Self { store: self.store.clone() }
+    }
+}
+
+impl<K: Resource + 'static> Default for Indexer<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> fmt::Debug for Indexer<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let store = self.read();
+        f.debug_struct("Indexer")
+            .field("len", &store.items.len())
+            .field("indexers", &store.indexers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl<K> Indexer<K> {
+    // A panicking index function must not make the cache unusable for every
+    // other reader, so poisoned locks are entered anyway.
+    fn read(&self) -> RwLockReadGuard<'_, Store<K>> {
+        self.store.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Store<K>> {
+        self.store.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<K: Resource + 'static> Indexer<K> {
+    /// An empty indexer with only the [`NAMESPACE_INDEX`].
+    pub fn new() -> Self {
+        Self::with_indexers(BTreeMap::new())
+    }
+
+    /// An empty indexer with the [`NAMESPACE_INDEX`] and `indexers`. An entry
+    /// named [`NAMESPACE_INDEX`] replaces the built-in namespace index.
+    pub fn with_indexers(indexers: BTreeMap<String, IndexFunc<K>>) -> Self {
+        let mut all: BTreeMap<String, IndexFunc<K>> = BTreeMap::new();
+        all.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
+        all.extend(indexers);
+        Self {
+            store: Arc::new(RwLock::new(Store {
+                items: HashMap::new(),
+                indexers: all,
+                indices: HashMap::new(),
+            })),
+        }
+    }
+
+    /// Adds named indexes, filing every object already stored in them, so it
+    /// may be called at any time. Fails without adding anything if a name is
+    /// already taken.
+    pub fn add_indexers(&self, indexers: BTreeMap<String, IndexFunc<K>>) -> Result<(), IndexerError> {
+        let mut store = self.write();
+        if let Some(name) = indexers.keys().find(|name| store.indexers.contains_key(*name)) {
+            return Err(IndexerError::IndexExists(name.clone()));
+        }
+        for (name, index_func) in indexers {
+            let index = store.build_index(&index_func);
+            store.indices.insert(name.clone(), index);
+            store.indexers.insert(name, index_func);
+        }
+        Ok(())
+    }
+
+    /// Names of all indexes, the [`NAMESPACE_INDEX`] included, sorted.
+    pub fn index_names(&self) -> Vec<String> {
+        self.read().indexers.keys().cloned().collect()
+    }
+
+    /// Stores `obj` under its key; the same as [`Indexer::update`].
+    pub fn add(&self, obj: Arc<K>) -> Option<Arc<K>> {
+        self.update(obj)
+    }
+
+    /// Stores `obj` under its key, replacing and returning the object stored
+    /// there before, and moves it between index values as needed.
+    pub fn update(&self, obj: Arc<K>) -> Option<Arc<K>> {
+        let key = meta_namespace_key(&*obj);
+        let mut store = self.write();
+        let (key, old) = match store.items.remove_entry(key.as_str()) {
+            Some((key, old)) => (key, Some(old)),
+            None => (Arc::from(key), None),
+        };
+        store.update_indices(old.as_deref(), Some(&obj), &key);
+        store.items.insert(key, obj);
+        old
+    }
+
+    /// Removes the object stored under `obj`'s key, returning it.
+    pub fn delete(&self, obj: &K) -> Option<Arc<K>> {
+        self.delete_by_key(&meta_namespace_key(obj))
+    }
+
+    /// Removes the object stored under `key`, returning it.
+    pub fn delete_by_key(&self, key: &str) -> Option<Arc<K>> {
+        let mut store = self.write();
+        let (key, old) = store.items.remove_entry(key)?;
+        store.update_indices(Some(&old), None, &key);
+        Some(old)
+    }
+
+    /// Replaces the whole content with `items` and rebuilds every index.
+    pub fn replace(&self, items: Vec<Arc<K>>) {
+        self.replace_returning_old(items);
+    }
+
+    /// [`Indexer::replace`], handing back the previous content by key so the
+    /// informer can tell updates and vanished objects apart.
+    pub(crate) fn replace_returning_old(&self, items: Vec<Arc<K>>) -> HashMap<Arc<str>, Arc<K>> {
+        let new_items: HashMap<Arc<str>, Arc<K>> = items
+            .into_iter()
+            .map(|obj| (Arc::from(meta_namespace_key(&*obj)), obj))
+            .collect();
+        let mut store = self.write();
+        let old = std::mem::replace(&mut store.items, new_items);
+        let indices = store
+            .indexers
+            .iter()
+            .map(|(name, index_func)| (name.clone(), store.build_index(index_func)))
+            .collect();
+        store.indices = indices;
+        old
+    }
+
+    /// The object stored under `obj`'s key.
+    pub fn get(&self, obj: &K) -> Option<Arc<K>> {
+        self.get_by_key(&meta_namespace_key(obj))
+    }
+}
+
+impl<K> Indexer<K> {
+    /// The object stored under `key` (`namespace/name`, or `name` for
+    /// cluster-scoped objects).
+    pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
+        self.read().items.get(key).cloned()
+    }
+
+    /// Every stored object, in no particular order.
+    pub fn list(&self) -> Vec<Arc<K>> {
+        self.read().items.values().cloned().collect()
+    }
+
+    /// Every stored key, in no particular order.
+    pub fn list_keys(&self) -> Vec<String> {
+        self.read().items.keys().map(|key| key.to_string()).collect()
+    }
+
+    /// The number of stored objects.
+    pub fn len(&self) -> usize {
+        self.read().items.len()
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.read().items.is_empty()
+    }
+
+    /// The objects filed under `indexed_value` in index `index_name`, sorted
+    /// by key.
+    pub fn by_index(&self, index_name: &str, indexed_value: &str) -> Result<Vec<Arc<K>>, IndexerError> {
+        let store = self.read();
+        Ok(store
+            .keys_for(index_name, indexed_value)?
+            .map(|keys| store.objects(keys))
+            .unwrap_or_default())
+    }
+
+    /// The keys filed under `indexed_value` in index `index_name`, sorted.
+    pub fn index_keys(&self, index_name: &str, indexed_value: &str) -> Result<Vec<String>, IndexerError> {
+        let store = self.read();
+        Ok(store
+            .keys_for(index_name, indexed_value)?
+            .map(|keys| keys.iter().map(|key| key.to_string()).collect())
+            .unwrap_or_default())
+    }
+
+    /// The objects sharing at least one value with `obj` in index
+    /// `index_name` (client-go's `Index`), sorted by key.
+    pub fn index(&self, index_name: &str, obj: &K) -> Result<Vec<Arc<K>>, IndexerError> {
+        let store = self.read();
+        let index = store.index(index_name)?;
+        let Some(index_func) = store.indexers.get(index_name) else {
+            return Err(IndexerError::IndexNotFound(index_name.to_owned()));
+        };
+        let keys: BTreeSet<&Arc<str>> = index_func(obj)
+            .iter()
+            .filter_map(|value| index.and_then(|index| index.get(value)))
+            .flatten()
+            .collect();
+        Ok(store.objects(keys.into_iter().map(|key| &**key)))
+    }
+
+    /// Every value that currently has objects filed under it in index
+    /// `index_name`, sorted; empty for an unknown index.
+    pub fn list_index_func_values(&self, index_name: &str) -> Vec<String> {
+        let store = self.read();
+        let mut values: Vec<String> = store
+            .indices
+            .get(index_name)
+            .map(|index| index.keys().cloned().collect())
+            .unwrap_or_default();
+        values.sort();
+        values
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+    use kube::api::ObjectMeta;
+    use proptest::prelude::*;
+
+    fn cm(ns: &str, name: &str, app: Option<&str>) -> Arc<ConfigMap> {
+        Arc::new(ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(ns.into()),
+                labels: app.map(|app| [("app".to_owned(), app.to_owned())].into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    fn by_app() -> BTreeMap<String, IndexFunc<ConfigMap>> {
+        let index_func: IndexFunc<ConfigMap> = Arc::new(|cm: &ConfigMap| cm.labels().get("app").cloned().into_iter().collect());
+        [("app".to_owned(), index_func)].into()
+    }
+
+    fn sorted(mut keys: Vec<String>) -> Vec<String> {
+        keys.sort();
+        keys
+    }
+
+    #[test]
+    fn stores_by_namespace_key() {
+        let indexer = Indexer::new();
+        assert!(indexer.is_empty());
+        assert!(indexer.add(cm("a", "x", None)).is_none());
+        indexer.add(cm("b", "x", None));
+        assert_eq!(indexer.len(), 2);
+        assert_eq!(sorted(indexer.list_keys()), ["a/x", "b/x"]);
+        let got = indexer.get_by_key("a/x").map(|o| o.name_any());
+        assert_eq!(got.as_deref(), Some("x"));
+        assert!(indexer.get(&cm("b", "x", None)).is_some());
+        assert!(indexer.get_by_key("x").is_none());
+
+        let ns = Indexer::new();
+        ns.add(Arc::new(Namespace {
+            metadata: ObjectMeta { name: Some("kube-system".into()), ..Default::default() },
+            ..Default::default()
+        }));
+        assert!(ns.get_by_key("kube-system").is_some());
+        assert_eq!(ns.index_keys(NAMESPACE_INDEX, "").unwrap(), ["kube-system"]);
+    }
+
+    #[test]
+    fn namespace_index_is_built_in() {
+        let indexer = Indexer::new();
+        indexer.add(cm("a", "x", None));
+        indexer.add(cm("a", "y", None));
+        indexer.add(cm("b", "z", None));
+        assert_eq!(indexer.index_names(), [NAMESPACE_INDEX]);
+        assert_eq!(indexer.index_keys(NAMESPACE_INDEX, "a").unwrap(), ["a/x", "a/y"]);
+        let names: Vec<_> = indexer.by_index(NAMESPACE_INDEX, "b").unwrap().iter().map(|o| o.name_any()).collect();
+        assert_eq!(names, ["z"]);
+        assert!(indexer.by_index(NAMESPACE_INDEX, "c").unwrap().is_empty());
+        assert_eq!(indexer.list_index_func_values(NAMESPACE_INDEX), ["a", "b"]);
+    }
+
+    #[test]
+    fn updates_and_deletes_drop_stale_index_entries() {
+        let indexer = Indexer::with_indexers(by_app());
+        indexer.add(cm("a", "x", Some("web")));
+        indexer.add(cm("a", "y", Some("web")));
+        let old = indexer.update(cm("a", "x", Some("db")));
+        assert_eq!(old.map(|o| o.labels()["app"].clone()).as_deref(), Some("web"));
+        assert_eq!(indexer.index_keys("app", "web").unwrap(), ["a/y"]);
+        assert_eq!(indexer.index_keys("app", "db").unwrap(), ["a/x"]);
+
+        indexer.update(cm("a", "y", None));
+        assert!(indexer.index_keys("app", "web").unwrap().is_empty());
+        assert_eq!(indexer.list_index_func_values("app"), ["db"]);
+
+        assert!(indexer.delete(&cm("a", "x", None)).is_some());
+        assert!(indexer.delete_by_key("a/x").is_none());
+        assert!(indexer.list_index_func_values("app").is_empty());
+        assert_eq!(indexer.list_index_func_values(NAMESPACE_INDEX), ["a"]);
+        indexer.delete_by_key("a/y");
+        assert!(indexer.list_index_func_values(NAMESPACE_INDEX).is_empty());
+    }
+
+    #[test]
+    fn add_indexers_indexes_existing_items_and_rejects_duplicates() {
+        let indexer = Indexer::new();
+        indexer.add(cm("a", "x", Some("web")));
+        indexer.add(cm("b", "y", Some("web")));
+        indexer.add_indexers(by_app()).unwrap();
+        assert_eq!(indexer.index_keys("app", "web").unwrap(), ["a/x", "b/y"]);
+        assert_eq!(indexer.add_indexers(by_app()), Err(IndexerError::IndexExists("app".into())));
+
+        let ns_again: IndexFunc<ConfigMap> = Arc::new(|_: &ConfigMap| Vec::new());
+        let err = indexer.add_indexers([("other".to_owned(), ns_again.clone()), (NAMESPACE_INDEX.to_owned(), ns_again)].into());
+        assert_eq!(err, Err(IndexerError::IndexExists(NAMESPACE_INDEX.into())));
+        assert_eq!(indexer.index_names(), ["app", NAMESPACE_INDEX], "a failed call adds nothing");
+    }
+
+    #[test]
+    fn unknown_index_is_an_error() {
+        let indexer = Indexer::<ConfigMap>::new();
+        let missing = Err(IndexerError::IndexNotFound("nope".into()));
+        assert_eq!(indexer.by_index("nope", "v").map(|v| v.len()), missing.clone().map(|()| 0));
+        assert_eq!(indexer.index_keys("nope", "v"), missing.clone().map(|()| Vec::new()));
+        assert_eq!(indexer.index("nope", &cm("a", "x", None)).map(|v| v.len()), missing.map(|()| 0));
+        assert!(indexer.list_index_func_values("nope").is_empty());
+    }
+
+    #[test]
+    fn multi_value_index_and_index_query() {
+        let by_letter: IndexFunc<ConfigMap> = Arc::new(|cm: &ConfigMap| cm.name_any().chars().map(String::from).collect());
+        let indexer = Indexer::with_indexers([("letters".to_owned(), by_letter)].into());
+        indexer.add(cm("a", "ab", None));
+        indexer.add(cm("a", "bc", None));
+        indexer.add(cm("a", "cd", None));
+        assert_eq!(indexer.index_keys("letters", "b").unwrap(), ["a/ab", "a/bc"]);
+        let names: Vec<_> = indexer.index("letters", &cm("a", "bd", None)).unwrap().iter().map(|o| o.name_any()).collect();
+        assert_eq!(names, ["ab", "bc", "cd"]);
+    }
+
+    #[test]
+    fn replace_rebuilds_everything() {
+        let indexer = Indexer::with_indexers(by_app());
+        indexer.add(cm("a", "x", Some("web")));
+        indexer.add(cm("a", "y", Some("web")));
+        indexer.replace(vec![cm("b", "x", Some("db")), cm("a", "y", Some("db"))]);
+        assert_eq!(sorted(indexer.list_keys()), ["a/y", "b/x"]);
+        assert_eq!(indexer.list_index_func_values("app"), ["db"]);
+        assert_eq!(indexer.index_keys("app", "db").unwrap(), ["a/y", "b/x"]);
+        assert_eq!(indexer.list_index_func_values(NAMESPACE_INDEX), ["a", "b"]);
+        indexer.replace(Vec::new());
+        assert!(indexer.is_empty());
+        assert!(indexer.list_index_func_values("app").is_empty());
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Upsert { ns: u8, name: u8, app: Option<u8> },
+        Delete { ns: u8, name: u8 },
+        Replace(Vec<(u8, u8, Option<u8>)>),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let obj = (0u8..3, 0u8..6, proptest::option::of(0u8..3));
+        prop_oneof![
+            6 => obj.clone().prop_map(|(ns, name, app)| Op::Upsert { ns, name, app }),
+            3 => (0u8..3, 0u8..6).prop_map(|(ns, name)| Op::Delete { ns, name }),
+            1 => proptest::collection::vec(obj, 0..8).prop_map(Op::Replace),
+        ]
+    }
+
+    proptest! {
+        /// After any sequence of writes, every index agrees with a model
+        /// recomputed from scratch, and no index value is left empty.
+        #[test]
+        fn indexes_match_a_model(ops in proptest::collection::vec(op(), 0..60)) {
+            let indexer = Indexer::with_indexers(by_app());
+            let mut model: BTreeMap<String, Arc<ConfigMap>> = BTreeMap::new();
+            let make = |ns: u8, name: u8, app: Option<u8>| cm(&format!("ns{ns}"), &format!("n{name}"), app.map(|a| format!("app{a}")).as_deref());
+            for op in ops {
+                match op {
+                    Op::Upsert { ns, name, app } => {
+                        let obj = make(ns, name, app);
+                        let old = indexer.update(obj.clone());
+                        let model_old = model.insert(meta_namespace_key(&*obj), obj);
+                        prop_assert_eq!(old.is_some(), model_old.is_some());
+                    }
+                    Op::Delete { ns, name } => {
+                        let key = format!("ns{ns}/n{name}");
+                        prop_assert_eq!(indexer.delete_by_key(&key).is_some(), model.remove(&key).is_some());
+                    }
+                    Op::Replace(objs) => {
+                        let objs: Vec<_> = objs.into_iter().map(|(ns, name, app)| make(ns, name, app)).collect();
+                        model = objs.iter().map(|o| (meta_namespace_key(&**o), o.clone())).collect();
+                        indexer.replace(objs);
+                    }
+                }
+            }
+            prop_assert_eq!(sorted(indexer.list_keys()), model.keys().cloned().collect::<Vec<_>>());
+            for (index, value_of) in [
+                ("app", (|o: &ConfigMap| o.labels().get("app").cloned()) as fn(&ConfigMap) -> Option<String>),
+                (NAMESPACE_INDEX, |o: &ConfigMap| o.namespace()),
+            ] {
+                let mut expected: BTreeMap<String, Vec<String>> = BTreeMap::new();
+                for (key, obj) in &model {
+                    if let Some(value) = value_of(obj) {
+                        expected.entry(value).or_default().push(key.clone());
+                    }
+                }
+                prop_assert_eq!(indexer.list_index_func_values(index), expected.keys().cloned().collect::<Vec<_>>());
+                for (value, keys) in expected {
+                    prop_assert_eq!(indexer.index_keys(index, &value).unwrap(), keys);
+                }
+            }
+        }
+    }
+}

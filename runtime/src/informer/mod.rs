@@ -1,0 +1,453 @@
+//! client-go's `SharedIndexInformer`: one watch per type feeding a local
+//! [`Indexer`] and any number of event handlers, on top of kube's `watcher`.
+//!
+//! kube's [`watcher`] does the list, watch, relist and bookmarks; the
+//! [`default_backoff`](kube::runtime::WatchStreamExt::default_backoff) paces
+//! retries. The informer turns its events into cache writes and handler
+//! notifications with client-go's semantics: a relist (`Init`, `InitApply`…,
+//! `InitDone`) replaces the cache atomically, objects that vanished meanwhile
+//! are reported as [`DeletedFinalStateUnknown`] tombstones, and
+//! [`has_synced`](SharedIndexInformer::has_synced) flips once the first list is
+//! in the cache.
+
+mod handler;
+mod processor;
+mod sync;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use kube::Api;
+use kube::runtime::{WatchStreamExt, watcher};
+use tokio::sync::{Notify, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::indexer::{IndexFunc, Indexer};
+use crate::lister::Lister;
+use crate::object::{Object, meta_namespace_key};
+
+pub use handler::{
+    DeletedFinalStateUnknown, DeletedObject, FilteringResourceEventHandler, ResourceEventHandler,
+    ResourceEventHandlerFuncs,
+};
+pub use processor::HandlerRegistration;
+pub use sync::{HasSynced, wait_for_cache_sync};
+
+use processor::{Notification, Processor, SyncState};
+
+/// Rewrites an object before it is cached and handed to handlers, e.g. to
+/// drop `managedFields` and save memory (client-go's `TransformFunc`).
+pub type Transform<K> = Arc<dyn Fn(K) -> K + Send + Sync>;
+
+/// Called with every error the watch reports; the watch then retries with
+/// backoff (client-go's `WatchErrorHandler`).
+pub type WatchErrorHandler = Arc<dyn Fn(&watcher::Error) + Send + Sync>;
+
+/// A stream of watcher events, the informer's only input.
+pub type WatchEventStream<K> = BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>;
+
+/// How a [`SharedIndexInformer`] lists, watches and caches.
+pub struct InformerConfig<K> {
+    /// Label and field selectors, page size, timeouts and list strategy of
+    /// the watch.
+    pub watcher_config: watcher::Config,
+    /// Default resync period of handlers added with
+    /// [`SharedIndexInformer::add_event_handler`]; `None` or zero never
+    /// resyncs. Periods under one second are raised to one second.
+    pub resync: Option<Duration>,
+    /// Applied to every object before it is cached.
+    pub transform: Option<Transform<K>>,
+    /// Extra named indexes, next to the built-in namespace index.
+    pub indexers: BTreeMap<String, IndexFunc<K>>,
+}
+
+impl<K> Default for InformerConfig<K> {
+    fn default() -> Self {
+        Self { watcher_config: watcher::Config::default(), resync: None, transform: None, indexers: BTreeMap::new() }
+    }
+}
+
+impl<K> Clone for InformerConfig<K> {
+    fn clone(&self) -> Self {
+        Self {
+            watcher_config: self.watcher_config.clone(),
+            resync: self.resync,
+            transform: self.transform.clone(),
+            indexers: self.indexers.clone(),
+        }
+    }
+}
+
+impl<K> fmt::Debug for InformerConfig<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InformerConfig")
+            .field("watcher_config", &self.watcher_config)
+            .field("resync", &self.resync)
+            .field("transform", &self.transform.is_some())
+            .field("indexers", &self.indexers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Where the events come from, until the informer starts.
+enum Source<K> {
+    Api(Box<(Api<K>, watcher::Config)>),
+    Stream(WatchEventStream<K>),
+}
+
+/// Where the informer is in its life.
+enum Lifecycle<K> {
+    NotStarted(Source<K>),
+    Running { stop: oneshot::Sender<()>, task: JoinHandle<()> },
+    Stopped,
+}
+
+struct Shared<K> {
+    indexer: Indexer<K>,
+    /// The dispatch lock: held while the cache changes and the matching
+    /// notifications are queued, and while a new handler snapshots the cache.
+    processor: Mutex<Processor<K>>,
+    sync: watch::Sender<SyncState>,
+    default_resync: Option<Duration>,
+    transform: Option<Transform<K>>,
+    watch_error_handler: Mutex<Option<WatchErrorHandler>>,
+    lifecycle: Mutex<Lifecycle<K>>,
+    /// Wakes the run loop when a handler with a resync period is added.
+    resync_changed: Arc<Notify>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Handlers never run under these locks, so a poisoned lock only means a
+    // panic in an index function or transform; the data stays usable.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One list+watch of a type shared by a local cache and many event handlers:
+/// client-go's `SharedIndexInformer`.
+///
+/// Cloning is cheap; clones share the watch, cache and handlers. Build it,
+/// add handlers, [`start`](Self::start) it, then
+/// [`wait_for_cache_sync`](Self::wait_for_cache_sync) before trusting the
+/// [`lister`](Self::lister). Handlers may also be added while it runs: they
+/// first get the current cache as initial-list adds.
+pub struct SharedIndexInformer<K> {
+    shared: Arc<Shared<K>>,
+}
+
+impl<K> Clone for SharedIndexInformer<K> {
+    fn clone(&self) -> Self {
+        Self { shared: self.shared.clone() }
+    }
+}
+
+impl<K> fmt::Debug for SharedIndexInformer<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sync = *self.shared.sync.borrow();
+        f.debug_struct("SharedIndexInformer")
+            .field("synced", &sync.synced)
+            .field("stopped", &sync.stopped)
+            .field("indexer", &self.shared.indexer)
+            .finish()
+    }
+}
+
+impl<K: Object> SharedIndexInformer<K> {
+    /// An informer watching `api` (its namespace, or all namespaces) with
+    /// kube's `watcher` and default backoff.
+    pub fn new(api: Api<K>, config: InformerConfig<K>) -> Self {
+        let source = Source::Api(Box::new((api, config.watcher_config.clone())));
+        Self::with_source(source, config)
+    }
+
+    /// An informer fed by any stream of watcher events instead of a live
+    /// watch: a pre-built `watcher` chain, or a synthetic sequence in tests.
+    /// `config.watcher_config` is ignored. Errors in the stream go to the
+    /// watch error handler; when the stream ends the cache stays as it is.
+    pub fn from_stream(
+        events: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
+        config: InformerConfig<K>,
+    ) -> Self {
+        Self::with_source(Source::Stream(events.boxed()), config)
+    }
+
+    fn with_source(source: Source<K>, config: InformerConfig<K>) -> Self {
+        let (sync, _) = watch::channel(SyncState::default());
+        Self {
+            shared: Arc::new(Shared {
+                indexer: Indexer::with_indexers(config.indexers),
+                processor: Mutex::new(Processor::default()),
+                sync,
+                default_resync: config.resync,
+                transform: config.transform,
+                watch_error_handler: Mutex::new(None),
+                lifecycle: Mutex::new(Lifecycle::NotStarted(source)),
+                resync_changed: Arc::new(Notify::new()),
+            }),
+        }
+    }
+
+    /// Starts the watch and the handler threads on the current Tokio
+    /// runtime. Does nothing if already started or shut down.
+    ///
+    /// # Panics
+    ///
+    /// Like `tokio::spawn`, when called outside a Tokio runtime.
+    pub fn start(&self) {
+        let mut lifecycle = lock(&self.shared.lifecycle);
+        if !matches!(*lifecycle, Lifecycle::NotStarted(_)) {
+            return;
+        }
+        let runtime = tokio::runtime::Handle::current();
+        let Lifecycle::NotStarted(source) = std::mem::replace(&mut *lifecycle, Lifecycle::Stopped) else {
+            return;
+        };
+        let events: WatchEventStream<K> = match source {
+            Source::Api(api) => {
+                let (api, config) = *api;
+                watcher(api, config).default_backoff().boxed()
+            }
+            Source::Stream(events) => events,
+        };
+        lock(&self.shared.processor).start(runtime.clone());
+        let (stop, stopped) = oneshot::channel();
+        let task = runtime.spawn(run(
+            Arc::downgrade(&self.shared),
+            self.shared.resync_changed.clone(),
+            events,
+            stopped,
+        ));
+        *lifecycle = Lifecycle::Running { stop, task };
+    }
+
+    /// Registers `handler` with the informer's default resync period. On a
+    /// running informer the handler first gets the current cache as
+    /// `on_add(obj, true)`, then live events. On a shut-down informer the
+    /// handler is dropped and the registration never syncs.
+    pub fn add_event_handler(&self, handler: impl ResourceEventHandler<K>) -> HandlerRegistration {
+        self.add_handler(Box::new(handler), self.shared.default_resync)
+    }
+
+    /// [`add_event_handler`](Self::add_event_handler) with this handler's
+    /// own resync period: every `resync`, it alone gets `on_update(obj, obj)`
+    /// for every cached object. Zero never resyncs; periods under one second
+    /// are raised to one second.
+    pub fn add_event_handler_with_resync(
+        &self,
+        handler: impl ResourceEventHandler<K>,
+        resync: Duration,
+    ) -> HandlerRegistration {
+        self.add_handler(Box::new(handler), Some(resync))
+    }
+
+    fn add_handler(&self, handler: Box<dyn ResourceEventHandler<K>>, resync: Option<Duration>) -> HandlerRegistration {
+        let shared = &self.shared;
+        let mut processor = lock(&shared.processor);
+        let resync_from = shared.sync.borrow().synced.then(Instant::now);
+        let registration =
+            processor.add_listener(handler, resync, shared.indexer.list(), resync_from, shared.sync.subscribe());
+        drop(processor);
+        if registration.is_stopped() {
+            tracing::warn!("event handler not added: the informer has been shut down");
+        }
+        shared.resync_changed.notify_one();
+        registration
+    }
+
+    /// Removes a handler: it gets no further events, and its thread ends
+    /// after the event it is busy with.
+    pub fn remove_event_handler(&self, registration: &HandlerRegistration) {
+        lock(&self.shared.processor).remove_listener(registration.id);
+    }
+
+    /// Sets the function called with every watch error (the default logs a
+    /// warning). The watch retries on its own, with backoff.
+    pub fn set_watch_error_handler(&self, handler: impl Fn(&watcher::Error) + Send + Sync + 'static) {
+        *lock(&self.shared.watch_error_handler) = Some(Arc::new(handler));
+    }
+
+    /// The informer's cache.
+    pub fn indexer(&self) -> Indexer<K> {
+        self.shared.indexer.clone()
+    }
+
+    /// A lister over the informer's cache.
+    pub fn lister(&self) -> Lister<K> {
+        Lister::new(self.shared.indexer.clone())
+    }
+
+    /// True once the first full list has been applied to the cache.
+    pub fn has_synced(&self) -> bool {
+        self.shared.sync.borrow().synced
+    }
+
+    /// Waits until the first full list is in the cache (true) or the
+    /// informer is shut down before that (false). Wrap it in a timeout if the
+    /// informer may never be started.
+    pub async fn wait_for_cache_sync(&self) -> bool {
+        let mut sync = self.shared.sync.subscribe();
+        match sync.wait_for(|state| state.synced || state.stopped).await {
+            Ok(state) => state.synced,
+            Err(_) => false,
+        }
+    }
+
+    /// Stops the watch and every handler thread and waits for them to end.
+    /// Handlers drop the events still queued to them; the cache stays
+    /// readable. A handler blocked forever makes this wait forever.
+    pub async fn shutdown(&self) {
+        let lifecycle = std::mem::replace(&mut *lock(&self.shared.lifecycle), Lifecycle::Stopped);
+        if let Lifecycle::Running { stop, task } = lifecycle {
+            // The run loop may already have ended on its own; nothing to stop then.
+            let _ = stop.send(());
+            if let Err(err) = task.await {
+                tracing::error!(error = %err, "informer watch task failed");
+            }
+        }
+        let handler_tasks = lock(&self.shared.processor).stop();
+        for task in handler_tasks {
+            if let Err(err) = task.await {
+                tracing::error!(error = %err, "informer event handler panicked");
+            }
+        }
+        self.shared.sync.send_modify(|state| state.stopped = true);
+    }
+}
+
+impl<K: Object> HasSynced for SharedIndexInformer<K> {
+    fn has_synced(&self) -> bool {
+        SharedIndexInformer::has_synced(self)
+    }
+
+    fn is_stopped(&self) -> bool {
+        self.shared.sync.borrow().stopped
+    }
+}
+
+impl<K: Object> Shared<K> {
+    fn transform(&self, obj: K) -> Arc<K> {
+        Arc::new(match &self.transform {
+            Some(transform) => transform(obj),
+            None => obj,
+        })
+    }
+
+    fn on_event(&self, event: watcher::Event<K>, relist: &mut Vec<Arc<K>>) {
+        match event {
+            watcher::Event::Init => relist.clear(),
+            watcher::Event::InitApply(obj) => relist.push(self.transform(obj)),
+            watcher::Event::InitDone => self.replace(std::mem::take(relist)),
+            watcher::Event::Apply(obj) => self.apply(self.transform(obj)),
+            watcher::Event::Delete(obj) => self.delete(self.transform(obj)),
+        }
+    }
+
+    /// client-go's `Replace` followed by `processDeltas`: known objects get
+    /// an update, new ones an add, vanished ones a tombstone.
+    fn replace(&self, objs: Vec<Arc<K>>) {
+        let processor = lock(&self.processor);
+        let first_list = !self.sync.borrow().synced;
+        let mut old = self.indexer.replace_returning_old(objs.clone());
+        for new in objs {
+            match old.remove(meta_namespace_key(&*new).as_str()) {
+                Some(old) => processor.distribute(Notification::Update { old, new }),
+                None => processor.distribute(Notification::Add { obj: new, is_in_initial_list: first_list }),
+            }
+        }
+        let mut vanished: Vec<_> = old.into_iter().collect();
+        vanished.sort_by(|(a, _), (b, _)| a.cmp(b));
+        for (key, obj) in vanished {
+            let tombstone = DeletedFinalStateUnknown { key: key.to_string(), obj };
+            processor.distribute(Notification::Delete(DeletedObject::Tombstone(tombstone)));
+        }
+        if first_list {
+            let mut processor = processor;
+            processor.start_resync_clocks(Instant::now());
+            self.sync.send_modify(|state| state.synced = true);
+        }
+    }
+
+    fn apply(&self, obj: Arc<K>) {
+        let processor = lock(&self.processor);
+        let is_in_initial_list = !self.sync.borrow().synced;
+        match self.indexer.update(obj.clone()) {
+            Some(old) => processor.distribute(Notification::Update { old, new: obj }),
+            None => processor.distribute(Notification::Add { obj, is_in_initial_list }),
+        }
+    }
+
+    fn delete(&self, obj: Arc<K>) {
+        let processor = lock(&self.processor);
+        self.indexer.delete(&obj);
+        processor.distribute(Notification::Delete(DeletedObject::Object(obj)));
+    }
+
+    fn on_error(&self, err: &watcher::Error) {
+        let handler = lock(&self.watch_error_handler).clone();
+        match handler {
+            Some(handler) => handler(err),
+            None => tracing::warn!(
+                kind = %K::kind(&()),
+                error = %err,
+                "informer watch failed; retrying with backoff"
+            ),
+        }
+    }
+
+    fn next_resync(&self) -> Option<Instant> {
+        lock(&self.processor).next_resync()
+    }
+
+    fn resync(&self) {
+        lock(&self.processor).resync(Instant::now(), || self.indexer.list());
+    }
+}
+
+/// The informer's task: applies watch events and fires resyncs until told to
+/// stop or the informer is dropped. Holds the informer only weakly, so an
+/// informer dropped without `shutdown` still ends its task.
+async fn run<K: Object>(
+    shared: Weak<Shared<K>>,
+    resync_changed: Arc<Notify>,
+    mut events: WatchEventStream<K>,
+    mut stop: oneshot::Receiver<()>,
+) {
+    let mut relist = Vec::new();
+    let mut events_done = false;
+    loop {
+        let Some(next_resync) = shared.upgrade().map(|shared| shared.next_resync()) else {
+            return;
+        };
+        tokio::select! {
+            biased;
+            _ = &mut stop => return,
+            () = resync_changed.notified() => {}
+            () = sleep_until(next_resync), if next_resync.is_some() => {
+                let Some(shared) = shared.upgrade() else { return };
+                shared.resync();
+            }
+            event = events.next(), if !events_done => {
+                let Some(shared) = shared.upgrade() else { return };
+                match event {
+                    Some(Ok(event)) => shared.on_event(event, &mut relist),
+                    Some(Err(err)) => shared.on_error(&err),
+                    None => events_done = true,
+                }
+            }
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,273 @@
+//! Fan-out of informer notifications to handlers (client-go's
+//! `sharedProcessor` and `processorListener`): one unbounded queue and one
+//! thread per handler, so no handler waits for another or stalls the watch.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::handler::{DeletedObject, ResourceEventHandler};
+
+/// The shortest resync period honoured, as client-go's `minimumResyncPeriod`.
+pub(crate) const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
+
+/// One event on its way to one handler.
+pub(crate) enum Notification<K> {
+    Add { obj: Arc<K>, is_in_initial_list: bool },
+    Update { old: Arc<K>, new: Arc<K> },
+    Delete(DeletedObject<K>),
+}
+
+impl<K> Clone for Notification<K> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Add { obj, is_in_initial_list } => Self::Add { obj: obj.clone(), is_in_initial_list: *is_in_initial_list },
+            Self::Update { old, new } => Self::Update { old: old.clone(), new: new.clone() },
+            Self::Delete(obj) => Self::Delete(obj.clone()),
+        }
+    }
+}
+
+/// Whether the informer has applied its first full list, and whether it has
+/// been shut down.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SyncState {
+    pub(crate) synced: bool,
+    pub(crate) stopped: bool,
+}
+
+/// State a handler's thread shares with its registration.
+#[derive(Debug, Default)]
+pub(crate) struct ListenerState {
+    /// Initial-list notifications queued but not yet handled.
+    pending_initial: AtomicUsize,
+    /// Set when the handler is removed or the informer shuts down.
+    stopped: AtomicBool,
+}
+
+/// The handle [`super::SharedIndexInformer::add_event_handler`] returns.
+///
+/// Use it to ask whether this handler has seen the whole initial list
+/// ([`HandlerRegistration::has_synced`]) and to remove the handler.
+#[derive(Debug, Clone)]
+pub struct HandlerRegistration {
+    pub(crate) id: u64,
+    state: Arc<ListenerState>,
+    sync: watch::Receiver<SyncState>,
+}
+
+impl HandlerRegistration {
+    /// True once the informer has synced **and** this handler has processed
+    /// every notification of the initial list (or, for a handler added later,
+    /// of the replay of the cache). False for a removed handler.
+    pub fn has_synced(&self) -> bool {
+        self.sync.borrow().synced
+            && !self.state.stopped.load(Ordering::Acquire)
+            && self.state.pending_initial.load(Ordering::Acquire) == 0
+    }
+
+    /// Whether this handler was removed or its informer shut down, so it will
+    /// never sync.
+    pub fn is_stopped(&self) -> bool {
+        self.state.stopped.load(Ordering::Acquire) || self.sync.borrow().stopped
+    }
+}
+
+/// A handler and its queue, waiting for a runtime to run on.
+type IdleListener<K> = (Box<dyn ResourceEventHandler<K>>, mpsc::UnboundedReceiver<Notification<K>>);
+
+/// A registered handler, as the dispatcher sees it.
+struct Listener<K> {
+    id: u64,
+    tx: mpsc::UnboundedSender<Notification<K>>,
+    state: Arc<ListenerState>,
+    resync: Option<Duration>,
+    next_resync: Option<Instant>,
+    /// The handler and its queue, until a runtime is there to run them.
+    idle: Option<IdleListener<K>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl<K: Send + Sync + 'static> Listener<K> {
+    fn send(&self, notification: Notification<K>) {
+        let initial = matches!(notification, Notification::Add { is_in_initial_list: true, .. });
+        if initial {
+            self.state.pending_initial.fetch_add(1, Ordering::AcqRel);
+        }
+        // Sending fails only when the handler's thread is gone (it panicked);
+        // the event then has nowhere to go.
+        if self.tx.send(notification).is_err() && initial {
+            self.state.pending_initial.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    fn spawn(&mut self, runtime: &Handle) {
+        if let Some((handler, rx)) = self.idle.take() {
+            let state = self.state.clone();
+            self.task = Some(runtime.spawn_blocking(move || run_listener(handler, rx, state)));
+        }
+    }
+}
+
+/// A handler's thread: handles its notifications one by one, in order.
+fn run_listener<K: 'static>(
+    mut handler: Box<dyn ResourceEventHandler<K>>,
+    mut rx: mpsc::UnboundedReceiver<Notification<K>>,
+    state: Arc<ListenerState>,
+) {
+    while let Some(notification) = rx.blocking_recv() {
+        if state.stopped.load(Ordering::Acquire) {
+            break;
+        }
+        match notification {
+            Notification::Add { obj, is_in_initial_list } => {
+                handler.on_add(obj, is_in_initial_list);
+                if is_in_initial_list {
+                    state.pending_initial.fetch_sub(1, Ordering::AcqRel);
+                }
+            }
+            Notification::Update { old, new } => handler.on_update(old, new),
+            Notification::Delete(obj) => handler.on_delete(obj),
+        }
+    }
+}
+
+/// All handlers of one informer. Lives behind the informer's dispatch lock:
+/// whoever holds it may change the cache and must queue the matching
+/// notifications before letting go, which is what keeps every handler's view
+/// consistent with the cache.
+pub(crate) struct Processor<K> {
+    listeners: Vec<Listener<K>>,
+    next_id: u64,
+    runtime: Option<Handle>,
+    stopped: bool,
+}
+
+impl<K> Default for Processor<K> {
+    fn default() -> Self {
+        Self { listeners: Vec::new(), next_id: 0, runtime: None, stopped: false }
+    }
+}
+
+impl<K: Send + Sync + 'static> Processor<K> {
+    /// Registers `handler`, first queueing `replay` to it as initial-list adds.
+    /// `resync_from` is `Some(now)` once the informer has synced, starting the
+    /// handler's resync clock.
+    pub(crate) fn add_listener(
+        &mut self,
+        handler: Box<dyn ResourceEventHandler<K>>,
+        resync: Option<Duration>,
+        replay: Vec<Arc<K>>,
+        resync_from: Option<Instant>,
+        sync: watch::Receiver<SyncState>,
+    ) -> HandlerRegistration {
+        let state = Arc::new(ListenerState::default());
+        let id = self.next_id;
+        self.next_id += 1;
+        if self.stopped {
+            state.stopped.store(true, Ordering::Release);
+            return HandlerRegistration { id, state, sync };
+        }
+        let resync = resync.filter(|d| !d.is_zero()).map(|d| d.max(MINIMUM_RESYNC_PERIOD));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut listener = Listener {
+            id,
+            tx,
+            state: state.clone(),
+            resync,
+            next_resync: resync_from.zip(resync).map(|(now, d)| now + d),
+            idle: Some((handler, rx)),
+            task: None,
+        };
+        for obj in replay {
+            listener.send(Notification::Add { obj, is_in_initial_list: true });
+        }
+        if let Some(runtime) = &self.runtime {
+            listener.spawn(runtime);
+        }
+        self.listeners.push(listener);
+        HandlerRegistration { id, state, sync }
+    }
+
+    /// Removes a handler; its thread ends after the notification it is busy with.
+    pub(crate) fn remove_listener(&mut self, id: u64) {
+        self.listeners.retain(|listener| {
+            if listener.id != id {
+                return true;
+            }
+            listener.state.stopped.store(true, Ordering::Release);
+            false
+        });
+    }
+
+    /// Starts the threads of handlers added before the informer started.
+    pub(crate) fn start(&mut self, runtime: Handle) {
+        for listener in &mut self.listeners {
+            listener.spawn(&runtime);
+        }
+        self.runtime = Some(runtime);
+    }
+
+    /// Queues `notification` to every handler.
+    pub(crate) fn distribute(&self, notification: Notification<K>) {
+        if let Some((last, rest)) = self.listeners.split_last() {
+            for listener in rest {
+                listener.send(notification.clone());
+            }
+            last.send(notification);
+        }
+    }
+
+    /// Starts every handler's resync clock at `now` (done when the informer
+    /// syncs: there is nothing to resync before).
+    pub(crate) fn start_resync_clocks(&mut self, now: Instant) {
+        for listener in &mut self.listeners {
+            listener.next_resync = listener.resync.map(|d| now + d);
+        }
+    }
+
+    /// When the next handler is due for a resync.
+    pub(crate) fn next_resync(&self) -> Option<Instant> {
+        self.listeners.iter().filter_map(|l| l.next_resync).min()
+    }
+
+    /// Queues `update(obj, obj)` for every object in `cache` to each handler
+    /// whose resync is due at `now`, and restarts their clocks.
+    pub(crate) fn resync(&mut self, now: Instant, cache: impl FnOnce() -> Vec<Arc<K>>) {
+        let mut cache = Some(cache);
+        let mut snapshot = Vec::new();
+        for listener in &mut self.listeners {
+            let (Some(due), Some(period)) = (listener.next_resync, listener.resync) else {
+                continue;
+            };
+            if due > now {
+                continue;
+            }
+            if let Some(take) = cache.take() {
+                snapshot = take();
+            }
+            for obj in &snapshot {
+                listener.send(Notification::Update { old: obj.clone(), new: obj.clone() });
+            }
+            listener.next_resync = Some(now + period);
+        }
+    }
+
+    /// Stops every handler and hands back their threads to wait for; later
+    /// registrations are refused.
+    pub(crate) fn stop(&mut self) -> Vec<JoinHandle<()>> {
+        self.stopped = true;
+        std::mem::take(&mut self.listeners)
+            .into_iter()
+            .filter_map(|listener| {
+                listener.state.stopped.store(true, Ordering::Release);
+                listener.task
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,454 @@
+//! Informer semantics checked against synthetic watcher event streams.
+
+use std::sync::mpsc as std_mpsc;
+use std::task::Poll;
+
+use futures::channel::mpsc as stream_mpsc;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::ResourceExt;
+use kube::api::ObjectMeta;
+use kube::runtime::watcher::Event;
+use tokio::sync::mpsc;
+use tokio::time::timeout;
+
+use super::*;
+
+/// Hang guard only: nothing here should take more than a fraction of it.
+const GUARD: Duration = Duration::from_secs(30);
+
+fn cm(name: &str, rv: u32) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some("default".into()),
+            resource_version: Some(rv.to_string()),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// What a handler saw, by object name and resource version.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Seen {
+    Add(String, u32, bool),
+    Update(String, u32, u32),
+    /// Name, resource version, and the tombstone key if it was one.
+    Delete(String, u32, Option<String>),
+}
+
+fn rv(obj: &ConfigMap) -> u32 {
+    obj.resource_version().and_then(|rv| rv.parse().ok()).unwrap_or_default()
+}
+
+fn add(name: &str, rv: u32, initial: bool) -> Seen {
+    Seen::Add(name.into(), rv, initial)
+}
+
+fn update(name: &str, old: u32, new: u32) -> Seen {
+    Seen::Update(name.into(), old, new)
+}
+
+fn delete(name: &str, rv: u32, tombstone: bool) -> Seen {
+    Seen::Delete(name.into(), rv, tombstone.then(|| format!("default/{name}")))
+}
+
+/// A handler reporting everything it sees on a channel.
+struct Recorder(mpsc::UnboundedSender<Seen>);
+
+impl ResourceEventHandler<ConfigMap> for Recorder {
+    fn on_add(&mut self, obj: Arc<ConfigMap>, is_in_initial_list: bool) {
+        let _ = self.0.send(Seen::Add(obj.name_any(), rv(&obj), is_in_initial_list));
+    }
+
+    fn on_update(&mut self, old: Arc<ConfigMap>, new: Arc<ConfigMap>) {
+        let _ = self.0.send(Seen::Update(new.name_any(), rv(&old), rv(&new)));
+    }
+
+    fn on_delete(&mut self, obj: DeletedObject<ConfigMap>) {
+        let key = match &obj {
+            DeletedObject::Object(_) => None,
+            DeletedObject::Tombstone(tombstone) => Some(tombstone.key.clone()),
+        };
+        let _ = self.0.send(Seen::Delete(obj.object().name_any(), rv(obj.object()), key));
+    }
+}
+
+fn recorder() -> (Recorder, mpsc::UnboundedReceiver<Seen>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (Recorder(tx), rx)
+}
+
+/// A handler that waits for a permit from `gate` before each event: a stand-in
+/// for a handler stuck on a slow call. Dropping the gate's sender frees it.
+fn blocked(gate: std_mpsc::Receiver<()>, seen: mpsc::UnboundedSender<Seen>) -> impl ResourceEventHandler<ConfigMap> {
+    let mut recorder = Recorder(seen);
+    ResourceEventHandlerFuncs::new().on_add(move |obj, initial| {
+        let _ = gate.recv();
+        recorder.on_add(obj, initial);
+    })
+}
+
+async fn take(seen: &mut mpsc::UnboundedReceiver<Seen>, n: usize) -> Vec<Seen> {
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        match timeout(GUARD, seen.recv()).await {
+            Ok(Some(event)) => out.push(event),
+            Ok(None) => panic!("handler gone after {out:?}"),
+            Err(_) => panic!("hang guard: waited for {n} events, got {out:?}"),
+        }
+    }
+    out
+}
+
+fn sorted(mut events: Vec<Seen>) -> Vec<Seen> {
+    events.sort();
+    events
+}
+
+/// The test's end of a synthetic watch: sends events and waits until the
+/// informer has handled all of them.
+struct Feed {
+    tx: stream_mpsc::UnboundedSender<Result<Event<ConfigMap>, watcher::Error>>,
+    sent: usize,
+    /// How many events the informer had taken when it last found the stream
+    /// empty; it handles an event fully before polling again, so this
+    /// reaching `sent` means everything sent has been handled.
+    idle: watch::Receiver<usize>,
+}
+
+impl Feed {
+    fn send(&mut self, event: Event<ConfigMap>) -> &mut Self {
+        self.send_result(Ok(event))
+    }
+
+    fn send_result(&mut self, event: Result<Event<ConfigMap>, watcher::Error>) -> &mut Self {
+        self.tx.unbounded_send(event).expect("informer stream dropped");
+        self.sent += 1;
+        self
+    }
+
+    fn relist(&mut self, objs: &[(&str, u32)]) -> &mut Self {
+        self.send(Event::Init);
+        for (name, rv) in objs {
+            self.send(Event::InitApply(cm(name, *rv)));
+        }
+        self.send(Event::InitDone)
+    }
+
+    async fn settle(&mut self) {
+        let sent = self.sent;
+        let settled = timeout(GUARD, self.idle.wait_for(|taken| *taken >= sent)).await;
+        assert!(matches!(settled, Ok(Ok(_))), "hang guard: informer did not take {sent} events");
+    }
+}
+
+fn informer(config: InformerConfig<ConfigMap>) -> (SharedIndexInformer<ConfigMap>, Feed) {
+    let (tx, mut rx) = stream_mpsc::unbounded();
+    let (idle_tx, idle) = watch::channel(0);
+    let mut taken = 0;
+    let events = futures::stream::poll_fn(move |cx| match rx.poll_next_unpin(cx) {
+        Poll::Ready(event) => {
+            taken += usize::from(event.is_some());
+            Poll::Ready(event)
+        }
+        Poll::Pending => {
+            idle_tx.send_replace(taken);
+            Poll::Pending
+        }
+    });
+    (SharedIndexInformer::from_stream(events, config), Feed { tx, sent: 0, idle })
+}
+
+async fn synced(items: &[&dyn HasSynced]) -> bool {
+    timeout(GUARD, wait_for_cache_sync(items)).await.expect("hang guard: never synced")
+}
+
+fn cached(informer: &SharedIndexInformer<ConfigMap>) -> Vec<(String, u32)> {
+    let mut objs: Vec<_> = informer.indexer().list().iter().map(|o| (o.name_any(), rv(o))).collect();
+    objs.sort();
+    objs
+}
+
+#[tokio::test]
+async fn delivers_initial_list_then_live_events() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (handler, mut seen) = recorder();
+    let registration = informer.add_event_handler(handler);
+    informer.start();
+    feed.relist(&[("a", 1), ("b", 1)]);
+    assert!(timeout(GUARD, informer.wait_for_cache_sync()).await.unwrap());
+    assert_eq!(take(&mut seen, 2).await, [add("a", 1, true), add("b", 1, true)]);
+
+    feed.send(Event::Apply(cm("a", 2))).send(Event::Apply(cm("c", 3))).send(Event::Delete(cm("b", 4)));
+    assert_eq!(take(&mut seen, 3).await, [update("a", 1, 2), add("c", 3, false), delete("b", 4, false)]);
+    assert_eq!(cached(&informer), [("a".into(), 2), ("c".into(), 3)]);
+    assert!(informer.lister().namespace("default").get("c").is_some());
+    assert!(synced(&[&registration, &informer]).await);
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn relist_replaces_the_cache_and_tombstones_vanished_objects() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+    informer.start();
+    feed.relist(&[("a", 1), ("b", 1), ("c", 1)]);
+    take(&mut seen, 3).await;
+
+    // A relist cut short by a restart is dropped; only the complete one counts.
+    feed.send(Event::Init).send(Event::InitApply(cm("x", 5)));
+    feed.relist(&[("a", 2), ("d", 2)]);
+    assert_eq!(
+        take(&mut seen, 4).await,
+        [update("a", 1, 2), add("d", 2, false), delete("b", 1, true), delete("c", 1, true)]
+    );
+    feed.settle().await;
+    assert_eq!(cached(&informer), [("a".into(), 2), ("d".into(), 2)]);
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn has_synced_flips_only_after_the_first_full_list() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (gate, gate_rx) = std_mpsc::channel();
+    let (seen_tx, mut seen) = mpsc::unbounded_channel();
+    let registration = informer.add_event_handler(blocked(gate_rx, seen_tx));
+    informer.start();
+
+    feed.send(Event::Init).send(Event::InitApply(cm("a", 1))).send(Event::InitApply(cm("b", 1)));
+    feed.settle().await;
+    assert!(!informer.has_synced());
+    assert!(informer.indexer().is_empty(), "a partial list is not cached");
+
+    feed.send(Event::InitDone);
+    feed.settle().await;
+    assert!(informer.has_synced());
+    assert_eq!(informer.indexer().len(), 2);
+    assert!(!registration.has_synced(), "the handler has not processed the initial list yet");
+
+    gate.send(()).unwrap();
+    assert_eq!(take(&mut seen, 1).await, [add("a", 1, true)]);
+    assert!(!registration.has_synced(), "one initial add is still pending");
+    gate.send(()).unwrap();
+    assert!(synced(&[&registration]).await);
+    assert_eq!(take(&mut seen, 1).await, [add("b", 1, true)]);
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn late_handler_gets_the_cache_replayed_first() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    informer.start();
+    feed.relist(&[("a", 1), ("b", 1)]);
+    assert!(timeout(GUARD, informer.wait_for_cache_sync()).await.unwrap());
+
+    let (handler, mut seen) = recorder();
+    let registration = informer.add_event_handler(handler);
+    assert_eq!(sorted(take(&mut seen, 2).await), [add("a", 1, true), add("b", 1, true)]);
+    assert!(synced(&[&registration]).await);
+    feed.send(Event::Apply(cm("a", 2)));
+    assert_eq!(take(&mut seen, 1).await, [update("a", 1, 2)]);
+    informer.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn late_handler_replay_does_not_race_live_events() {
+    const LAST: u32 = 3000;
+    let (informer, mut feed) = informer(InformerConfig::default());
+    informer.start();
+    feed.relist(&[("a", 1)]);
+    assert!(timeout(GUARD, informer.wait_for_cache_sync()).await.unwrap());
+
+    let tx = feed.tx.clone();
+    let writer = tokio::spawn(async move {
+        for rv in 2..=LAST {
+            let _ = tx.unbounded_send(Ok(Event::Apply(cm("a", rv))));
+            if rv % 16 == 0 {
+                tokio::task::yield_now().await;
+            }
+        }
+    });
+    // Register while updates stream in.
+    while informer.indexer().get_by_key("default/a").is_none_or(|a| rv(&a) < 50) {
+        tokio::task::yield_now().await;
+    }
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+
+    // Whatever the replay caught, the handler sees one add and then every
+    // later version exactly once, in order.
+    let Seen::Add(_, mut current, true) = take(&mut seen, 1).await[0].clone() else {
+        panic!("the first event must be the replayed add");
+    };
+    while current < LAST {
+        let [Seen::Update(_, old, new)] = take(&mut seen, 1).await[..] else {
+            panic!("expected an update after version {current}");
+        };
+        assert_eq!((old, new), (current, current + 1));
+        current = new;
+    }
+    writer.await.unwrap();
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_blocked_handler_blocks_neither_the_watch_nor_other_handlers() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (gate, gate_rx) = std_mpsc::channel::<()>();
+    let (stuck_tx, mut stuck_seen) = mpsc::unbounded_channel();
+    let stuck = informer.add_event_handler(blocked(gate_rx, stuck_tx));
+    let (handler, mut seen) = recorder();
+    let flowing = informer.add_event_handler(handler);
+    informer.start();
+
+    feed.relist(&[("a", 1), ("b", 1)]);
+    feed.send(Event::Apply(cm("c", 2))).send(Event::Delete(cm("a", 3)));
+    assert_eq!(
+        take(&mut seen, 4).await,
+        [add("a", 1, true), add("b", 1, true), add("c", 2, false), delete("a", 3, false)]
+    );
+    feed.settle().await;
+    assert_eq!(cached(&informer), [("b".into(), 1), ("c".into(), 2)]);
+    assert!(synced(&[&flowing, &informer]).await);
+    assert!(!stuck.has_synced());
+
+    drop(gate);
+    assert_eq!(take(&mut stuck_seen, 3).await, [add("a", 1, true), add("b", 1, true), add("c", 2, false)]);
+    assert!(synced(&[&stuck]).await);
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn resync_goes_only_to_handlers_that_asked_for_it() {
+    let config = InformerConfig { resync: Some(Duration::from_millis(10)), ..Default::default() };
+    let (informer, mut feed) = informer(config);
+    let (resyncing, mut resynced) = recorder();
+    informer.add_event_handler(resyncing);
+    let (quiet, mut quiet_seen) = recorder();
+    informer.add_event_handler_with_resync(quiet, Duration::ZERO);
+    informer.start();
+    feed.relist(&[("a", 1), ("b", 1)]);
+
+    assert_eq!(take(&mut resynced, 2).await, [add("a", 1, true), add("b", 1, true)]);
+    for _round in 0..2 {
+        assert_eq!(sorted(take(&mut resynced, 2).await), [update("a", 1, 1), update("b", 1, 1)]);
+    }
+    // Handlers see events in order, so an event sent after the resyncs
+    // arriving right after the initial list proves none were sent here.
+    feed.send(Event::Apply(cm("c", 2)));
+    assert_eq!(
+        take(&mut quiet_seen, 3).await,
+        [add("a", 1, true), add("b", 1, true), add("c", 2, false)]
+    );
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn transform_runs_before_caching() {
+    let config = InformerConfig {
+        transform: Some(Arc::new(|mut cm: ConfigMap| {
+            cm.metadata.managed_fields = None;
+            cm.labels_mut().insert("seen".into(), "yes".into());
+            cm
+        })),
+        ..Default::default()
+    };
+    let (informer, mut feed) = informer(config);
+    let labels = Arc::new(Mutex::new(Vec::new()));
+    let recorded = labels.clone();
+    let registration = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |obj: Arc<ConfigMap>, _| {
+        lock(&recorded).push(obj.labels().get("seen").cloned());
+    }));
+    informer.start();
+    let mut obj = cm("a", 1);
+    obj.metadata.managed_fields = Some(Vec::new());
+    feed.send(Event::Init).send(Event::InitApply(obj)).send(Event::InitDone);
+    feed.settle().await;
+    let cached = informer.indexer().get_by_key("default/a").expect("cached");
+    assert!(cached.metadata.managed_fields.is_none());
+    assert_eq!(cached.labels().get("seen").map(String::as_str), Some("yes"));
+    assert!(synced(&[&registration]).await);
+    informer.shutdown().await;
+    assert_eq!(*lock(&labels), [Some("yes".to_owned())]);
+}
+
+#[tokio::test]
+async fn watch_errors_reach_the_error_handler_and_the_watch_goes_on() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (errors_tx, mut errors) = mpsc::unbounded_channel();
+    informer.set_watch_error_handler(move |err| {
+        let _ = errors_tx.send(err.to_string());
+    });
+    informer.start();
+    feed.send_result(Err(watcher::Error::NoResourceVersion));
+    let first = timeout(GUARD, errors.recv()).await.unwrap();
+    assert!(first.is_some_and(|err| err.contains("resourceVersion")));
+    feed.relist(&[("a", 1)]);
+    assert!(timeout(GUARD, informer.wait_for_cache_sync()).await.unwrap());
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn removed_handler_gets_nothing_more() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (removed, mut removed_seen) = recorder();
+    let registration = informer.add_event_handler(removed);
+    let (kept, mut kept_seen) = recorder();
+    informer.add_event_handler(kept);
+    informer.start();
+    feed.relist(&[("a", 1)]);
+    assert_eq!(take(&mut removed_seen, 1).await, [add("a", 1, true)]);
+
+    informer.remove_event_handler(&registration);
+    assert!(registration.is_stopped() && !registration.has_synced());
+    feed.send(Event::Apply(cm("b", 2)));
+    assert_eq!(take(&mut kept_seen, 2).await, [add("a", 1, true), add("b", 2, false)]);
+    // The removed handler's thread ends and drops it, closing its channel.
+    assert_eq!(timeout(GUARD, removed_seen.recv()).await.unwrap(), None);
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn shutdown_stops_the_watch_and_waits_for_handlers() {
+    struct DropSignal(std_mpsc::Sender<()>);
+    impl ResourceEventHandler<ConfigMap> for DropSignal {}
+    impl Drop for DropSignal {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+
+    let (informer, _feed) = informer(InformerConfig::default());
+    let (dropped_tx, dropped) = std_mpsc::channel();
+    let registration = informer.add_event_handler(DropSignal(dropped_tx));
+    informer.start();
+    informer.start();
+    let waiting = tokio::spawn({
+        let informer = informer.clone();
+        async move { informer.wait_for_cache_sync().await }
+    });
+    informer.shutdown().await;
+    assert_eq!(dropped.try_recv(), Ok(()), "shutdown returned before the handler's thread ended");
+    assert!(!timeout(GUARD, waiting).await.unwrap().unwrap(), "never synced");
+    assert!(!informer.has_synced());
+    assert!(registration.is_stopped());
+    assert!(!timeout(GUARD, wait_for_cache_sync(&[&registration, &informer])).await.unwrap());
+
+    let late = informer.add_event_handler(recorder().0);
+    assert!(late.is_stopped());
+    informer.start();
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn handlers_added_before_start_run_once_started() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+    feed.relist(&[("a", 1)]);
+    informer.start();
+    assert_eq!(take(&mut seen, 1).await, [add("a", 1, true)]);
+    informer.shutdown().await;
+}

@@ -1,0 +1,164 @@
+//! Failure `Status` bodies shaped like the API server's, so that kube parses
+//! them into `kube::Error::Api` with the right code, reason and details.
+
+use kube::core::Status;
+use serde_json::{Value, json};
+
+use super::ResourceInfo;
+
+/// A failed request: becomes a `Status` body with HTTP code `code`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ApiError {
+    pub(crate) code: u16,
+    pub(crate) reason: &'static str,
+    pub(crate) message: String,
+    pub(crate) details: Option<Value>,
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Self { code, reason, message: message.into(), details: None }
+    }
+
+    fn with_details(mut self, info: &ResourceInfo, name: &str) -> Self {
+        let mut details = json!({"name": name, "kind": info.plural});
+        if !info.group.is_empty() {
+            details["group"] = Value::String(info.group.clone());
+        }
+        self.details = Some(details);
+        self
+    }
+
+    pub(crate) fn not_found(info: &ResourceInfo, name: &str) -> Self {
+        Self::new(404, "NotFound", format!("{} \"{name}\" not found", info.qualified()))
+            .with_details(info, name)
+    }
+
+    /// A path no registered resource serves.
+    pub(crate) fn no_route() -> Self {
+        Self::new(404, "NotFound", "the server could not find the requested resource")
+    }
+
+    pub(crate) fn already_exists(info: &ResourceInfo, name: &str) -> Self {
+        Self::new(409, "AlreadyExists", format!("{} \"{name}\" already exists", info.qualified()))
+            .with_details(info, name)
+    }
+
+    pub(crate) fn conflict(info: &ResourceInfo, name: &str, why: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!("Operation cannot be fulfilled on {} \"{name}\": {why}", info.qualified()),
+        )
+        .with_details(info, name)
+    }
+
+    /// 409 for an update with a stale `metadata.resourceVersion`.
+    pub(crate) fn stale(info: &ResourceInfo, name: &str) -> Self {
+        Self::conflict(
+            info,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// 422 with field causes `(reason, field, message)`.
+    pub(crate) fn invalid(info: &ResourceInfo, name: &str, causes: &[(&str, &str, &str)]) -> Self {
+        let summary: Vec<String> = causes.iter().map(|(_, f, m)| format!("{f}: {m}")).collect();
+        let mut err = Self::new(
+            422,
+            "Invalid",
+            format!("{} \"{name}\" is invalid: {}", info.kind, summary.join(", ")),
+        )
+        .with_details(info, name);
+        if let Some(details) = err.details.as_mut() {
+            details["kind"] = Value::String(info.kind.clone());
+            details["causes"] = causes
+                .iter()
+                .map(|(reason, field, message)| {
+                    json!({"reason": reason, "field": field, "message": message})
+                })
+                .collect();
+        }
+        err
+    }
+
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    pub(crate) fn method_not_allowed(message: impl Into<String>) -> Self {
+        Self::new(405, "MethodNotAllowed", message)
+    }
+
+    pub(crate) fn unsupported_media_type(content_type: &str) -> Self {
+        Self::new(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {content_type:?})"))
+    }
+
+    /// 410 for a watch or continue token older than the retained history.
+    pub(crate) fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, "InternalError", message)
+    }
+
+    /// A reactor's injected `Status`; code 0 becomes 500.
+    pub(crate) fn from_status(status: &Status) -> (u16, Value) {
+        let code = if status.code == 0 { 500 } else { status.code };
+        let mut body = serde_json::to_value(status).unwrap_or_else(|_| json!({}));
+        if let Some(map) = body.as_object_mut() {
+            map.insert("kind".into(), "Status".into());
+            map.insert("apiVersion".into(), "v1".into());
+            map.entry("status").or_insert_with(|| "Failure".into());
+            map.insert("code".into(), code.into());
+        }
+        (code, body)
+    }
+
+    /// The `Status` JSON body.
+    pub(crate) fn to_value(&self) -> Value {
+        let mut body = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(details) = &self.details {
+            body["details"] = details.clone();
+        }
+        body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_parse_as_kube_status() {
+        let info = ResourceInfo {
+            group: "example.com".into(),
+            version: "v1".into(),
+            kind: "Foo".into(),
+            plural: "foos".into(),
+            namespaced: true,
+            has_status_subresource: true,
+        };
+        let status: Status = serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
+        assert!(status.is_not_found());
+        assert_eq!(status.code, 404);
+        assert_eq!(status.message, "foos.example.com \"a\" not found");
+        let details = status.details.unwrap();
+        assert_eq!((details.name.as_str(), details.group.as_str(), details.kind.as_str()), ("a", "example.com", "foos"));
+
+        let invalid = ApiError::invalid(&info, "a", &[("FieldValueRequired", "metadata.name", "Required value")]);
+        let status: Status = serde_json::from_value(invalid.to_value()).unwrap();
+        assert!(status.is_invalid());
+        assert_eq!(status.details.unwrap().causes[0].field, "metadata.name");
+    }
+}

@@ -1,0 +1,824 @@
+//! The object tracker behind the fake API server: objects as JSON per
+//! resource, one global resourceVersion, the retained event history, the
+//! open watches, and the API server's write semantics (generation, status
+//! subresource, finalizers, optimistic concurrency).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use bytes::Bytes;
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use super::ResourceInfo;
+use super::patch::{PatchKind, apply_patch};
+use super::selector::{FieldSelector, LabelSelector};
+use super::status::ApiError;
+
+/// Identifies a resource: `(group, version, plural)`.
+pub(crate) type ResourceKey = (String, String, String);
+
+/// Identifies an object within a resource: `(namespace or "", name)`.
+type ObjectKey = (String, String);
+
+/// Query parameters of a request.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Query(pub(crate) BTreeMap<String, String>);
+
+impl Query {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(String::as_str).filter(|v| !v.is_empty())
+    }
+
+    fn flag(&self, key: &str) -> bool {
+        matches!(self.get(key), Some("true" | "1"))
+    }
+
+    fn dry_run(&self) -> bool {
+        self.get("dryRun").is_some()
+    }
+}
+
+/// The resource, namespace, name and subresource a request addresses.
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    pub(crate) info: ResourceInfo,
+    pub(crate) namespace: Option<String>,
+    pub(crate) name: Option<String>,
+}
+
+impl Target {
+    fn key(&self) -> ResourceKey {
+        self.info.key()
+    }
+
+    fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or_default()
+    }
+
+    fn object_key(&self) -> ObjectKey {
+        (self.namespace.clone().unwrap_or_default(), self.name().to_owned())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Event {
+    resource_version: u64,
+    key: ResourceKey,
+    kind: EventType,
+    object: Value,
+    previous: Option<Value>,
+}
+
+/// Which events of a resource a watch wants.
+#[derive(Clone, Debug, Default)]
+struct WatchFilter {
+    namespace: Option<String>,
+    labels: LabelSelector,
+    fields: FieldSelector,
+}
+
+impl WatchFilter {
+    fn matches(&self, obj: &Value) -> bool {
+        let in_namespace = match &self.namespace {
+            Some(ns) => meta_str(obj, "namespace") == Some(ns.as_str()),
+            None => true,
+        };
+        in_namespace && self.labels.matches(obj) && self.fields.matches(obj)
+    }
+
+    // What the watcher sees: like the API server, an object modified into
+    // the selection is ADDED to it, one modified out of it is DELETED.
+    fn view(&self, event: &Event) -> Option<EventType> {
+        let now = self.matches(&event.object);
+        match event.kind {
+            EventType::Modified => {
+                let before = event.previous.as_ref().is_some_and(|p| self.matches(p));
+                match (before, now) {
+                    (true, true) => Some(EventType::Modified),
+                    (false, true) => Some(EventType::Added),
+                    (true, false) => Some(EventType::Deleted),
+                    (false, false) => None,
+                }
+            }
+            kind => now.then_some(kind),
+        }
+    }
+}
+
+struct Watcher {
+    id: u64,
+    key: ResourceKey,
+    filter: WatchFilter,
+    tx: mpsc::UnboundedSender<Bytes>,
+}
+
+/// How a watch request starts.
+pub(crate) enum WatchStart {
+    /// Stream `initial`, then everything arriving on `rx`.
+    Open { id: u64, initial: Vec<Bytes>, rx: mpsc::UnboundedReceiver<Bytes> },
+    /// The requested version is older than the retained history: a single
+    /// ERROR event with a 410 Status, then the end of the stream.
+    Expired(Bytes),
+}
+
+/// All state of one fake API server.
+pub(crate) struct Store {
+    resources: BTreeMap<ResourceKey, ResourceInfo>,
+    objects: BTreeMap<ResourceKey, BTreeMap<ObjectKey, Value>>,
+    resource_version: u64,
+    history: VecDeque<Event>,
+    history_limit: usize,
+    /// Events up to and including this version are no longer retained.
+    compacted: u64,
+    watchers: Vec<Watcher>,
+    next_watcher_id: u64,
+    next_uid: u64,
+    rng: u64,
+}
+
+/// How many events the history keeps by default.
+pub(crate) const DEFAULT_HISTORY_LIMIT: usize = 1000;
+
+fn meta(obj: &Value) -> Option<&Map<String, Value>> {
+    obj.get("metadata").and_then(Value::as_object)
+}
+
+fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
+    meta(obj).and_then(|m| m.get(field)).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+fn meta_mut(obj: &mut Value) -> Result<&mut Map<String, Value>, ApiError> {
+    let map = obj
+        .as_object_mut()
+        .ok_or_else(|| ApiError::bad_request("the request body must be a JSON object"))?;
+    let metadata = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    metadata.as_object_mut().ok_or_else(|| ApiError::internal("metadata is not an object"))
+}
+
+fn finalizers(obj: &Value) -> Vec<&str> {
+    meta(obj)
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Value::as_array)
+        .map(|f| f.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn now() -> Value {
+    let ts = k8s_openapi::jiff::Timestamp::now();
+    let text = k8s_openapi::jiff::fmt::strtime::format("%Y-%m-%dT%H:%M:%SZ", ts)
+        .unwrap_or_else(|_| ts.to_string());
+    Value::String(text)
+}
+
+fn line(kind: &str, object: &Value) -> Bytes {
+    let mut bytes = serde_json::to_vec(&json!({"type": kind, "object": object}))
+        .unwrap_or_else(|_| b"{}".to_vec());
+    bytes.push(b'\n');
+    Bytes::from(bytes)
+}
+
+/// Whether anything but metadata (and status, when it is a subresource)
+/// differs: what bumps `metadata.generation`.
+fn spec_changed(old: &Value, new: &Value, has_status: bool) -> bool {
+    let strip = |v: &Value| -> Map<String, Value> {
+        let mut map = v.as_object().cloned().unwrap_or_default();
+        for key in ["metadata", "apiVersion", "kind"] {
+            map.remove(key);
+        }
+        if has_status {
+            map.remove("status");
+        }
+        map
+    };
+    strip(old) != strip(new)
+}
+
+impl Store {
+    pub(crate) fn new(history_limit: usize) -> Self {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0x9e37_79b9_7f4a_7c15);
+        Self {
+            resources: BTreeMap::new(),
+            objects: BTreeMap::new(),
+            resource_version: 0,
+            history: VecDeque::new(),
+            history_limit,
+            compacted: 0,
+            watchers: Vec::new(),
+            next_watcher_id: 0,
+            next_uid: 0,
+            rng: seed | 1,
+        }
+    }
+
+    pub(crate) fn register(&mut self, info: ResourceInfo) {
+        self.objects.entry(info.key()).or_default();
+        self.resources.insert(info.key(), info);
+    }
+
+    pub(crate) fn resource(&self, group: &str, version: &str, plural: &str) -> Option<&ResourceInfo> {
+        self.resources.get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
+    }
+
+    pub(crate) fn resource_version(&self) -> u64 {
+        self.resource_version
+    }
+
+    pub(crate) fn set_history_limit(&mut self, limit: usize) {
+        self.history_limit = limit;
+        self.trim_history();
+    }
+
+    /// Forgets the event history: watches from any older version get 410.
+    pub(crate) fn compact(&mut self) {
+        self.history.clear();
+        self.compacted = self.resource_version;
+    }
+
+    /// Ends every open watch stream.
+    pub(crate) fn close_watches(&mut self) {
+        self.watchers.clear();
+    }
+
+    /// Stops feeding the watch `id`; returns the current resourceVersion.
+    pub(crate) fn unregister_watch(&mut self, id: u64) -> u64 {
+        self.watchers.retain(|w| w.id != id);
+        self.resource_version
+    }
+
+    /// The stored objects of a resource, in key order.
+    pub(crate) fn objects(&self, key: &ResourceKey) -> Vec<Value> {
+        self.objects.get(key).map(|m| m.values().cloned().collect()).unwrap_or_default()
+    }
+
+    pub(crate) fn object(&self, key: &ResourceKey, namespace: Option<&str>, name: &str) -> Option<Value> {
+        let okey = (namespace.unwrap_or_default().to_owned(), name.to_owned());
+        self.objects.get(key).and_then(|m| m.get(&okey)).cloned()
+    }
+
+    fn random_suffix(&mut self) -> String {
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        (0..5)
+            .map(|_| {
+                // xorshift64: plenty for unique test names.
+                self.rng ^= self.rng << 13;
+                self.rng ^= self.rng >> 7;
+                self.rng ^= self.rng << 17;
+                ALPHABET[(self.rng % ALPHABET.len() as u64) as usize] as char
+            })
+            .collect()
+    }
+
+    fn new_uid(&mut self) -> String {
+        self.next_uid += 1;
+        format!("00000000-0000-4000-8000-{:012x}", self.next_uid)
+    }
+
+    fn trim_history(&mut self) {
+        while self.history.len() > self.history_limit {
+            if let Some(old) = self.history.pop_front() {
+                self.compacted = old.resource_version;
+            }
+        }
+    }
+
+    // Appends an event to the history and hands it to the open watches.
+    fn record(&mut self, event: Event) {
+        for watcher in &self.watchers {
+            if watcher.key == event.key
+                && let Some(kind) = watcher.filter.view(&event)
+            {
+                // A closed receiver is cleaned up below.
+                let _ = watcher.tx.send(line(kind.as_str(), &event.object));
+            }
+        }
+        self.watchers.retain(|w| !w.tx.is_closed());
+        self.history.push_back(event);
+        self.trim_history();
+    }
+
+    fn put(&mut self, info: &ResourceInfo, okey: ObjectKey, mut obj: Value, previous: Option<Value>) -> Value {
+        self.resource_version += 1;
+        if let Ok(m) = meta_mut(&mut obj) {
+            m.insert("resourceVersion".into(), self.resource_version.to_string().into());
+        }
+        let kind = if previous.is_some() { EventType::Modified } else { EventType::Added };
+        self.objects.entry(info.key()).or_default().insert(okey, obj.clone());
+        self.record(Event {
+            resource_version: self.resource_version,
+            key: info.key(),
+            kind,
+            object: obj.clone(),
+            previous,
+        });
+        obj
+    }
+
+    fn remove(&mut self, info: &ResourceInfo, okey: &ObjectKey, mut obj: Value) -> Value {
+        self.resource_version += 1;
+        if let Ok(m) = meta_mut(&mut obj) {
+            m.insert("resourceVersion".into(), self.resource_version.to_string().into());
+        }
+        if let Some(objects) = self.objects.get_mut(&info.key()) {
+            objects.remove(okey);
+        }
+        self.record(Event {
+            resource_version: self.resource_version,
+            key: info.key(),
+            kind: EventType::Deleted,
+            object: obj.clone(),
+            previous: None,
+        });
+        obj
+    }
+
+    fn existing(&self, t: &Target) -> Result<Value, ApiError> {
+        self.objects
+            .get(&t.key())
+            .and_then(|m| m.get(&t.object_key()))
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&t.info, t.name()))
+    }
+
+    // Checks apiVersion/kind of a request body and fills them in.
+    fn type_meta(info: &ResourceInfo, body: &mut Value) -> Result<(), ApiError> {
+        let map = body
+            .as_object_mut()
+            .ok_or_else(|| ApiError::bad_request("the request body must be a JSON object"))?;
+        let api_version = info.api_version();
+        match map.get("apiVersion").and_then(Value::as_str) {
+            Some(v) if !v.is_empty() && v != api_version => {
+                return Err(ApiError::bad_request(format!(
+                    "the API version in the data ({v}) does not match the expected API version ({api_version})"
+                )));
+            }
+            _ => {}
+        }
+        match map.get("kind").and_then(Value::as_str) {
+            Some(k) if !k.is_empty() && k != info.kind => {
+                return Err(ApiError::bad_request(format!(
+                    "the kind in the data ({k}) does not match the expected kind ({})",
+                    info.kind
+                )));
+            }
+            _ => {}
+        }
+        map.insert("apiVersion".into(), api_version.into());
+        map.insert("kind".into(), info.kind.clone().into());
+        Ok(())
+    }
+
+    // Checks the body's namespace against the URL's and fills it in.
+    fn namespace_of(t: &Target, body: &mut Value) -> Result<(), ApiError> {
+        let m = meta_mut(body)?;
+        if !t.info.namespaced {
+            m.remove("namespace");
+            return Ok(());
+        }
+        let Some(ns) = t.namespace.as_deref() else {
+            return Err(ApiError::method_not_allowed(format!(
+                "{} are namespaced: write them under /namespaces/{{namespace}}",
+                t.info.plural
+            )));
+        };
+        match m.get("namespace").and_then(Value::as_str) {
+            Some(body_ns) if !body_ns.is_empty() && body_ns != ns => Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            )),
+            _ => {
+                m.insert("namespace".into(), ns.into());
+                Ok(())
+            }
+        }
+    }
+
+    /// Adds an object as is (client-go's `tracker.Add`), filling in only
+    /// what is missing: uid, creationTimestamp, generation.
+    pub(crate) fn seed(&mut self, info: &ResourceInfo, mut obj: Value) -> Result<Value, ApiError> {
+        Self::type_meta(info, &mut obj)?;
+        let namespace = meta_str(&obj, "namespace").map(str::to_owned);
+        let t = Target { info: info.clone(), namespace: namespace.clone(), name: meta_str(&obj, "name").map(str::to_owned) };
+        if t.name.is_none() {
+            return Err(ApiError::invalid(info, "", &[("FieldValueRequired", "metadata.name", "Required value: name is required")]));
+        }
+        if info.namespaced && namespace.is_none() {
+            return Err(ApiError::invalid(info, t.name(), &[("FieldValueRequired", "metadata.namespace", "Required value")]));
+        }
+        Self::namespace_of(&t, &mut obj)?;
+        if self.existing(&t).is_ok() {
+            return Err(ApiError::already_exists(info, t.name()));
+        }
+        let uid = self.new_uid();
+        let m = meta_mut(&mut obj)?;
+        m.entry("uid").or_insert(uid.into());
+        m.entry("creationTimestamp").or_insert_with(now);
+        m.entry("generation").or_insert(1.into());
+        Ok(self.put(info, t.object_key(), obj, None))
+    }
+
+    pub(crate) fn get(&self, t: &Target) -> Result<Value, ApiError> {
+        self.existing(t)
+    }
+
+    pub(crate) fn create(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
+        let info = &t.info;
+        Self::type_meta(info, &mut body)?;
+        let mut target = t.clone();
+        Self::namespace_of(&target, &mut body)?;
+        let name = match meta_str(&body, "name") {
+            Some(name) => name.to_owned(),
+            None => match meta_str(&body, "generateName").map(str::to_owned) {
+                Some(prefix) => {
+                    let mut name = format!("{prefix}{}", self.random_suffix());
+                    for _ in 0..8 {
+                        target.name = Some(name.clone());
+                        if self.existing(&target).is_err() {
+                            break;
+                        }
+                        name = format!("{prefix}{}", self.random_suffix());
+                    }
+                    name
+                }
+                None => {
+                    return Err(ApiError::invalid(info, "", &[(
+                        "FieldValueRequired",
+                        "metadata.name",
+                        "Required value: name or generateName is required",
+                    )]));
+                }
+            },
+        };
+        target.name = Some(name.clone());
+        if self.existing(&target).is_ok() {
+            return Err(ApiError::already_exists(info, &name));
+        }
+        let uid = self.new_uid();
+        let m = meta_mut(&mut body)?;
+        m.insert("name".into(), name.into());
+        m.insert("uid".into(), uid.into());
+        m.insert("creationTimestamp".into(), now());
+        m.insert("generation".into(), 1.into());
+        for server_owned in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+            m.remove(server_owned);
+        }
+        if info.has_status_subresource
+            && let Some(map) = body.as_object_mut()
+        {
+            // With a status subresource, create ignores status like the API
+            // server's PrepareForCreate.
+            map.remove("status");
+        }
+        if q.dry_run() {
+            return Ok(body);
+        }
+        Ok(self.put(info, target.object_key(), body, None))
+    }
+
+    fn check_resource_version(t: &Target, old: &Value, body: &Value) -> Result<(), ApiError> {
+        match meta_str(body, "resourceVersion") {
+            Some(rv) if Some(rv) != meta_str(old, "resourceVersion") => {
+                Err(ApiError::stale(&t.info, t.name()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn check_name(t: &Target, body: &mut Value) -> Result<(), ApiError> {
+        let m = meta_mut(body)?;
+        match m.get("name").and_then(Value::as_str) {
+            Some(n) if !n.is_empty() && n != t.name() => Err(ApiError::bad_request(format!(
+                "the name of the object ({n}) does not match the name on the URL ({})",
+                t.name()
+            ))),
+            _ => {
+                m.insert("name".into(), t.name().into());
+                Ok(())
+            }
+        }
+    }
+
+    // The new state of a main-resource update: the body, with server-owned
+    // metadata (and status, when it is a subresource) kept from `old`.
+    fn prepare_update(t: &Target, old: &Value, mut body: Value) -> Result<Value, ApiError> {
+        let info = &t.info;
+        Self::type_meta(info, &mut body)?;
+        Self::check_name(t, &mut body)?;
+        Self::namespace_of(t, &mut body)?;
+        Self::check_resource_version(t, old, &body)?;
+        let old_meta = meta(old).cloned().unwrap_or_default();
+        if old_meta.contains_key("deletionTimestamp") {
+            let before = finalizers(old);
+            let added: Vec<&str> = finalizers(&body).into_iter().filter(|f| !before.contains(f)).collect();
+            if !added.is_empty() {
+                return Err(ApiError::invalid(info, t.name(), &[(
+                    "FieldValueForbidden",
+                    "metadata.finalizers",
+                    "Forbidden: no new finalizers can be added if the object is being deleted",
+                )]));
+            }
+        }
+        let m = meta_mut(&mut body)?;
+        for owned in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion"] {
+            match old_meta.get(owned) {
+                Some(v) => m.insert(owned.into(), v.clone()),
+                None => m.remove(owned),
+            };
+        }
+        if !m.contains_key("managedFields")
+            && let Some(v) = old_meta.get("managedFields")
+        {
+            m.insert("managedFields".into(), v.clone());
+        }
+        if info.has_status_subresource
+            && let Some(map) = body.as_object_mut()
+        {
+            match old.get("status") {
+                Some(status) => map.insert("status".into(), status.clone()),
+                None => map.remove("status"),
+            };
+        }
+        if spec_changed(old, &body, info.has_status_subresource) {
+            let generation = old_meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
+            meta_mut(&mut body)?.insert("generation".into(), (generation + 1).into());
+        }
+        Ok(body)
+    }
+
+    // The new state of a status update: `old` with the body's status.
+    fn prepare_status_update(t: &Target, old: &Value, body: &Value) -> Result<Value, ApiError> {
+        if !body.is_object() {
+            return Err(ApiError::bad_request("the request body must be a JSON object"));
+        }
+        Self::check_resource_version(t, old, body)?;
+        let mut new = old.clone();
+        if let Some(map) = new.as_object_mut() {
+            match body.get("status") {
+                Some(status) => map.insert("status".into(), status.clone()),
+                None => map.remove("status"),
+            };
+        }
+        Ok(new)
+    }
+
+    // Stores an updated object: no-op updates change nothing (no new
+    // resourceVersion, no event), and an object being deleted whose last
+    // finalizer is gone is deleted.
+    fn commit_update(&mut self, t: &Target, old: Value, new: Value, q: &Query) -> Value {
+        if new == old || q.dry_run() {
+            return new;
+        }
+        let deleting = meta(&new).is_some_and(|m| m.contains_key("deletionTimestamp"));
+        if deleting && finalizers(&new).is_empty() {
+            return self.remove(&t.info, &t.object_key(), new);
+        }
+        self.put(&t.info, t.object_key(), new, Some(old))
+    }
+
+    pub(crate) fn update(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+        let old = self.existing(t)?;
+        let new = Self::prepare_update(t, &old, body)?;
+        Ok(self.commit_update(t, old, new, q))
+    }
+
+    pub(crate) fn update_status(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+        let old = self.existing(t)?;
+        let new = Self::prepare_status_update(t, &old, &body)?;
+        Ok(self.commit_update(t, old, new, q))
+    }
+
+    pub(crate) fn patch(
+        &mut self,
+        t: &Target,
+        kind: PatchKind,
+        patch: &[u8],
+        status: bool,
+        q: &Query,
+    ) -> Result<Value, ApiError> {
+        let old = match self.existing(t) {
+            Ok(old) => old,
+            // Server-side apply creates what does not exist yet.
+            Err(_) if kind == PatchKind::Apply && !status => {
+                let mut body = apply_patch(kind, &json!({}), patch)?;
+                Self::check_name(t, &mut body)?;
+                return self.create(t, body, q);
+            }
+            Err(err) => return Err(err),
+        };
+        let patched = apply_patch(kind, &old, patch)?;
+        let new = if status {
+            Self::prepare_status_update(t, &old, &patched)?
+        } else {
+            Self::prepare_update(t, &old, patched)?
+        };
+        Ok(self.commit_update(t, old, new, q))
+    }
+
+    pub(crate) fn delete(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
+        let old = self.existing(t)?;
+        let dry_run = q.dry_run() || opts.get("dryRun").is_some_and(|d| !d.is_null());
+        if let Some(pre) = opts.get("preconditions") {
+            for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+                if let Some(wanted) = pre.get(field).and_then(Value::as_str) {
+                    let actual = meta_str(&old, field).unwrap_or_default();
+                    if wanted != actual {
+                        return Err(ApiError::conflict(&t.info, t.name(), &format!(
+                            "Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {actual}"
+                        )));
+                    }
+                }
+            }
+        }
+        if finalizers(&old).is_empty() {
+            if dry_run {
+                return Ok(old);
+            }
+            return Ok(self.remove(&t.info, &t.object_key(), old));
+        }
+        // Finalizers hold the object: mark it for deletion and keep it until
+        // whoever owns them removes them.
+        if meta(&old).is_some_and(|m| m.contains_key("deletionTimestamp")) {
+            return Ok(old);
+        }
+        let mut new = old.clone();
+        let m = meta_mut(&mut new)?;
+        m.insert("deletionTimestamp".into(), now());
+        m.insert("deletionGracePeriodSeconds".into(), 0.into());
+        if dry_run {
+            return Ok(new);
+        }
+        Ok(self.put(&t.info, t.object_key(), new, Some(old)))
+    }
+
+    fn filter(t: &Target, q: &Query) -> Result<WatchFilter, ApiError> {
+        Ok(WatchFilter {
+            namespace: t.namespace.clone(),
+            labels: LabelSelector::parse(q.get("labelSelector").unwrap_or_default())
+                .map_err(|e| ApiError::bad_request(format!("unable to parse labelSelector: {e}")))?,
+            fields: FieldSelector::parse(q.get("fieldSelector").unwrap_or_default())
+                .map_err(|e| ApiError::bad_request(format!("unable to parse fieldSelector: {e}")))?,
+        })
+    }
+
+    fn list_body(&self, info: &ResourceInfo, resource_version: u64, items: Vec<Value>) -> Value {
+        json!({
+            "apiVersion": info.api_version(),
+            "kind": format!("{}List", info.kind),
+            "metadata": {"resourceVersion": resource_version.to_string()},
+            "items": items,
+        })
+    }
+
+    pub(crate) fn delete_collection(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
+        let filter = Self::filter(t, q)?;
+        let matching: Vec<ObjectKey> = self
+            .objects
+            .get(&t.key())
+            .map(|objects| {
+                objects.iter().filter(|(_, o)| filter.matches(o)).map(|(k, _)| k.clone()).collect()
+            })
+            .unwrap_or_default();
+        // Preconditions name one object; they make no sense here.
+        let mut opts = opts.clone();
+        if let Some(map) = opts.as_object_mut() {
+            map.remove("preconditions");
+        }
+        let mut deleted = Vec::new();
+        for (ns, name) in matching {
+            let one = Target {
+                info: t.info.clone(),
+                namespace: (!ns.is_empty()).then_some(ns),
+                name: Some(name),
+            };
+            deleted.push(self.delete(&one, &opts, q)?);
+        }
+        Ok(self.list_body(&t.info, self.resource_version, deleted))
+    }
+
+    pub(crate) fn list(&self, t: &Target, q: &Query) -> Result<Value, ApiError> {
+        let filter = Self::filter(t, q)?;
+        let limit = match q.get("limit") {
+            Some(l) => l.parse::<usize>().map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))?,
+            None => 0,
+        };
+        let (list_rv, after) = match q.get("continue") {
+            Some(token) => {
+                let mut parts = token.splitn(3, ':');
+                let rv = parts.next().and_then(|rv| rv.parse::<u64>().ok());
+                match (rv, parts.next(), parts.next()) {
+                    (Some(rv), Some(ns), Some(name)) => {
+                        if rv < self.compacted {
+                            return Err(ApiError::expired(
+                                "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+                            ));
+                        }
+                        (rv, Some((ns.to_owned(), name.to_owned())))
+                    }
+                    _ => return Err(ApiError::bad_request(format!("invalid continue token {token:?}"))),
+                }
+            }
+            None => (self.resource_version, None),
+        };
+        let mut matching: Vec<(&ObjectKey, &Value)> = self
+            .objects
+            .get(&t.key())
+            .into_iter()
+            .flat_map(|m| m.iter())
+            .filter(|(key, _)| after.as_ref().is_none_or(|a| *key > a))
+            .filter(|(_, o)| filter.matches(o))
+            .collect();
+        let mut continue_token = None;
+        if limit > 0 && matching.len() > limit {
+            let remaining = matching.len() - limit;
+            matching.truncate(limit);
+            if let Some(((ns, name), _)) = matching.last() {
+                continue_token = Some((format!("{list_rv}:{ns}:{name}"), remaining));
+            }
+        }
+        let items = matching.into_iter().map(|(_, o)| o.clone()).collect();
+        let mut body = self.list_body(&t.info, list_rv, items);
+        if let Some((token, remaining)) = continue_token {
+            body["metadata"]["continue"] = token.into();
+            body["metadata"]["remainingItemCount"] = remaining.into();
+        }
+        Ok(body)
+    }
+
+    pub(crate) fn watch(&mut self, t: &Target, q: &Query) -> Result<WatchStart, ApiError> {
+        let filter = Self::filter(t, q)?;
+        let info = &t.info;
+        let bookmarks = q.flag("allowWatchBookmarks");
+        let send_initial = q.flag("sendInitialEvents");
+        let mut initial = Vec::new();
+        match q.get("resourceVersion") {
+            Some(rv) if rv != "0" && !send_initial => {
+                let rv: u64 = rv
+                    .parse()
+                    .map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
+                if rv < self.compacted {
+                    let status = ApiError::expired(format!(
+                        "too old resource version: {rv} ({})",
+                        self.compacted + 1
+                    ));
+                    return Ok(WatchStart::Expired(line("ERROR", &status.to_value())));
+                }
+                for event in self.history.iter().filter(|e| e.resource_version > rv && e.key == info.key()) {
+                    if let Some(kind) = filter.view(event) {
+                        initial.push(line(kind.as_str(), &event.object));
+                    }
+                }
+            }
+            // No version, "0", or a streaming list: the current objects
+            // first, as synthetic ADDED events.
+            _ => {
+                if let Some(objects) = self.objects.get(&info.key()) {
+                    for obj in objects.values().filter(|o| filter.matches(o)) {
+                        initial.push(line("ADDED", obj));
+                    }
+                }
+                if send_initial && bookmarks {
+                    initial.push(self.bookmark(info, true));
+                }
+            }
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.next_watcher_id += 1;
+        let id = self.next_watcher_id;
+        self.watchers.push(Watcher { id, key: info.key(), filter, tx });
+        Ok(WatchStart::Open { id, initial, rx })
+    }
+
+    /// A BOOKMARK event at the current resourceVersion.
+    pub(crate) fn bookmark(&self, info: &ResourceInfo, initial_events_end: bool) -> Bytes {
+        let mut metadata = json!({"resourceVersion": self.resource_version.to_string()});
+        if initial_events_end {
+            metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        line("BOOKMARK", &json!({
+            "apiVersion": info.api_version(),
+            "kind": info.kind,
+            "metadata": metadata,
+        }))
+    }
+}

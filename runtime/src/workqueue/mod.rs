@@ -1,0 +1,22 @@
+//! Work queues with client-go's `util/workqueue` semantics: dedupe while
+//! queued, one worker per item, delayed and rate-limited re-adds.
+//!
+//! * [`WorkQueue`] — `add`, `get`, `done`, `add_after`, `shut_down`,
+//!   `shut_down_with_drain` (client-go's `Interface` + `DelayingInterface`).
+//! * [`RateLimitingQueue`] — adds `add_rate_limited`, `forget`,
+//!   `num_requeues` on top of a [`RateLimiter`].
+//! * Rate limiters: [`ItemExponentialFailureRateLimiter`],
+//!   [`BucketRateLimiter`], [`ItemFastSlowRateLimiter`],
+//!   [`MaxOfRateLimiter`] and [`default_controller_rate_limiter`].
+
+mod delaying;
+mod queue;
+mod rate_limiter;
+mod rate_limiting;
+
+pub use queue::WorkQueue;
+pub use rate_limiter::{
+    BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter,
+    MaxOfRateLimiter, RateLimiter, default_controller_rate_limiter,
+};
+pub use rate_limiting::RateLimitingQueue;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the real kube-apiserver, etcd and a matching kubectl used by the
+# end-to-end tests from Go modules, into a cache directory outside the clone
+# keyed by version. Does nothing when all three are already there.
+#
+#   testenv/build.sh            build if missing, print the bin directory
+#   testenv/build.sh --regen    rewrite the wrapper go.mod/go.sum after a version
+#                               change in testenv/versions.env (maintainers)
+#
+# The wrapper modules under testenv/go/ are committed with go.mod and go.sum,
+# so a normal build resolves nothing new and needs no checksum database.
+set -euo pipefail
+
+# shellcheck source=testenv/versions.env
+. "$(dirname "${BASH_SOURCE[0]}")/versions.env"
+STAGING_VERSION="v0.${K8S_VERSION#1.}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CACHE_ROOT="${KUBE_CODEGEN_CACHE:-$HOME/.cache/kube-codegen}"
+export GOTOOLCHAIN=local
+export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
+
+BIN="$CACHE_ROOT/testenv/k8s-v${K8S_VERSION}-etcd-${ETCD_VERSION}/bin"
+
+regen() {
+    local kas="$HERE/go/kube-apiserver" etcd="$HERE/go/etcd" gomod mods etcd_version
+    gomod="$(go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" | sed -n 's/.*"GoMod": "\([^"]*\)".*/\1/p')"
+    mods="$(sed -n 's|^[[:space:]]*\(k8s\.io/[^ ]*\) => \./staging/src/k8s\.io/.*|\1|p' "$gomod")"
+    [ -n "$mods" ] || { echo "no staging replace directives found in $gomod" >&2; exit 1; }
+    etcd_version="$(sed -n 's|^[[:space:]]*go\.etcd\.io/etcd/server/v3 \(v[^ ]*\).*|\1|p' "$gomod")"
+    rm -f "$kas/go.mod" "$kas/go.sum" "$etcd/go.mod" "$etcd/go.sum"
+    (cd "$kas" && go mod init kube-codegen.invalid/testenv/kube-apiserver >/dev/null 2>&1 \
+        && for m in $mods; do go mod edit -replace="$m=$m@$STAGING_VERSION"; done \
+        && go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@v${K8S_VERSION}" \
+        && go get -tool "k8s.io/kubernetes/cmd/kubectl@v${K8S_VERSION}" \
+        && go mod tidy)
+    (cd "$etcd" && go mod init kube-codegen.invalid/testenv/etcd >/dev/null 2>&1 \
+        && go get -tool "go.etcd.io/etcd/server/v3@${etcd_version}" \
+        && go mod tidy)
+    if [ "$etcd_version" != "$ETCD_VERSION" ]; then
+        echo "k8s.io/kubernetes v${K8S_VERSION} pins etcd ${etcd_version}: set ETCD_VERSION=${etcd_version} in testenv/versions.env" >&2
+    fi
+}
+
+if [ "${1:-}" = "--regen" ]; then
+    regen
+    exit 0
+fi
+
+if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/etcd" ] && [ -x "$BIN/kubectl" ]; then
+    echo "$BIN"
+    exit 0
+fi
+
+mkdir -p "$BIN"
+TMP_BIN="$(mktemp -d "$BIN/../build.XXXXXX")"
+trap 'rm -rf "$TMP_BIN"' EXIT
+MINOR="$(echo "$K8S_VERSION" | cut -d. -f2)"
+LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} \
+ -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${MINOR} \
+ -X k8s.io/component-base/version.gitTreeState=clean"
+
+echo "building etcd ${ETCD_VERSION} into $BIN" >&2
+(cd "$HERE/go/etcd" && CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "-s -w" \
+    -o "$TMP_BIN/etcd" go.etcd.io/etcd/server/v3)
+echo "building kube-apiserver v${K8S_VERSION} into $BIN (several minutes on a cold cache)" >&2
+(cd "$HERE/go/kube-apiserver" && CGO_ENABLED=0 go build -mod=readonly -trimpath -pgo=off -ldflags "$LDFLAGS" \
+    -o "$TMP_BIN/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+echo "building kubectl v${K8S_VERSION} into $BIN" >&2
+(cd "$HERE/go/kube-apiserver" && CGO_ENABLED=0 go build -mod=readonly -trimpath -pgo=off -ldflags "$LDFLAGS" \
+    -o "$TMP_BIN/kubectl" k8s.io/kubernetes/cmd/kubectl)
+mv "$TMP_BIN/etcd" "$BIN/etcd"
+mv "$TMP_BIN/kube-apiserver" "$BIN/kube-apiserver"
+mv "$TMP_BIN/kubectl" "$BIN/kubectl"
+echo "$BIN"
