@@ -85,7 +85,7 @@ fn dispatch(runtime: &tokio::runtime::Runtime, events: Vec<Event<ConfigMap>>, ex
                 let _ = done_tx.send(());
             }
         };
-        let mut count_update = count.clone();
+        let count_update = count.clone();
         informer.add_event_handler(
             ResourceEventHandlerFuncs::new()
                 .on_add(move |_, _| count())

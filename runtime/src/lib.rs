@@ -13,6 +13,7 @@ pub mod informer;
 pub mod lister;
 mod object;
 pub mod signal;
+pub mod testing;
 pub mod workqueue;
 
 pub use error::{Error, Result};
