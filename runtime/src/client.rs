@@ -7,12 +7,12 @@
 
 use futures::StreamExt as _;
 use futures::stream::BoxStream;
+use kube::Client;
 use kube::api::{
     Api, DeleteParams, GetParams, ListParams, Patch, PatchParams, PostParams, Preconditions,
     WatchParams,
 };
 use kube::core::{ObjectList, WatchEvent};
-use kube::Client;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -95,8 +95,8 @@ pub struct PatchOptions {
     pub dry_run: bool,
     /// Name of the actor making the change; required for apply patches.
     pub field_manager: Option<String>,
-    /// Take ownership of conflicting fields; only valid with
-    /// [`PatchType::Apply`] (kube rejects it for other patch types).
+    /// Take ownership of conflicting fields; only meaningful for
+    /// [`PatchType::Apply`] and not sent with other patch types.
     pub force: bool,
 }
 
@@ -116,7 +116,11 @@ pub struct ApplyOptions {
 impl ApplyOptions {
     /// Options for applying as `field_manager`, with `force` on.
     pub fn new(field_manager: impl Into<String>) -> Self {
-        Self { field_manager: field_manager.into(), force: true, dry_run: false }
+        Self {
+            field_manager: field_manager.into(),
+            force: true,
+            dry_run: false,
+        }
     }
 }
 
@@ -160,19 +164,27 @@ impl PatchType {
 
 impl From<&CreateOptions> for PostParams {
     fn from(o: &CreateOptions) -> Self {
-        PostParams { dry_run: o.dry_run, field_manager: o.field_manager.clone() }
+        PostParams {
+            dry_run: o.dry_run,
+            field_manager: o.field_manager.clone(),
+        }
     }
 }
 
 impl From<&UpdateOptions> for PostParams {
     fn from(o: &UpdateOptions) -> Self {
-        PostParams { dry_run: o.dry_run, field_manager: o.field_manager.clone() }
+        PostParams {
+            dry_run: o.dry_run,
+            field_manager: o.field_manager.clone(),
+        }
     }
 }
 
 impl From<&GetOptions> for GetParams {
     fn from(o: &GetOptions) -> Self {
-        GetParams { resource_version: o.resource_version.clone() }
+        GetParams {
+            resource_version: o.resource_version.clone(),
+        }
     }
 }
 
@@ -244,7 +256,11 @@ pub struct TypedClient<K> {
 
 impl<K: Object> Clone for TypedClient<K> {
     fn clone(&self) -> Self {
-        Self { api: self.api.clone(), client: self.client.clone(), namespace: self.namespace.clone() }
+        Self {
+            api: self.api.clone(),
+            client: self.client.clone(),
+            namespace: self.namespace.clone(),
+        }
     }
 }
 
@@ -261,8 +277,16 @@ impl<K: Object> TypedClient<K> {
     /// A client for `K` in `namespace`; the namespace is ignored for
     /// cluster-scoped kinds.
     pub fn new(client: Client, namespace: Option<&str>) -> Self {
-        let namespace = if K::NAMESPACED { namespace.map(str::to_owned) } else { None };
-        Self { api: K::api(client.clone(), namespace.as_deref()), client, namespace }
+        let namespace = if K::NAMESPACED {
+            namespace.map(str::to_owned)
+        } else {
+            None
+        };
+        Self {
+            api: K::api(client.clone(), namespace.as_deref()),
+            client,
+            namespace,
+        }
     }
 
     /// The underlying kube `Api`, for anything this client does not cover.
@@ -319,7 +343,10 @@ impl<K: Object> TypedClient<K> {
     /// `/status`); everything but `status` is ignored.
     pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K> {
         let name = Self::name_of(obj)?;
-        Ok(self.api_for(obj).replace_status(&name, &opts.into(), obj).await?)
+        Ok(self
+            .api_for(obj)
+            .replace_status(&name, &opts.into(), obj)
+            .await?)
     }
 
     /// Deletes the object `name`. With finalizers present the object stays,
@@ -335,7 +362,9 @@ impl<K: Object> TypedClient<K> {
         opts: &DeleteOptions,
         list_opts: &ListOptions,
     ) -> Result<()> {
-        self.api.delete_collection(&opts.into(), &list_opts.into()).await?;
+        self.api
+            .delete_collection(&opts.into(), &list_opts.into())
+            .await?;
         Ok(())
     }
 
@@ -380,7 +409,10 @@ impl<K: Object> TypedClient<K> {
 
     /// Patches the object `name`.
     pub async fn patch(&self, name: &str, patch: &PatchType, opts: &PatchOptions) -> Result<K> {
-        Ok(self.api.patch(name, &opts.to_params(patch), &patch.to_kube()).await?)
+        Ok(self
+            .api
+            .patch(name, &opts.to_params(patch), &patch.to_kube())
+            .await?)
     }
 
     /// Patches the status of the object `name` (PATCH `/status`).
@@ -390,7 +422,10 @@ impl<K: Object> TypedClient<K> {
         patch: &PatchType,
         opts: &PatchOptions,
     ) -> Result<K> {
-        Ok(self.api.patch_status(name, &opts.to_params(patch), &patch.to_kube()).await?)
+        Ok(self
+            .api
+            .patch_status(name, &opts.to_params(patch), &patch.to_kube())
+            .await?)
     }
 
     /// Server-side applies `obj` as `name`: sends it as an apply patch with
@@ -399,14 +434,20 @@ impl<K: Object> TypedClient<K> {
     /// set `metadata.resourceVersion` acts as a precondition.
     pub async fn apply(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
         let (params, body) = Self::apply_request(name, obj, opts)?;
-        Ok(self.api_for(obj).patch(name, &params, &Patch::Apply(&body)).await?)
+        Ok(self
+            .api_for(obj)
+            .patch(name, &params, &Patch::Apply(&body))
+            .await?)
     }
 
     /// Server-side applies the status of `obj` (apply patch to `/status`);
     /// only `status` fields are taken.
     pub async fn apply_status(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
         let (params, body) = Self::apply_request(name, obj, opts)?;
-        Ok(self.api_for(obj).patch_status(name, &params, &Patch::Apply(&body)).await?)
+        Ok(self
+            .api_for(obj)
+            .patch_status(name, &params, &Patch::Apply(&body))
+            .await?)
     }
 
     fn apply_request(name: &str, obj: &K, opts: &ApplyOptions) -> Result<(PatchParams, Value)> {
@@ -427,7 +468,10 @@ impl<K: Object> TypedClient<K> {
         subresource: &str,
         name: &str,
     ) -> Result<S> {
-        let req = self.request().get_subresource(subresource, name).map_err(build_error)?;
+        let req = self
+            .request()
+            .get_subresource(subresource, name)
+            .map_err(build_error)?;
         Ok(self.client.request::<S>(req).await?)
     }
 
@@ -486,14 +530,20 @@ pub fn apply_body<K: Object>(name: &str, obj: &K) -> Result<Value> {
             K::kind(&())
         )));
     };
-    map.insert("apiVersion".to_owned(), Value::String(K::api_version(&()).into_owned()));
+    map.insert(
+        "apiVersion".to_owned(),
+        Value::String(K::api_version(&()).into_owned()),
+    );
     map.insert("kind".to_owned(), Value::String(K::kind(&()).into_owned()));
     let metadata = map
         .entry("metadata")
         .or_insert_with(|| Value::Object(serde_json::Map::new()));
     if let Some(meta) = metadata.as_object_mut() {
         meta.remove("managedFields");
-        let has_name = meta.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+        let has_name = meta
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|n| !n.is_empty());
         if !has_name {
             meta.insert("name".to_owned(), Value::String(name.to_owned()));
         }
@@ -530,11 +580,17 @@ mod tests {
             ..Default::default()
         })
             .into();
-        assert_eq!(dp.preconditions.unwrap().resource_version.as_deref(), Some("7"));
+        assert_eq!(
+            dp.preconditions.unwrap().resource_version.as_deref(),
+            Some("7")
+        );
         let dp: DeleteParams = (&DeleteOptions::default()).into();
         assert!(dp.preconditions.is_none());
 
-        let opts = PatchOptions { force: true, ..Default::default() };
+        let opts = PatchOptions {
+            force: true,
+            ..Default::default()
+        };
         assert!(!opts.to_params(&PatchType::Merge(Value::Null)).force);
         assert!(opts.to_params(&PatchType::Apply(Value::Null)).force);
 

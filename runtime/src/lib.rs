@@ -23,6 +23,7 @@ pub use object::{Object, ScopedApi, meta_namespace_key, split_meta_namespace_key
 /// path the user can override.
 #[doc(hidden)]
 pub mod __private {
+    pub use futures;
     pub use k8s_openapi;
     pub use kube;
     pub use serde;

@@ -124,7 +124,7 @@ mod tests {
 
     #[test]
     fn scope_is_known_statically() {
-        assert!(<ConfigMap as Object>::NAMESPACED);
-        assert!(!<Namespace as Object>::NAMESPACED);
+        const { assert!(<ConfigMap as Object>::NAMESPACED) };
+        const { assert!(!<Namespace as Object>::NAMESPACED) };
     }
 }

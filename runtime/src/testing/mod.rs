@@ -8,7 +8,8 @@
 //! kube's `watcher` and the runtime's informers all run unchanged on it.
 //!
 //! ```
-//! # async fn demo() -> codegen_runtime::Result<()> {
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> codegen_runtime::Result<()> {
 //! use codegen_runtime::client::{GetOptions, TypedClient};
 //! use codegen_runtime::testing::FakeApiServer;
 //! use k8s_openapi::api::core::v1::ConfigMap;
@@ -83,6 +84,7 @@
 //! - Subresources other than `status` (e.g. `scale`) exist only through
 //!   reactors.
 
+mod meta;
 mod patch;
 mod reactor;
 mod selector;
@@ -94,7 +96,6 @@ mod watch;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use kube::core::Status;
-use serde_json::Value;
 
 use crate::{Error, Object, Result};
 
@@ -155,7 +156,11 @@ impl ResourceInfo {
     }
 
     pub(crate) fn key(&self) -> ResourceKey {
-        (self.group.clone(), self.version.clone(), self.plural.clone())
+        (
+            self.group.clone(),
+            self.version.clone(),
+            self.plural.clone(),
+        )
     }
 
     /// `plural.group` as the API server names a resource in messages.
@@ -257,7 +262,10 @@ impl FakeApiServer {
         let info = self.info_of::<K>();
         for obj in objects {
             let value = serde_json::to_value(&obj)?;
-            self.shared.lock_store().seed(&info, value).map_err(status_error)?;
+            self.shared
+                .lock_store()
+                .seed(&info, value)
+                .map_err(status_error)?;
         }
         Ok(())
     }
@@ -278,8 +286,13 @@ impl FakeApiServer {
     /// The stored object, read directly (no action is logged).
     pub fn object<K: Object>(&self, namespace: Option<&str>, name: &str) -> Result<Option<K>> {
         let info = self.info_of::<K>();
-        let value = self.shared.lock_store().object(&info.key(), namespace, name);
-        value.map(|v| serde_json::from_value(v).map_err(Error::from)).transpose()
+        let value = self
+            .shared
+            .lock_store()
+            .object(&info.key(), namespace, name);
+        value
+            .map(|v| serde_json::from_value(v).map_err(Error::from))
+            .transpose()
     }
 
     /// Every stored object of `K`, ordered by namespace and name (no action
@@ -287,7 +300,10 @@ impl FakeApiServer {
     pub fn objects<K: Object>(&self) -> Result<Vec<K>> {
         let info = self.info_of::<K>();
         let values = self.shared.lock_store().objects(&info.key());
-        values.into_iter().map(|v| serde_json::from_value(v).map_err(Error::from)).collect()
+        values
+            .into_iter()
+            .map(|v| serde_json::from_value(v).map_err(Error::from))
+            .collect()
     }
 
     /// A `kube::Client` talking to this server in memory, with default
@@ -300,7 +316,9 @@ impl FakeApiServer {
     /// The server as a tower service, to wrap in layers before
     /// `kube::Client::new`.
     pub fn service(&self) -> FakeApiService {
-        FakeApiService { shared: Arc::clone(&self.shared) }
+        FakeApiService {
+            shared: Arc::clone(&self.shared),
+        }
     }
 
     /// Every request received so far, in order.
@@ -318,9 +336,13 @@ impl FakeApiServer {
     /// see the logged [`Action`]; see [`ReactorResult`] for what they return.
     pub fn prepend_reactor<F>(&self, verb: &str, resource: &str, react: F)
     where
-        F: Fn(&Action) -> Option<std::result::Result<Value, Status>> + Send + Sync + 'static,
+        F: Fn(&Action) -> ReactorResult + Send + Sync + 'static,
     {
-        let reactor = Reactor { verb: verb.to_owned(), resource: resource.to_owned(), react: Arc::new(react) };
+        let reactor = Reactor {
+            verb: verb.to_owned(),
+            resource: resource.to_owned(),
+            react: Arc::new(react),
+        };
         self.shared.lock_reactors().insert(0, reactor);
     }
 
@@ -328,9 +350,13 @@ impl FakeApiServer {
     /// reactors added so far (still before the object store).
     pub fn add_reactor<F>(&self, verb: &str, resource: &str, react: F)
     where
-        F: Fn(&Action) -> Option<std::result::Result<Value, Status>> + Send + Sync + 'static,
+        F: Fn(&Action) -> ReactorResult + Send + Sync + 'static,
     {
-        let reactor = Reactor { verb: verb.to_owned(), resource: resource.to_owned(), react: Arc::new(react) };
+        let reactor = Reactor {
+            verb: verb.to_owned(),
+            resource: resource.to_owned(),
+            react: Arc::new(react),
+        };
         self.shared.lock_reactors().push(reactor);
     }
 

@@ -43,9 +43,10 @@ impl Action {
 /// What a reactor decides: `None` passes the request on to the next
 /// reactor (finally to the object store), `Some(Ok(body))` answers 200 with
 /// `body`, `Some(Err(status))` answers with that failure (its `code`, or 500
-/// when 0). For `watch`, `Some(Ok(line))` sends `line` as the only event
-/// of the stream, e.g. `{"type":"ERROR","object":{...}}`.
-pub type ReactorResult = Option<Result<Value, Status>>;
+/// when 0), e.g. `Status::failure("no", "Forbidden").with_code(403).boxed()`.
+/// For `watch`, `Some(Ok(line))` sends `line` as the only event of the
+/// stream, e.g. `{"type":"ERROR","object":{...}}`.
+pub type ReactorResult = Option<Result<Value, Box<Status>>>;
 
 /// A reactor function (client-go's `ReactionFunc`).
 pub type ReactionFunc = Arc<dyn Fn(&Action) -> ReactorResult + Send + Sync>;
@@ -60,7 +61,10 @@ pub(crate) struct Reactor {
 
 impl std::fmt::Debug for Reactor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reactor").field("verb", &self.verb).field("resource", &self.resource).finish()
+        f.debug_struct("Reactor")
+            .field("verb", &self.verb)
+            .field("resource", &self.resource)
+            .finish()
     }
 }
 

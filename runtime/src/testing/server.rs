@@ -70,9 +70,10 @@ fn json_response(code: StatusCode, body: &Value) -> Response<FakeBody> {
     let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
     let mut response = Response::new(FakeBody::full(bytes));
     *response.status_mut() = code;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
     response
 }
 
@@ -83,9 +84,10 @@ fn error_response(err: &ApiError) -> Response<FakeBody> {
 
 fn watch_response(stream: WatchStream) -> Response<FakeBody> {
     let mut response = Response::new(FakeBody::watch(stream));
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
     response
 }
 
@@ -116,7 +118,11 @@ fn decode(input: &str, plus_is_space: bool) -> String {
 
 fn parse_query(query: Option<&str>) -> Query {
     let mut params = BTreeMap::new();
-    for pair in query.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {
+    for pair in query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         params.insert(decode(k, true), decode(v, true));
     }
@@ -132,8 +138,11 @@ struct Route {
 }
 
 fn route(shared: &Shared, path: &str) -> Option<Route> {
-    let segments: Vec<String> =
-        path.split('/').filter(|s| !s.is_empty()).map(|s| decode(s, false)).collect();
+    let segments: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| decode(s, false))
+        .collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let (group, version, rest) = match segments.as_slice() {
         ["api", version, rest @ ..] => ("", *version, rest),
@@ -145,7 +154,9 @@ fn route(shared: &Shared, path: &str) -> Option<Route> {
     // else under `namespaces` is the Namespace kind itself.
     let (namespace, rest) = match rest {
         ["namespaces", ns, plural, ..]
-            if store.resource(group, version, plural).is_some_and(|i| i.namespaced) =>
+            if store
+                .resource(group, version, plural)
+                .is_some_and(|i| i.namespaced) =>
         {
             (Some((*ns).to_owned()), &rest[2..])
         }
@@ -198,7 +209,11 @@ fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> R
         .unwrap_or_default()
         .to_owned();
     let patch_kind = (verb == "patch").then(|| PatchKind::from_content_type(&content_type));
-    let json_body: Option<Value> = if body.is_empty() { None } else { serde_json::from_slice(body).ok() };
+    let json_body: Option<Value> = if body.is_empty() {
+        None
+    } else {
+        serde_json::from_slice(body).ok()
+    };
     let action = Action {
         verb: verb.to_owned(),
         group: route.info.group.clone(),
@@ -208,7 +223,10 @@ fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> R
         name: route.name.clone(),
         subresource: route.subresource.clone(),
         params: query.0.clone(),
-        patch_type: patch_kind.as_ref().and_then(|k| k.as_ref().ok()).map(|k| k.as_str().to_owned()),
+        patch_type: patch_kind
+            .as_ref()
+            .and_then(|k| k.as_ref().ok())
+            .map(|k| k.as_str().to_owned()),
         body: json_body.clone(),
     };
     shared.lock_actions().push(action.clone());
@@ -241,7 +259,11 @@ fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> R
         // Other subresources (scale, custom ones) only exist through reactors.
         Some(_) => return error_response(&ApiError::no_route()),
     };
-    let target = Target { info: route.info.clone(), namespace: route.namespace, name: route.name };
+    let target = Target {
+        info: route.info.clone(),
+        namespace: route.namespace,
+        name: route.name,
+    };
     let body_json = || -> Result<Value, ApiError> {
         match &json_body {
             Some(v) => Ok(v.clone()),

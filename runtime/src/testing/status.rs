@@ -17,7 +17,12 @@ pub(crate) struct ApiError {
 
 impl ApiError {
     fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
-        Self { code, reason, message: message.into(), details: None }
+        Self {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
     }
 
     fn with_details(mut self, info: &ResourceInfo, name: &str) -> Self {
@@ -30,25 +35,40 @@ impl ApiError {
     }
 
     pub(crate) fn not_found(info: &ResourceInfo, name: &str) -> Self {
-        Self::new(404, "NotFound", format!("{} \"{name}\" not found", info.qualified()))
-            .with_details(info, name)
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", info.qualified()),
+        )
+        .with_details(info, name)
     }
 
     /// A path no registered resource serves.
     pub(crate) fn no_route() -> Self {
-        Self::new(404, "NotFound", "the server could not find the requested resource")
+        Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
     }
 
     pub(crate) fn already_exists(info: &ResourceInfo, name: &str) -> Self {
-        Self::new(409, "AlreadyExists", format!("{} \"{name}\" already exists", info.qualified()))
-            .with_details(info, name)
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{} \"{name}\" already exists", info.qualified()),
+        )
+        .with_details(info, name)
     }
 
     pub(crate) fn conflict(info: &ResourceInfo, name: &str, why: &str) -> Self {
         Self::new(
             409,
             "Conflict",
-            format!("Operation cannot be fulfilled on {} \"{name}\": {why}", info.qualified()),
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                info.qualified()
+            ),
         )
         .with_details(info, name)
     }
@@ -68,7 +88,11 @@ impl ApiError {
         let mut err = Self::new(
             422,
             "Invalid",
-            format!("{} \"{name}\" is invalid: {}", info.kind, summary.join(", ")),
+            format!(
+                "{} \"{name}\" is invalid: {}",
+                info.kind,
+                summary.join(", ")
+            ),
         )
         .with_details(info, name);
         if let Some(details) = err.details.as_mut() {
@@ -92,7 +116,13 @@ impl ApiError {
     }
 
     pub(crate) fn unsupported_media_type(content_type: &str) -> Self {
-        Self::new(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {content_type:?})"))
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {content_type:?})"
+            ),
+        )
     }
 
     /// 410 for a watch or continue token older than the retained history.
@@ -149,14 +179,26 @@ mod tests {
             namespaced: true,
             has_status_subresource: true,
         };
-        let status: Status = serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
+        let status: Status =
+            serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
         assert!(status.is_not_found());
         assert_eq!(status.code, 404);
         assert_eq!(status.message, "foos.example.com \"a\" not found");
         let details = status.details.unwrap();
-        assert_eq!((details.name.as_str(), details.group.as_str(), details.kind.as_str()), ("a", "example.com", "foos"));
+        assert_eq!(
+            (
+                details.name.as_str(),
+                details.group.as_str(),
+                details.kind.as_str()
+            ),
+            ("a", "example.com", "foos")
+        );
 
-        let invalid = ApiError::invalid(&info, "a", &[("FieldValueRequired", "metadata.name", "Required value")]);
+        let invalid = ApiError::invalid(
+            &info,
+            "a",
+            &[("FieldValueRequired", "metadata.name", "Required value")],
+        );
         let status: Status = serde_json::from_value(invalid.to_value()).unwrap();
         assert!(status.is_invalid());
         assert_eq!(status.details.unwrap().causes[0].field, "metadata.name");

@@ -1,15 +1,18 @@
 //! The object tracker behind the fake API server: objects as JSON per
 //! resource, one global resourceVersion, the retained event history, the
-//! open watches, and the API server's write semantics (generation, status
-//! subresource, finalizers, optimistic concurrency).
+//! open watches, and the verbs on top of them (metadata rules in `meta`).
 
 use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::ResourceInfo;
+use super::meta::{
+    check_name, finalizers, meta, meta_mut, meta_str, namespace_of, now, prepare_status_update,
+    prepare_update, type_meta,
+};
 use super::patch::{PatchKind, apply_patch};
 use super::selector::{FieldSelector, LabelSelector};
 use super::status::ApiError;
@@ -26,7 +29,10 @@ pub(crate) struct Query(pub(crate) BTreeMap<String, String>);
 
 impl Query {
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.0
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     fn flag(&self, key: &str) -> bool {
@@ -38,7 +44,7 @@ impl Query {
     }
 }
 
-/// The resource, namespace, name and subresource a request addresses.
+/// The resource, namespace and name a request addresses.
 #[derive(Clone, Debug)]
 pub(crate) struct Target {
     pub(crate) info: ResourceInfo,
@@ -51,15 +57,19 @@ impl Target {
         self.info.key()
     }
 
-    fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         self.name.as_deref().unwrap_or_default()
     }
 
     fn object_key(&self) -> ObjectKey {
-        (self.namespace.clone().unwrap_or_default(), self.name().to_owned())
+        (
+            self.namespace.clone().unwrap_or_default(),
+            self.name().to_owned(),
+        )
     }
 }
 
+/// The type of a watch event about an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EventType {
     Added,
@@ -77,6 +87,7 @@ impl EventType {
     }
 }
 
+/// One write, as kept in the history and sent to watches.
 #[derive(Clone, Debug)]
 struct Event {
     resource_version: u64,
@@ -122,6 +133,7 @@ impl WatchFilter {
     }
 }
 
+/// An open watch: where its events go and which it wants.
 struct Watcher {
     id: u64,
     key: ResourceKey,
@@ -132,7 +144,11 @@ struct Watcher {
 /// How a watch request starts.
 pub(crate) enum WatchStart {
     /// Stream `initial`, then everything arriving on `rx`.
-    Open { id: u64, initial: Vec<Bytes>, rx: mpsc::UnboundedReceiver<Bytes> },
+    Open {
+        id: u64,
+        initial: Vec<Bytes>,
+        rx: mpsc::UnboundedReceiver<Bytes>,
+    },
     /// The requested version is older than the retained history: a single
     /// ERROR event with a 410 Status, then the end of the stream.
     Expired(Bytes),
@@ -156,61 +172,11 @@ pub(crate) struct Store {
 /// How many events the history keeps by default.
 pub(crate) const DEFAULT_HISTORY_LIMIT: usize = 1000;
 
-fn meta(obj: &Value) -> Option<&Map<String, Value>> {
-    obj.get("metadata").and_then(Value::as_object)
-}
-
-fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
-    meta(obj).and_then(|m| m.get(field)).and_then(Value::as_str).filter(|s| !s.is_empty())
-}
-
-fn meta_mut(obj: &mut Value) -> Result<&mut Map<String, Value>, ApiError> {
-    let map = obj
-        .as_object_mut()
-        .ok_or_else(|| ApiError::bad_request("the request body must be a JSON object"))?;
-    let metadata = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
-    if !metadata.is_object() {
-        *metadata = Value::Object(Map::new());
-    }
-    metadata.as_object_mut().ok_or_else(|| ApiError::internal("metadata is not an object"))
-}
-
-fn finalizers(obj: &Value) -> Vec<&str> {
-    meta(obj)
-        .and_then(|m| m.get("finalizers"))
-        .and_then(Value::as_array)
-        .map(|f| f.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
-fn now() -> Value {
-    let ts = k8s_openapi::jiff::Timestamp::now();
-    let text = k8s_openapi::jiff::fmt::strtime::format("%Y-%m-%dT%H:%M:%SZ", ts)
-        .unwrap_or_else(|_| ts.to_string());
-    Value::String(text)
-}
-
 fn line(kind: &str, object: &Value) -> Bytes {
     let mut bytes = serde_json::to_vec(&json!({"type": kind, "object": object}))
         .unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     Bytes::from(bytes)
-}
-
-/// Whether anything but metadata (and status, when it is a subresource)
-/// differs: what bumps `metadata.generation`.
-fn spec_changed(old: &Value, new: &Value, has_status: bool) -> bool {
-    let strip = |v: &Value| -> Map<String, Value> {
-        let mut map = v.as_object().cloned().unwrap_or_default();
-        for key in ["metadata", "apiVersion", "kind"] {
-            map.remove(key);
-        }
-        if has_status {
-            map.remove("status");
-        }
-        map
-    };
-    strip(old) != strip(new)
 }
 
 impl Store {
@@ -238,8 +204,14 @@ impl Store {
         self.resources.insert(info.key(), info);
     }
 
-    pub(crate) fn resource(&self, group: &str, version: &str, plural: &str) -> Option<&ResourceInfo> {
-        self.resources.get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
+    pub(crate) fn resource(
+        &self,
+        group: &str,
+        version: &str,
+        plural: &str,
+    ) -> Option<&ResourceInfo> {
+        self.resources
+            .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
     }
 
     pub(crate) fn resource_version(&self) -> u64 {
@@ -262,18 +234,25 @@ impl Store {
         self.watchers.clear();
     }
 
-    /// Stops feeding the watch `id`; returns the current resourceVersion.
-    pub(crate) fn unregister_watch(&mut self, id: u64) -> u64 {
+    /// Stops feeding the watch `id` (dropping its sender ends its stream).
+    pub(crate) fn unregister_watch(&mut self, id: u64) {
         self.watchers.retain(|w| w.id != id);
-        self.resource_version
     }
 
     /// The stored objects of a resource, in key order.
     pub(crate) fn objects(&self, key: &ResourceKey) -> Vec<Value> {
-        self.objects.get(key).map(|m| m.values().cloned().collect()).unwrap_or_default()
+        self.objects
+            .get(key)
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
     }
 
-    pub(crate) fn object(&self, key: &ResourceKey, namespace: Option<&str>, name: &str) -> Option<Value> {
+    pub(crate) fn object(
+        &self,
+        key: &ResourceKey,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<Value> {
         let okey = (namespace.unwrap_or_default().to_owned(), name.to_owned());
         self.objects.get(key).and_then(|m| m.get(&okey)).cloned()
     }
@@ -319,13 +298,29 @@ impl Store {
         self.trim_history();
     }
 
-    fn put(&mut self, info: &ResourceInfo, okey: ObjectKey, mut obj: Value, previous: Option<Value>) -> Value {
+    fn put(
+        &mut self,
+        info: &ResourceInfo,
+        okey: ObjectKey,
+        mut obj: Value,
+        previous: Option<Value>,
+    ) -> Value {
         self.resource_version += 1;
         if let Ok(m) = meta_mut(&mut obj) {
-            m.insert("resourceVersion".into(), self.resource_version.to_string().into());
+            m.insert(
+                "resourceVersion".into(),
+                self.resource_version.to_string().into(),
+            );
         }
-        let kind = if previous.is_some() { EventType::Modified } else { EventType::Added };
-        self.objects.entry(info.key()).or_default().insert(okey, obj.clone());
+        let kind = if previous.is_some() {
+            EventType::Modified
+        } else {
+            EventType::Added
+        };
+        self.objects
+            .entry(info.key())
+            .or_default()
+            .insert(okey, obj.clone());
         self.record(Event {
             resource_version: self.resource_version,
             key: info.key(),
@@ -339,7 +334,10 @@ impl Store {
     fn remove(&mut self, info: &ResourceInfo, okey: &ObjectKey, mut obj: Value) -> Value {
         self.resource_version += 1;
         if let Ok(m) = meta_mut(&mut obj) {
-            m.insert("resourceVersion".into(), self.resource_version.to_string().into());
+            m.insert(
+                "resourceVersion".into(),
+                self.resource_version.to_string().into(),
+            );
         }
         if let Some(objects) = self.objects.get_mut(&info.key()) {
             objects.remove(okey);
@@ -362,71 +360,35 @@ impl Store {
             .ok_or_else(|| ApiError::not_found(&t.info, t.name()))
     }
 
-    // Checks apiVersion/kind of a request body and fills them in.
-    fn type_meta(info: &ResourceInfo, body: &mut Value) -> Result<(), ApiError> {
-        let map = body
-            .as_object_mut()
-            .ok_or_else(|| ApiError::bad_request("the request body must be a JSON object"))?;
-        let api_version = info.api_version();
-        match map.get("apiVersion").and_then(Value::as_str) {
-            Some(v) if !v.is_empty() && v != api_version => {
-                return Err(ApiError::bad_request(format!(
-                    "the API version in the data ({v}) does not match the expected API version ({api_version})"
-                )));
-            }
-            _ => {}
-        }
-        match map.get("kind").and_then(Value::as_str) {
-            Some(k) if !k.is_empty() && k != info.kind => {
-                return Err(ApiError::bad_request(format!(
-                    "the kind in the data ({k}) does not match the expected kind ({})",
-                    info.kind
-                )));
-            }
-            _ => {}
-        }
-        map.insert("apiVersion".into(), api_version.into());
-        map.insert("kind".into(), info.kind.clone().into());
-        Ok(())
-    }
-
-    // Checks the body's namespace against the URL's and fills it in.
-    fn namespace_of(t: &Target, body: &mut Value) -> Result<(), ApiError> {
-        let m = meta_mut(body)?;
-        if !t.info.namespaced {
-            m.remove("namespace");
-            return Ok(());
-        }
-        let Some(ns) = t.namespace.as_deref() else {
-            return Err(ApiError::method_not_allowed(format!(
-                "{} are namespaced: write them under /namespaces/{{namespace}}",
-                t.info.plural
-            )));
-        };
-        match m.get("namespace").and_then(Value::as_str) {
-            Some(body_ns) if !body_ns.is_empty() && body_ns != ns => Err(ApiError::bad_request(
-                "the namespace of the provided object does not match the namespace sent on the request",
-            )),
-            _ => {
-                m.insert("namespace".into(), ns.into());
-                Ok(())
-            }
-        }
-    }
-
     /// Adds an object as is (client-go's `tracker.Add`), filling in only
     /// what is missing: uid, creationTimestamp, generation.
     pub(crate) fn seed(&mut self, info: &ResourceInfo, mut obj: Value) -> Result<Value, ApiError> {
-        Self::type_meta(info, &mut obj)?;
+        type_meta(info, &mut obj)?;
         let namespace = meta_str(&obj, "namespace").map(str::to_owned);
-        let t = Target { info: info.clone(), namespace: namespace.clone(), name: meta_str(&obj, "name").map(str::to_owned) };
+        let t = Target {
+            info: info.clone(),
+            namespace: namespace.clone(),
+            name: meta_str(&obj, "name").map(str::to_owned),
+        };
         if t.name.is_none() {
-            return Err(ApiError::invalid(info, "", &[("FieldValueRequired", "metadata.name", "Required value: name is required")]));
+            return Err(ApiError::invalid(
+                info,
+                "",
+                &[(
+                    "FieldValueRequired",
+                    "metadata.name",
+                    "Required value: name is required",
+                )],
+            ));
         }
         if info.namespaced && namespace.is_none() {
-            return Err(ApiError::invalid(info, t.name(), &[("FieldValueRequired", "metadata.namespace", "Required value")]));
+            return Err(ApiError::invalid(
+                info,
+                t.name(),
+                &[("FieldValueRequired", "metadata.namespace", "Required value")],
+            ));
         }
-        Self::namespace_of(&t, &mut obj)?;
+        namespace_of(&t, &mut obj)?;
         if self.existing(&t).is_ok() {
             return Err(ApiError::already_exists(info, t.name()));
         }
@@ -442,11 +404,16 @@ impl Store {
         self.existing(t)
     }
 
-    pub(crate) fn create(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
+    pub(crate) fn create(
+        &mut self,
+        t: &Target,
+        mut body: Value,
+        q: &Query,
+    ) -> Result<Value, ApiError> {
         let info = &t.info;
-        Self::type_meta(info, &mut body)?;
+        type_meta(info, &mut body)?;
         let mut target = t.clone();
-        Self::namespace_of(&target, &mut body)?;
+        namespace_of(&target, &mut body)?;
         let name = match meta_str(&body, "name") {
             Some(name) => name.to_owned(),
             None => match meta_str(&body, "generateName").map(str::to_owned) {
@@ -462,11 +429,15 @@ impl Store {
                     name
                 }
                 None => {
-                    return Err(ApiError::invalid(info, "", &[(
-                        "FieldValueRequired",
-                        "metadata.name",
-                        "Required value: name or generateName is required",
-                    )]));
+                    return Err(ApiError::invalid(
+                        info,
+                        "",
+                        &[(
+                            "FieldValueRequired",
+                            "metadata.name",
+                            "Required value: name or generateName is required",
+                        )],
+                    ));
                 }
             },
         };
@@ -480,7 +451,12 @@ impl Store {
         m.insert("uid".into(), uid.into());
         m.insert("creationTimestamp".into(), now());
         m.insert("generation".into(), 1.into());
-        for server_owned in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+        for server_owned in [
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "selfLink",
+        ] {
             m.remove(server_owned);
         }
         if info.has_status_subresource
@@ -494,92 +470,6 @@ impl Store {
             return Ok(body);
         }
         Ok(self.put(info, target.object_key(), body, None))
-    }
-
-    fn check_resource_version(t: &Target, old: &Value, body: &Value) -> Result<(), ApiError> {
-        match meta_str(body, "resourceVersion") {
-            Some(rv) if Some(rv) != meta_str(old, "resourceVersion") => {
-                Err(ApiError::stale(&t.info, t.name()))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn check_name(t: &Target, body: &mut Value) -> Result<(), ApiError> {
-        let m = meta_mut(body)?;
-        match m.get("name").and_then(Value::as_str) {
-            Some(n) if !n.is_empty() && n != t.name() => Err(ApiError::bad_request(format!(
-                "the name of the object ({n}) does not match the name on the URL ({})",
-                t.name()
-            ))),
-            _ => {
-                m.insert("name".into(), t.name().into());
-                Ok(())
-            }
-        }
-    }
-
-    // The new state of a main-resource update: the body, with server-owned
-    // metadata (and status, when it is a subresource) kept from `old`.
-    fn prepare_update(t: &Target, old: &Value, mut body: Value) -> Result<Value, ApiError> {
-        let info = &t.info;
-        Self::type_meta(info, &mut body)?;
-        Self::check_name(t, &mut body)?;
-        Self::namespace_of(t, &mut body)?;
-        Self::check_resource_version(t, old, &body)?;
-        let old_meta = meta(old).cloned().unwrap_or_default();
-        if old_meta.contains_key("deletionTimestamp") {
-            let before = finalizers(old);
-            let added: Vec<&str> = finalizers(&body).into_iter().filter(|f| !before.contains(f)).collect();
-            if !added.is_empty() {
-                return Err(ApiError::invalid(info, t.name(), &[(
-                    "FieldValueForbidden",
-                    "metadata.finalizers",
-                    "Forbidden: no new finalizers can be added if the object is being deleted",
-                )]));
-            }
-        }
-        let m = meta_mut(&mut body)?;
-        for owned in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion"] {
-            match old_meta.get(owned) {
-                Some(v) => m.insert(owned.into(), v.clone()),
-                None => m.remove(owned),
-            };
-        }
-        if !m.contains_key("managedFields")
-            && let Some(v) = old_meta.get("managedFields")
-        {
-            m.insert("managedFields".into(), v.clone());
-        }
-        if info.has_status_subresource
-            && let Some(map) = body.as_object_mut()
-        {
-            match old.get("status") {
-                Some(status) => map.insert("status".into(), status.clone()),
-                None => map.remove("status"),
-            };
-        }
-        if spec_changed(old, &body, info.has_status_subresource) {
-            let generation = old_meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
-            meta_mut(&mut body)?.insert("generation".into(), (generation + 1).into());
-        }
-        Ok(body)
-    }
-
-    // The new state of a status update: `old` with the body's status.
-    fn prepare_status_update(t: &Target, old: &Value, body: &Value) -> Result<Value, ApiError> {
-        if !body.is_object() {
-            return Err(ApiError::bad_request("the request body must be a JSON object"));
-        }
-        Self::check_resource_version(t, old, body)?;
-        let mut new = old.clone();
-        if let Some(map) = new.as_object_mut() {
-            match body.get("status") {
-                Some(status) => map.insert("status".into(), status.clone()),
-                None => map.remove("status"),
-            };
-        }
-        Ok(new)
     }
 
     // Stores an updated object: no-op updates change nothing (no new
@@ -598,13 +488,18 @@ impl Store {
 
     pub(crate) fn update(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
         let old = self.existing(t)?;
-        let new = Self::prepare_update(t, &old, body)?;
+        let new = prepare_update(t, &old, body)?;
         Ok(self.commit_update(t, old, new, q))
     }
 
-    pub(crate) fn update_status(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+    pub(crate) fn update_status(
+        &mut self,
+        t: &Target,
+        body: Value,
+        q: &Query,
+    ) -> Result<Value, ApiError> {
         let old = self.existing(t)?;
-        let new = Self::prepare_status_update(t, &old, &body)?;
+        let new = prepare_status_update(t, &old, &body)?;
         Ok(self.commit_update(t, old, new, q))
     }
 
@@ -621,21 +516,26 @@ impl Store {
             // Server-side apply creates what does not exist yet.
             Err(_) if kind == PatchKind::Apply && !status => {
                 let mut body = apply_patch(kind, &json!({}), patch)?;
-                Self::check_name(t, &mut body)?;
+                check_name(t, &mut body)?;
                 return self.create(t, body, q);
             }
             Err(err) => return Err(err),
         };
         let patched = apply_patch(kind, &old, patch)?;
         let new = if status {
-            Self::prepare_status_update(t, &old, &patched)?
+            prepare_status_update(t, &old, &patched)?
         } else {
-            Self::prepare_update(t, &old, patched)?
+            prepare_update(t, &old, patched)?
         };
         Ok(self.commit_update(t, old, new, q))
     }
 
-    pub(crate) fn delete(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
+    pub(crate) fn delete(
+        &mut self,
+        t: &Target,
+        opts: &Value,
+        q: &Query,
+    ) -> Result<Value, ApiError> {
         let old = self.existing(t)?;
         let dry_run = q.dry_run() || opts.get("dryRun").is_some_and(|d| !d.is_null());
         if let Some(pre) = opts.get("preconditions") {
@@ -643,9 +543,13 @@ impl Store {
                 if let Some(wanted) = pre.get(field).and_then(Value::as_str) {
                     let actual = meta_str(&old, field).unwrap_or_default();
                     if wanted != actual {
-                        return Err(ApiError::conflict(&t.info, t.name(), &format!(
-                            "Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {actual}"
-                        )));
+                        return Err(ApiError::conflict(
+                            &t.info,
+                            t.name(),
+                            &format!(
+                                "Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {actual}"
+                            ),
+                        ));
                     }
                 }
             }
@@ -674,10 +578,12 @@ impl Store {
     fn filter(t: &Target, q: &Query) -> Result<WatchFilter, ApiError> {
         Ok(WatchFilter {
             namespace: t.namespace.clone(),
-            labels: LabelSelector::parse(q.get("labelSelector").unwrap_or_default())
-                .map_err(|e| ApiError::bad_request(format!("unable to parse labelSelector: {e}")))?,
-            fields: FieldSelector::parse(q.get("fieldSelector").unwrap_or_default())
-                .map_err(|e| ApiError::bad_request(format!("unable to parse fieldSelector: {e}")))?,
+            labels: LabelSelector::parse(q.get("labelSelector").unwrap_or_default()).map_err(
+                |e| ApiError::bad_request(format!("unable to parse labelSelector: {e}")),
+            )?,
+            fields: FieldSelector::parse(q.get("fieldSelector").unwrap_or_default()).map_err(
+                |e| ApiError::bad_request(format!("unable to parse fieldSelector: {e}")),
+            )?,
         })
     }
 
@@ -690,13 +596,22 @@ impl Store {
         })
     }
 
-    pub(crate) fn delete_collection(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
+    pub(crate) fn delete_collection(
+        &mut self,
+        t: &Target,
+        opts: &Value,
+        q: &Query,
+    ) -> Result<Value, ApiError> {
         let filter = Self::filter(t, q)?;
         let matching: Vec<ObjectKey> = self
             .objects
             .get(&t.key())
             .map(|objects| {
-                objects.iter().filter(|(_, o)| filter.matches(o)).map(|(k, _)| k.clone()).collect()
+                objects
+                    .iter()
+                    .filter(|(_, o)| filter.matches(o))
+                    .map(|(k, _)| k.clone())
+                    .collect()
             })
             .unwrap_or_default();
         // Preconditions name one object; they make no sense here.
@@ -719,7 +634,9 @@ impl Store {
     pub(crate) fn list(&self, t: &Target, q: &Query) -> Result<Value, ApiError> {
         let filter = Self::filter(t, q)?;
         let limit = match q.get("limit") {
-            Some(l) => l.parse::<usize>().map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))?,
+            Some(l) => l
+                .parse::<usize>()
+                .map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))?,
             None => 0,
         };
         let (list_rv, after) = match q.get("continue") {
@@ -735,7 +652,11 @@ impl Store {
                         }
                         (rv, Some((ns.to_owned(), name.to_owned())))
                     }
-                    _ => return Err(ApiError::bad_request(format!("invalid continue token {token:?}"))),
+                    _ => {
+                        return Err(ApiError::bad_request(format!(
+                            "invalid continue token {token:?}"
+                        )));
+                    }
                 }
             }
             None => (self.resource_version, None),
@@ -773,9 +694,9 @@ impl Store {
         let mut initial = Vec::new();
         match q.get("resourceVersion") {
             Some(rv) if rv != "0" && !send_initial => {
-                let rv: u64 = rv
-                    .parse()
-                    .map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
+                let rv: u64 = rv.parse().map_err(|_| {
+                    ApiError::bad_request(format!("invalid resourceVersion {rv:?}"))
+                })?;
                 if rv < self.compacted {
                     let status = ApiError::expired(format!(
                         "too old resource version: {rv} ({})",
@@ -783,7 +704,11 @@ impl Store {
                     ));
                     return Ok(WatchStart::Expired(line("ERROR", &status.to_value())));
                 }
-                for event in self.history.iter().filter(|e| e.resource_version > rv && e.key == info.key()) {
+                for event in self
+                    .history
+                    .iter()
+                    .filter(|e| e.resource_version > rv && e.key == info.key())
+                {
                     if let Some(kind) = filter.view(event) {
                         initial.push(line(kind.as_str(), &event.object));
                     }
@@ -805,7 +730,12 @@ impl Store {
         let (tx, rx) = mpsc::unbounded_channel();
         self.next_watcher_id += 1;
         let id = self.next_watcher_id;
-        self.watchers.push(Watcher { id, key: info.key(), filter, tx });
+        self.watchers.push(Watcher {
+            id,
+            key: info.key(),
+            filter,
+            tx,
+        });
         Ok(WatchStart::Open { id, initial, rx })
     }
 
@@ -815,10 +745,13 @@ impl Store {
         if initial_events_end {
             metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        line("BOOKMARK", &json!({
-            "apiVersion": info.api_version(),
-            "kind": info.kind,
-            "metadata": metadata,
-        }))
+        line(
+            "BOOKMARK",
+            &json!({
+                "apiVersion": info.api_version(),
+                "kind": info.kind,
+                "metadata": metadata,
+            }),
+        )
     }
 }

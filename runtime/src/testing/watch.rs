@@ -30,11 +30,15 @@ enum BodyKind {
 
 impl FakeBody {
     pub(crate) fn full(bytes: Vec<u8>) -> Self {
-        Self { kind: BodyKind::Full(Some(Bytes::from(bytes))) }
+        Self {
+            kind: BodyKind::Full(Some(Bytes::from(bytes))),
+        }
     }
 
     pub(crate) fn watch(stream: WatchStream) -> Self {
-        Self { kind: BodyKind::Watch(Box::new(stream)) }
+        Self {
+            kind: BodyKind::Watch(Box::new(stream)),
+        }
     }
 }
 
@@ -81,7 +85,10 @@ pub(crate) struct WatchStream {
 
 impl std::fmt::Debug for WatchStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WatchStream").field("id", &self.id).field("resource", &self.info.plural).finish()
+        f.debug_struct("WatchStream")
+            .field("id", &self.id)
+            .field("resource", &self.info.plural)
+            .finish()
     }
 }
 

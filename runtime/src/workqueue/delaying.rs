@@ -117,9 +117,7 @@ impl<T: Clone + Eq + Hash> Waiting<T> {
             if first.at > now {
                 return None;
             }
-            let Some(Reverse(d)) = self.heap.pop() else {
-                return None;
-            };
+            let Reverse(d) = self.heap.pop()?;
             if self.known.get(&d.item) == Some(&(d.at, d.seq)) {
                 self.known.remove(&d.item);
                 return Some(d.item);
@@ -142,8 +140,9 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
     /// Tokio runtime by the first `add_after` with a non-zero delay, and
     /// stopped by shutdown (or when the last queue handle is dropped). That
     /// first call must therefore happen inside a Tokio runtime; outside one,
-    /// the item is added immediately and an error is logged. Deadlines use
-    /// `tokio::time`, so a paused test clock applies.
+    /// the item is added immediately and an error is logged. The timer lives
+    /// on the runtime of that first call, so a queue should not outlive it.
+    /// Deadlines use `tokio::time`, so a paused test clock applies.
     pub fn add_after(&self, item: T, delay: Duration) {
         if delay.is_zero() {
             self.add(item);
