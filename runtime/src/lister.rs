@@ -106,7 +106,8 @@ impl<K: Resource> NamespaceLister<K> {
     }
 
     /// The cached objects in this namespace whose labels match `selector`,
-    /// sorted by name. Pass [`everything()`] for all of them.
+    /// sorted by name (in no particular order for the all-namespaces
+    /// lister). Pass [`everything()`] for all of them.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
         if self.namespace.is_empty() {
             return select(self.indexer.list(), selector);

@@ -176,9 +176,7 @@ impl TestEnv {
             .stderr(log_file(&work, "kube-apiserver.log")?);
         env.push(Supervised::spawn("kube-apiserver", apiserver)?);
 
-        for (name, user_token) in [("admin", admin_token.as_str())] {
-            env.write_kubeconfig(name, user_token)?;
-        }
+        env.write_kubeconfig(ADMIN, &admin_token)?;
         for line in tokens.lines().skip(1) {
             let mut cols = line.split(',');
             let (Some(token), Some(user)) = (cols.next(), cols.next()) else { continue };

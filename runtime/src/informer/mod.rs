@@ -1,7 +1,7 @@
 //! client-go's `SharedIndexInformer`: one watch per type feeding a local
 //! [`Indexer`] and any number of event handlers, on top of kube's `watcher`.
 //!
-//! kube's [`watcher`] does the list, watch, relist and bookmarks; the
+//! kube's [`watcher()`] does the list, watch, relist and bookmarks; the
 //! [`default_backoff`](kube::runtime::WatchStreamExt::default_backoff) paces
 //! retries. The informer turns its events into cache writes and handler
 //! notifications with client-go's semantics: a relist (`Init`, `InitApply`…,
