@@ -63,6 +63,8 @@ fn lower_package(
 ) -> Option<(String, Version)> {
     // group_name!(..) and `mod register;`
     let mut group: Option<(String, Origin)> = None;
+    // An invalid group_name! was already reported; "no API group" would repeat it.
+    let mut group_marker_seen = false;
     let mut declares_register = None;
     let mut module_origin = None;
     for (idx, file) in pkg.files.iter().enumerate() {
@@ -74,6 +76,7 @@ fn lower_package(
         for item in &file.ast.items {
             match item {
                 syn::Item::Macro(m) if markers::is_group_name_macro(&m.mac.path) => {
+                    group_marker_seen = true;
                     match markers::parse_group_name(m.mac.tokens.clone()) {
                         Ok(g) => {
                             let origin = Origin { file: file.source.clone(), span: m.mac.path.span() };
@@ -105,7 +108,7 @@ fn lower_package(
                 syn::Item::Struct(s) => s.ident.to_string(),
                 syn::Item::Enum(e) => e.ident.to_string(),
                 syn::Item::Impl(i) => {
-                    if let (Some((_, path, _)), syn::Type::Path(tp)) = (&i.trait_, &*i.self_ty)
+                    if let (Some((path, _)), syn::Type::Path(tp)) = (&i.trait_, &*i.self_ty)
                         && path.segments.last().is_some_and(|s| s.ident == "Clone")
                         && let Some(seg) = tp.path.segments.last()
                     {
@@ -210,7 +213,7 @@ fn lower_package(
             tg.clone()
         }
         (None, None) => {
-            if !kinds.is_empty() {
+            if !kinds.is_empty() && !group_marker_seen {
                 let loc = module_origin
                     .as_ref()
                     .map(|o: &Origin| o.file.start())
@@ -323,7 +326,7 @@ fn container_serde(attrs: &[syn::Attribute], ctx: &TypeCtx, diags: &mut Diagnost
                             None => return Ok(()),
                         }
                     };
-                    match RenameRule::from_str(&v.value()) {
+                    match RenameRule::parse(&v.value()) {
                         Some(r) => out.rename_all = Some(r),
                         None => {
                             let names: Vec<&str> = RenameRule::ALL.iter().map(|(n, _)| *n).collect();
@@ -493,6 +496,17 @@ fn lower_type(ctx: &TypeCtx, item: &syn::Item, clone_impl: bool, diags: &mut Dia
         body,
         validate: validate_markers(attrs, ctx, diags),
         serde,
+        rust_fields: match item {
+            syn::Item::Struct(syn::ItemStruct { fields: syn::Fields::Named(named), .. }) => named
+                .named
+                .iter()
+                .filter_map(|f| {
+                    let is_option = matches!(&f.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"));
+                    f.ident.as_ref().map(|i| (unraw(&i.to_string()).to_string(), is_option))
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
     })
 }
 
@@ -501,7 +515,7 @@ fn variant_rename_all(attrs: &[syn::Attribute]) -> Option<RenameRule> {
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = attr.parse_nested_meta(|m| {
             if m.path.is_ident("rename_all") && m.input.peek(syn::Token![=]) {
-                out = RenameRule::from_str(&m.value()?.parse::<syn::LitStr>()?.value());
+                out = RenameRule::parse(&m.value()?.parse::<syn::LitStr>()?.value());
             } else {
                 skip_meta(&m)?;
             }
@@ -817,6 +831,13 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
             verbs.remove(&Verb::ApplyStatus);
         }
         for m in &g.methods {
+            if !matches!(m.verb.value, Verb::Get | Verb::Update) || m.subresource.is_none() {
+                diags.push(
+                    Diagnostic::error(format!("extra method `{}`: only `get` and `update` on a subresource are generated", m.name.value))
+                        .at(def.origin.with_span(m.span).location())
+                        .help("give it `subresource = \"..\"` and verb `get` or `update`, or write the method by hand in `<kind>_expansion.rs`"),
+                );
+            }
             if Verb::ALL.iter().any(|v| v.as_str() == m.name.value) || ["api", "new", "namespace", "inner"].contains(&m.name.value.as_str()) {
                 diags.push(
                     Diagnostic::error(format!("extra method `{}` clashes with a generated method", m.name.value))
@@ -846,7 +867,7 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
         scale: res.scale,
         print_columns: res.print_columns,
         storage: res.storage.map(|s| def.origin.with_span(s)),
-        served: res.served.map_or(true, |s| s.value),
+        served: res.served.is_none_or(|s| s.value),
         deprecated: res.deprecated.map(|d| d.value),
         type_meta,
         spec_field,

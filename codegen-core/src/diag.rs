@@ -89,8 +89,8 @@ pub struct Diagnostic {
     pub severity: Severity,
     /// What is wrong, one line, lower case, no trailing period.
     pub message: String,
-    /// Where, if known.
-    pub location: Option<Location>,
+    /// Where, if known (boxed: keeps `Result<_, Diagnostic>` small).
+    pub location: Option<Box<Location>>,
     /// How to fix it.
     pub help: Option<String>,
     /// Extra context lines (`= note: ...`).
@@ -116,13 +116,13 @@ impl Diagnostic {
 
     /// Attaches a location.
     pub fn at(mut self, location: Location) -> Self {
-        self.location = Some(location);
+        self.location = Some(Box::new(location));
         self
     }
 
     /// Attaches a location if there is one.
     pub fn at_opt(mut self, location: Option<&Location>) -> Self {
-        self.location = location.cloned();
+        self.location = location.cloned().map(Box::new);
         self
     }
 

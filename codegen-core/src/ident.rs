@@ -111,7 +111,7 @@ impl RenameRule {
     ];
 
     /// Parses a serde spelling (`"camelCase"`).
-    pub fn from_str(s: &str) -> Option<RenameRule> {
+    pub fn parse(s: &str) -> Option<RenameRule> {
         Self::ALL.iter().find(|(name, _)| *name == s).map(|(_, r)| *r)
     }
 
@@ -189,6 +189,21 @@ pub fn pluralize(kind: &str, exceptions: &BTreeMap<String, String>) -> String {
     }
     let lower = kind.to_lowercase();
     plural_of(&lower)
+}
+
+/// Plural of a Rust type name keeping its case (`ReplicaSet` → `ReplicaSets`,
+/// `Policy` → `Policies`), for accessor names like client-gen's `Students()`.
+pub fn plural_type_name(name: &str, exceptions: &BTreeMap<String, String>) -> String {
+    if let Some(plural) = exceptions.get(name) {
+        return plural.clone();
+    }
+    let lower = name.to_lowercase();
+    let plural = plural_of(&lower);
+    // The rules only append or replace a suffix of at most two letters.
+    let common = lower.chars().zip(plural.chars()).take_while(|(a, b)| a == b).count();
+    let kept: String = name.chars().take(common).collect();
+    let tail: String = plural.chars().skip(common).collect();
+    kept + &tail
 }
 
 fn plural_of(word: &str) -> String {
@@ -283,8 +298,8 @@ mod tests {
         assert_eq!(RenameRule::Snake.apply_to_variant("NotReady"), "not_ready");
         assert_eq!(RenameRule::Camel.apply_to_variant("NotReady"), "notReady");
         assert_eq!(RenameRule::Kebab.apply_to_variant("NotReady"), "not-ready");
-        assert_eq!(RenameRule::from_str("camelCase"), Some(RenameRule::Camel));
-        assert_eq!(RenameRule::from_str("camelcase"), None);
+        assert_eq!(RenameRule::parse("camelCase"), Some(RenameRule::Camel));
+        assert_eq!(RenameRule::parse("camelcase"), None);
     }
 
     #[test]
@@ -302,6 +317,9 @@ mod tests {
         let mut exc = BTreeMap::new();
         exc.insert("Endpoints".to_string(), "Endpoints".to_string());
         assert_eq!(pluralize("Endpoints", &exc), "endpoints");
+        assert_eq!(plural_type_name("ReplicaSet", &none), "ReplicaSets");
+        assert_eq!(plural_type_name("NetworkPolicy", &none), "NetworkPolicies");
+        assert_eq!(plural_type_name("Endpoints", &exc), "Endpoints");
     }
 
     #[test]

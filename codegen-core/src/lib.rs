@@ -1,8 +1,130 @@
 //! The kube-codegen engine: parse annotated Rust API types, check them, build
 //! a model, generate the clientset, listers, informers, fake client and CRD
 //! YAML, and write the result.
+//!
+//! The phases are modules of their own and run in order, each reporting into
+//! one [`diag::Diagnostics`] and stopping the run only between phases:
+//!
+//! 1. [`parse`]: find `<apis>/<group>/<version>/` packages and parse their files;
+//! 2. [`check`]: read markers and serde attributes, resolve types, lower to the [`model`];
+//! 3. [`emit`]: render files from the model;
+//! 4. [`write`]: compare with the disk, then write (or print a diff for `--verify`).
+//!
+//! Every front end (CLI, proc macro, build.rs) configures a run through one
+//! [`Settings`] builder.
 #![deny(missing_docs)]
 
+pub mod check;
 pub mod diag;
+pub mod emit;
 pub mod ident;
 pub mod markers;
+pub mod model;
+pub mod parse;
+pub mod settings;
+pub mod write;
+
+pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use settings::{GeneratorKind, GroupVersions, Settings};
+pub use write::{Change, Output};
+
+/// The result of a successful run: the files and any warnings.
+#[derive(Debug)]
+pub struct Generation {
+    /// The generated files and owned directories.
+    pub output: Output,
+    /// Warnings (generation went on).
+    pub warnings: Vec<Diagnostic>,
+    /// The model the files were generated from.
+    pub model: model::Model,
+}
+
+/// Runs parse → check → model → generate. Nothing is written: pass the
+/// output to [`write::plan`] and [`write::apply`].
+pub fn generate(settings: &Settings) -> Result<Generation, Vec<Diagnostic>> {
+    let mut diags = Diagnostics::new();
+    if settings.groups.is_empty() {
+        return Err(vec![
+            Diagnostic::error("no `<group>:<versions>` given").help("pass e.g. `example:v1` (the group's directory under the apis dir)"),
+        ]);
+    }
+    let discovery = parse::discover(settings, &mut diags);
+    diags.check()?;
+    let model = check::check(settings, &discovery, &mut diags);
+    diags.check()?;
+    if let Some(d) = nothing_matched(&discovery, &model) {
+        diags.push(d);
+        return Err(diags.sorted());
+    }
+    let output = emit::generate(settings, &model, &mut diags);
+    diags.check()?;
+    Ok(Generation { output, warnings: diags.sorted(), model })
+}
+
+/// The "nothing matched" error: what was searched and why each directory
+/// contributed nothing.
+fn nothing_matched(discovery: &parse::Discovery, model: &model::Model) -> Option<Diagnostic> {
+    if model.kinds().next().is_some() {
+        return None;
+    }
+    let mut d = Diagnostic::error("no API types found: nothing to generate");
+    for pkg in &discovery.packages {
+        let files: Vec<String> = pkg
+            .files
+            .iter()
+            .map(|f| f.source.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+            .collect();
+        let reason = if files.is_empty() {
+            "no .rs files".to_string()
+        } else {
+            format!("{} file(s) ({}), but no struct has `#[genclient]` or `#[resource(..)]`", files.len(), files.join(", "))
+        };
+        d = d.note(format!("searched `{}`: {reason}", pkg.dir.display()));
+    }
+    for (dir, reason) in &discovery.skipped {
+        d = d.note(format!("skipped `{}`: {reason}", dir.display()));
+    }
+    Some(d.help(
+        "mark each kind with `#[genclient]` (and `#[derive(ApiType)]`), give the version module a `group_name!(\"...\")`, \
+         and pass `<group-dir>:<version>` arguments that match `<apis>/<group-dir>/<version>/`",
+    ))
+}
+
+/// What [`run`] does with the generated files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Write changed files and remove stale generated ones.
+    Write,
+    /// Write nothing; report what would change.
+    Verify,
+}
+
+/// The outcome of [`run`].
+#[derive(Debug)]
+pub struct Report {
+    /// What changed (or, in verify mode, would change).
+    pub changes: Vec<Change>,
+    /// Files already up to date.
+    pub unchanged: usize,
+    /// Warnings.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// The changes as a unified diff.
+    pub fn diff(&self) -> String {
+        write::unified_diff(&self.changes)
+    }
+}
+
+/// The whole pipeline: generate, compare with the disk, and write (or only
+/// compare, for `--verify`). On any error nothing is written.
+pub fn run(settings: &Settings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
+    let generation = generate(settings)?;
+    let changes = write::plan(&generation.output)?;
+    let unchanged = generation.output.files.len() - changes.iter().filter(|c| !matches!(c, Change::Delete { .. })).count();
+    if mode == Mode::Write {
+        write::apply(&changes).map_err(|d| vec![d])?;
+    }
+    Ok(Report { changes, unchanged, warnings: generation.warnings })
+}

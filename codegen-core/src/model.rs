@@ -152,6 +152,9 @@ pub struct TypeDef {
     pub validate: Validate,
     /// Container serde attributes.
     pub serde: ContainerSerde,
+    /// Every named field as written (skipped ones too), with whether its
+    /// type is syntactically an `Option`: what a struct literal must list.
+    pub rust_fields: Vec<(String, bool)>,
 }
 
 /// The shape of a type.

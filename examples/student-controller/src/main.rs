@@ -1,3 +1,104 @@
-//! The seeds' Student controller (work in progress).
+//! `student-controller`: the seeds' sample controller in Rust.
+//!
+//! It watches Students through the generated shared informer factory, queues
+//! their keys on a rate-limited work queue, and reconciles each one: a
+//! ConfigMap `student-<name>` owned by the Student, the Student's status and a
+//! `Synced` event. A finalizer cleans the ConfigMap up on deletion. The first
+//! SIGINT/SIGTERM drains in-flight work and exits 0; a second exits 1.
 
-fn main() {}
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use student_controller::controller::{Controller, ControllerOptions};
+
+/// Command-line flags, as sample-controller's.
+#[derive(Debug, Parser)]
+#[command(version, about = "The seeds' Student controller, on kube-codegen's generated clientset")]
+struct Flags {
+    /// Path to a kubeconfig. Without it: $KUBECONFIG, ~/.kube/config, or the
+    /// in-cluster service account.
+    #[arg(long)]
+    kubeconfig: Option<PathBuf>,
+    /// The address of the Kubernetes API server; overrides the server in the
+    /// kubeconfig.
+    #[arg(long)]
+    master: Option<String>,
+    /// How many Students are reconciled at once.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Resync period of the informers, e.g. `30s`, `5m`; `0` never resyncs.
+    #[arg(long, default_value = "0", value_parser = parse_duration)]
+    resync: Duration,
+    /// Watch and reconcile only this namespace (default: all namespaces).
+    #[arg(long)]
+    namespace: Option<String>,
+    /// Identity recorded as the events' reporting instance.
+    #[arg(long, default_value = "student-controller")]
+    instance: String,
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+    let n: u64 = number.parse().map_err(|_| format!("`{text}` is not a duration like 30s, 5m or 1h"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "ms" => return Ok(Duration::from_millis(n)),
+        _ => return Err(format!("unknown unit `{unit}` in `{text}`: use ms, s, m or h")),
+    };
+    Ok(Duration::from_secs(secs))
+}
+
+async fn client(flags: &Flags) -> Result<kube::Client> {
+    let mut config = match &flags.kubeconfig {
+        Some(path) => {
+            let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("reading {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?
+        }
+        None => kube::Config::infer().await.context("no kubeconfig and not running in a cluster")?,
+    };
+    if let Some(master) = &flags.master {
+        config.cluster_url = master.parse().with_context(|| format!("--master {master} is not a URL"))?;
+    }
+    Ok(kube::Client::try_from(config)?)
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,kube_client=warn,kube_runtime=warn".into()),
+        )
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .init();
+    let flags = Flags::parse();
+    let code = match run(flags).await {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+async fn run(flags: Flags) -> Result<()> {
+    let shutdown = codegen_runtime::signal::shutdown_signal();
+    let client = client(&flags).await?;
+    let options = ControllerOptions {
+        workers: flags.workers.max(1),
+        resync: (!flags.resync.is_zero()).then_some(flags.resync),
+        instance: flags.instance.clone(),
+        namespace: flags.namespace.clone(),
+    };
+    let controller = Controller::new(client, options);
+    controller.run(shutdown).await
+}

@@ -1,0 +1,157 @@
+//! Generation speed: synthesizes an API tree of 100 kinds in 10 groups and
+//! times `all` on it (cold: writes everything; warm: nothing changes) and
+//! `--verify` on the up-to-date tree. Prints the figures.
+//!
+//! Run with `cargo bench -p codegen-core --bench generate`.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use codegen_core::{GroupVersions, Mode, Settings};
+
+const GROUPS: usize = 10;
+const KINDS_PER_GROUP: usize = 10;
+
+fn kind_source(name: &str) -> String {
+    format!(
+        r#"
+/// The {name} kind.
+#[genclient]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[resource(subresource(status), printcolumn(name = "Replicas", type = "integer", json_path = ".spec.replicas"))]
+pub struct {name} {{
+    #[serde(flatten, default)]
+    pub types: TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: {name}Spec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<{name}Status>,
+}}
+
+/// Desired state of {name}.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct {name}Spec {{
+    /// Replicas.
+    #[validate(minimum = 0, maximum = 100)]
+    pub replicas: i32,
+    /// Image.
+    #[validate(min_length = 1, pattern = "^[a-z0-9./:-]+$")]
+    pub image: String,
+    /// Labels.
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// Ports.
+    #[serde(default)]
+    pub ports: Vec<{name}Port>,
+    /// Mode.
+    #[serde(default)]
+    pub mode: {name}Mode,
+    /// Timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<i64>,
+}}
+
+/// A port.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+pub struct {name}Port {{
+    /// Name.
+    pub name: String,
+    /// Number.
+    #[validate(minimum = 1, maximum = 65535)]
+    pub port: u16,
+}}
+
+/// A mode.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+pub enum {name}Mode {{
+    /// Fast.
+    #[default]
+    Fast,
+    /// Safe.
+    Safe,
+}}
+
+/// Observed state of {name}.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct {name}Status {{
+    /// Ready replicas.
+    #[serde(default)]
+    pub ready_replicas: i32,
+    /// Message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}}
+"#
+    )
+}
+
+fn synthesize(root: &Path) -> Settings {
+    let apis = root.join("pkg").join("apis");
+    let mut settings = Settings::new(&apis);
+    for g in 0..GROUPS {
+        let group = format!("group{g}");
+        let dir = apis.join(&group).join("v1");
+        std::fs::create_dir_all(&dir).expect("create dir");
+        let mut types = String::from(
+            "use codegen_macros::{ApiType, genclient};\nuse k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\nuse kube::core::TypeMeta;\nuse serde::{Deserialize, Serialize};\n",
+        );
+        for k in 0..KINDS_PER_GROUP {
+            types.push_str(&kind_source(&format!("Kind{g}x{k}")));
+        }
+        std::fs::write(dir.join("types.rs"), types).expect("write types");
+        std::fs::write(
+            dir.join("mod.rs"),
+            format!("codegen_macros::group_name!(\"{group}.example.com\");\nmod types;\npub use types::*;\nmod register;\npub use register::*;\n"),
+        )
+        .expect("write mod");
+        settings = settings.with_group(GroupVersions { package: group, versions: vec!["v1".into()] });
+    }
+    settings
+}
+
+fn time(runs: usize, mut f: impl FnMut()) -> Duration {
+    let mut samples: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = synthesize(dir.path());
+    let run = |mode: Mode| match codegen_core::run(&settings, mode) {
+        Ok(report) => report,
+        Err(diags) => panic!("{}", codegen_core::diag::render_all(&diags)),
+    };
+    let start = Instant::now();
+    let first = run(Mode::Write);
+    let cold = start.elapsed();
+    let files = first.changes.len();
+    let warm = time(7, || {
+        let r = run(Mode::Write);
+        assert!(r.changes.is_empty());
+    });
+    let verify = time(7, || {
+        let r = run(Mode::Verify);
+        assert!(r.changes.is_empty());
+    });
+    let generate_only = time(7, || {
+        codegen_core::generate(&settings).expect("generate");
+    });
+    let kinds = GROUPS * KINDS_PER_GROUP;
+    println!("kube-codegen `all`: {kinds} kinds in {GROUPS} groups, {files} files");
+    println!("  first run (writes everything):   {:>8.1} ms", cold.as_secs_f64() * 1e3);
+    println!("  full run, up to date (median):   {:>8.1} ms", warm.as_secs_f64() * 1e3);
+    println!("  --verify, up to date (median):   {:>8.1} ms  ({:.2}x a full run)", verify.as_secs_f64() * 1e3, verify.as_secs_f64() / warm.as_secs_f64());
+    println!("  generate only, in memory (median): {:>6.1} ms", generate_only.as_secs_f64() * 1e3);
+    let target = Duration::from_millis(500);
+    println!("  target < {} ms: {}", target.as_millis(), if cold <= target && warm <= target { "met" } else { "NOT met" });
+}

@@ -1,0 +1,258 @@
+//! Phase 4, generate: model → files. Rust files are rendered from the askama
+//! templates in `templates/`, parsed back with syn and printed with
+//! prettyplease; CRDs are serialized from typed structs.
+
+pub mod crd;
+pub mod schema;
+pub mod views;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use askama::Template;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::model::Model;
+use crate::settings::{GeneratorKind, Settings};
+use crate::write::{GENERATED_MARKER, GeneratedFile, Output, OwnedDir, is_generated, with_header};
+use views::{GroupView, KindView, Paths, VersionView};
+
+#[derive(Template)]
+#[template(path = "register.rs", escape = "none")]
+struct RegisterTemplate<'a> {
+    p: &'a Paths,
+    v: &'a VersionView,
+}
+
+#[derive(Template)]
+#[template(path = "modules.rs", escape = "none")]
+struct ModulesTemplate<'a> {
+    doc: &'a str,
+    modules: &'a [String],
+    reexports: &'a [String],
+}
+
+#[derive(Template)]
+#[template(path = "client_mod.rs", escape = "none")]
+struct ClientModTemplate<'a> {
+    modules: &'a [String],
+}
+
+#[derive(Template)]
+#[template(path = "clientset/clientset.rs", escape = "none")]
+struct ClientsetTemplate<'a> {
+    p: &'a Paths,
+    groups: &'a [GroupView],
+}
+
+#[derive(Template)]
+#[template(path = "clientset/group_version.rs", escape = "none")]
+struct GroupVersionClientTemplate<'a> {
+    p: &'a Paths,
+    v: &'a VersionView,
+}
+
+#[derive(Template)]
+#[template(path = "clientset/kind.rs", escape = "none")]
+struct KindClientTemplate<'a> {
+    p: &'a Paths,
+    k: &'a KindView,
+}
+
+#[derive(Template)]
+#[template(path = "lister/kind.rs", escape = "none")]
+struct ListerTemplate<'a> {
+    p: &'a Paths,
+    k: &'a KindView,
+}
+
+#[derive(Template)]
+#[template(path = "informer/factory.rs", escape = "none")]
+struct InformerFactoryTemplate<'a> {
+    p: &'a Paths,
+    groups: &'a [GroupView],
+}
+
+#[derive(Template)]
+#[template(path = "informer/group.rs", escape = "none")]
+struct InformerGroupTemplate<'a> {
+    p: &'a Paths,
+    g: &'a GroupView,
+}
+
+#[derive(Template)]
+#[template(path = "informer/version.rs", escape = "none")]
+struct InformerVersionTemplate<'a> {
+    p: &'a Paths,
+    v: &'a VersionView,
+}
+
+#[derive(Template)]
+#[template(path = "informer/kind.rs", escape = "none")]
+struct InformerKindTemplate<'a> {
+    p: &'a Paths,
+    k: &'a KindView,
+}
+
+#[derive(Template)]
+#[template(path = "fake/clientset.rs", escape = "none")]
+struct FakeTemplate<'a> {
+    p: &'a Paths,
+    groups: &'a [GroupView],
+}
+
+/// Collects rendered files.
+struct Emitter<'a> {
+    header: Option<&'a str>,
+    output: Output,
+    diags: &'a mut Diagnostics,
+}
+
+impl Emitter<'_> {
+    fn rust(&mut self, path: PathBuf, rendered: askama::Result<String>) {
+        let text = match rendered {
+            Ok(t) => t,
+            Err(e) => {
+                self.diags.push(Diagnostic::error(format!("cannot render `{}`: {e}", path.display())).note("this is a bug in kube-codegen"));
+                return;
+            }
+        };
+        match format_rust(&text) {
+            Ok(body) => self.output.files.push(GeneratedFile { path, contents: with_header(GENERATED_MARKER, "//", self.header, &body) }),
+            Err(e) => self.diags.push(
+                Diagnostic::error(format!("generated `{}` does not parse: {e}", path.display()))
+                    .note("this is a bug in kube-codegen")
+                    .note(text.lines().nth(e.span().start().line.saturating_sub(1)).unwrap_or_default().trim().to_string()),
+            ),
+        }
+    }
+
+    fn modules(&mut self, dir: &Path, doc: &str, modules: Vec<String>, reexports: Vec<String>) {
+        let t = ModulesTemplate { doc, modules: &modules, reexports: &reexports };
+        self.rust(dir.join("mod.rs"), t.render());
+    }
+}
+
+/// Parses generated source and prints it with prettyplease.
+pub fn format_rust(src: &str) -> syn::Result<String> {
+    let file = syn::parse_file(src)?;
+    Ok(prettyplease::unparse(&file))
+}
+
+/// Runs the selected generators over the model.
+pub fn generate(settings: &Settings, model: &Model, diags: &mut Diagnostics) -> Output {
+    let header = settings.header.as_deref();
+    let mut e = Emitter { header, output: Output::default(), diags };
+    let p = Paths::new(&settings.runtime_path);
+    let all = views::groups(model, &p, &settings.plural_exceptions);
+
+    if settings.runs(GeneratorKind::Register) {
+        for (g, group) in all.iter().zip(&model.groups) {
+            for (v, version) in g.versions.iter().zip(&group.versions) {
+                if v.kinds.is_empty() {
+                    continue;
+                }
+                e.rust(version.dir.join("register.rs"), RegisterTemplate { p: &p, v }.render());
+                e.output.owned.insert(OwnedDir { dir: version.dir.clone(), recursive: false });
+            }
+        }
+    }
+    if settings.runs(GeneratorKind::Crd) {
+        let crd_dir = settings.crd_dir();
+        let files = crd::generate(model, &crd_dir, header, e.diags);
+        e.output.files.extend(files);
+        e.output.owned.insert(OwnedDir { dir: crd_dir, recursive: false });
+    }
+
+    let out_dir = settings.output_dir();
+    let mut client_modules = BTreeSet::new();
+    let with_client = views::filter(&all, |k| k.has_client);
+    if settings.runs(GeneratorKind::Client) && !with_client.is_empty() {
+        client_modules.insert("clientset".to_string());
+        let dir = out_dir.join("clientset");
+        e.rust(dir.join("mod.rs"), ClientsetTemplate { p: &p, groups: &with_client }.render());
+        for g in &with_client {
+            let gdir = dir.join(g.module.trim_start_matches("r#"));
+            e.modules(&gdir, &format!("Clients of the `{}` group.", g.name), g.versions.iter().map(|v| v.module.clone()).collect(), vec![]);
+            for v in &g.versions {
+                let vdir = gdir.join(v.module.trim_start_matches("r#"));
+                let mut v = v.clone();
+                for k in &mut v.kinds {
+                    k.client_expansion = hand_written(&vdir.join(format!("{}_expansion.rs", k.module.trim_start_matches("r#"))));
+                }
+                e.rust(vdir.join("mod.rs"), GroupVersionClientTemplate { p: &p, v: &v }.render());
+                for k in &v.kinds {
+                    e.rust(vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))), KindClientTemplate { p: &p, k }.render());
+                }
+            }
+        }
+        e.output.owned.insert(OwnedDir { dir, recursive: true });
+    }
+    let with_lister = views::filter(&all, |k| k.has_lister);
+    if settings.runs(GeneratorKind::Lister) && !with_lister.is_empty() {
+        client_modules.insert("listers".to_string());
+        let dir = out_dir.join("listers");
+        e.modules(&dir, "Typed listers over informer caches (lister-gen).", with_lister.iter().map(|g| g.module.clone()).collect(), vec![]);
+        for g in &with_lister {
+            let gdir = dir.join(g.module.trim_start_matches("r#"));
+            e.modules(&gdir, &format!("Listers of the `{}` group.", g.name), g.versions.iter().map(|v| v.module.clone()).collect(), vec![]);
+            for v in &g.versions {
+                let vdir = gdir.join(v.module.trim_start_matches("r#"));
+                let mods: Vec<String> = v.kinds.iter().map(|k| k.module.clone()).collect();
+                let mut reexports: Vec<String> = v.kinds.iter().map(|k| format!("{}::{}", k.module, k.lister)).collect();
+                reexports.extend(v.kinds.iter().filter(|k| k.namespaced).map(|k| format!("{}::{}", k.module, k.ns_lister)));
+                reexports.sort();
+                e.modules(&vdir, &format!("Listers of `{}`.", v.api_version), mods, reexports);
+                for k in &v.kinds {
+                    e.rust(vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))), ListerTemplate { p: &p, k }.render());
+                }
+            }
+        }
+        e.output.owned.insert(OwnedDir { dir, recursive: true });
+    }
+    let with_informer = views::filter(&all, |k| k.has_informer);
+    if settings.runs(GeneratorKind::Informer) && !with_informer.is_empty() {
+        client_modules.insert("informers".to_string());
+        let dir = out_dir.join("informers");
+        e.rust(dir.join("mod.rs"), InformerFactoryTemplate { p: &p, groups: &with_informer }.render());
+        for g in &with_informer {
+            let gdir = dir.join(g.module.trim_start_matches("r#"));
+            e.rust(gdir.join("mod.rs"), InformerGroupTemplate { p: &p, g }.render());
+            for v in &g.versions {
+                let vdir = gdir.join(v.module.trim_start_matches("r#"));
+                e.rust(vdir.join("mod.rs"), InformerVersionTemplate { p: &p, v }.render());
+                for k in &v.kinds {
+                    e.rust(vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))), InformerKindTemplate { p: &p, k }.render());
+                }
+            }
+        }
+        e.output.owned.insert(OwnedDir { dir, recursive: true });
+    }
+    if settings.runs(GeneratorKind::Fake) && !with_client.is_empty() {
+        client_modules.insert("fake".to_string());
+        let dir = out_dir.join("fake");
+        e.rust(dir.join("mod.rs"), FakeTemplate { p: &p, groups: &with_client }.render());
+        e.output.owned.insert(OwnedDir { dir, recursive: true });
+    }
+    if !client_modules.is_empty() {
+        // Modules generated by an earlier run with other generators stay declared.
+        for m in ["clientset", "fake", "informers", "listers"] {
+            if !client_modules.contains(m)
+                && std::fs::read_to_string(out_dir.join(m).join("mod.rs")).is_ok_and(|t| is_generated(&t))
+            {
+                client_modules.insert(m.to_string());
+            }
+        }
+        let modules: Vec<String> = client_modules.into_iter().collect();
+        e.rust(out_dir.join("mod.rs"), ClientModTemplate { modules: &modules }.render());
+        e.output.owned.insert(OwnedDir { dir: out_dir, recursive: false });
+    }
+    let mut output = e.output;
+    output.files.sort_by(|a, b| a.path.cmp(&b.path));
+    output
+}
+
+/// A hand-written (not generated) file exists at `path`.
+fn hand_written(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| !is_generated(&t))
+}

@@ -1,0 +1,846 @@
+//! openAPIV3Schema from the model: structural by construction. Anything the
+//! API server would reject is reported at the field or marker that caused it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::markers::{Spanned, Validate};
+use crate::model::*;
+use crate::parse::Origin;
+
+/// apiextensions.k8s.io/v1 `JSONSchemaProps`, the subset a structural schema
+/// may use. Fields are declared in alphabetical order of their JSON names so
+/// the YAML reads like controller-gen's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)]
+pub struct JsonSchemaProps {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub additional_properties: Option<Box<JsonSchemaProps>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub any_of: Option<Vec<JsonSchemaProps>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+    pub enum_: Option<Vec<Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exclusive_maximum: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exclusive_minimum: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<Box<JsonSchemaProps>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_properties: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<serde_json::Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_properties: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<serde_json::Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multiple_of: Option<serde_json::Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nullable: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub one_of: Option<Vec<JsonSchemaProps>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub properties: Option<BTreeMap<String, JsonSchemaProps>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<Vec<String>>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    #[serde(rename = "x-kubernetes-embedded-resource", skip_serializing_if = "Option::is_none")]
+    pub x_embedded_resource: Option<bool>,
+    #[serde(rename = "x-kubernetes-int-or-string", skip_serializing_if = "Option::is_none")]
+    pub x_int_or_string: Option<bool>,
+    #[serde(rename = "x-kubernetes-list-map-keys", skip_serializing_if = "Option::is_none")]
+    pub x_list_map_keys: Option<Vec<String>>,
+    #[serde(rename = "x-kubernetes-list-type", skip_serializing_if = "Option::is_none")]
+    pub x_list_type: Option<String>,
+    #[serde(rename = "x-kubernetes-map-type", skip_serializing_if = "Option::is_none")]
+    pub x_map_type: Option<String>,
+    #[serde(rename = "x-kubernetes-preserve-unknown-fields", skip_serializing_if = "Option::is_none")]
+    pub x_preserve_unknown_fields: Option<bool>,
+    #[serde(rename = "x-kubernetes-validations", skip_serializing_if = "Option::is_none")]
+    pub x_validations: Option<Vec<ValidationRule>>,
+}
+
+/// One `x-kubernetes-validations` entry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)]
+pub struct ValidationRule {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_expression: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optional_old_self: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub rule: String,
+}
+
+fn typed(t: &str) -> JsonSchemaProps {
+    JsonSchemaProps { type_: Some(t.to_string()), ..Default::default() }
+}
+
+fn with_format(t: &str, f: &str) -> JsonSchemaProps {
+    JsonSchemaProps { format: Some(f.to_string()), ..typed(t) }
+}
+
+fn int_or_string() -> JsonSchemaProps {
+    JsonSchemaProps {
+        any_of: Some(vec![typed("integer"), typed("string")]),
+        x_int_or_string: Some(true),
+        ..Default::default()
+    }
+}
+
+const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+
+const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
+fn props(entries: &[(&str, JsonSchemaProps)]) -> Option<BTreeMap<String, JsonSchemaProps>> {
+    Some(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+}
+
+fn known_schema(k: Known) -> JsonSchemaProps {
+    match k {
+        Known::ObjectMeta | Known::ListMeta => typed("object"),
+        Known::TypeMeta => JsonSchemaProps {
+            properties: props(&[("apiVersion", typed("string")), ("kind", typed("string"))]),
+            ..typed("object")
+        },
+        Known::Time | Known::MicroTime => with_format("string", "date-time"),
+        Known::Duration => typed("string"),
+        Known::Quantity => JsonSchemaProps { pattern: Some(QUANTITY_PATTERN.to_string()), ..int_or_string() },
+        Known::IntOrString => int_or_string(),
+        Known::RawExtension => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") },
+        Known::Condition => JsonSchemaProps {
+            description: Some("Condition contains details for one aspect of the current state of this API Resource.".into()),
+            properties: props(&[
+                ("lastTransitionTime", with_format("string", "date-time")),
+                ("message", JsonSchemaProps { max_length: Some(32768), ..typed("string") }),
+                ("observedGeneration", JsonSchemaProps { minimum: Some(0.into()), ..with_format("integer", "int64") }),
+                ("reason", JsonSchemaProps {
+                    max_length: Some(1024),
+                    min_length: Some(1),
+                    pattern: Some("^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$".into()),
+                    ..typed("string")
+                }),
+                ("status", JsonSchemaProps {
+                    enum_: Some(vec!["True".into(), "False".into(), "Unknown".into()]),
+                    ..typed("string")
+                }),
+                ("type", JsonSchemaProps {
+                    max_length: Some(316),
+                    pattern: Some(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$".into()),
+                    ..typed("string")
+                }),
+            ]),
+            required: Some(vec!["lastTransitionTime".into(), "message".into(), "reason".into(), "status".into(), "type".into()]),
+            ..typed("object")
+        },
+        Known::LabelSelector => JsonSchemaProps {
+            properties: props(&[
+                ("matchExpressions", JsonSchemaProps {
+                    items: Some(Box::new(JsonSchemaProps {
+                        properties: props(&[
+                            ("key", typed("string")),
+                            ("operator", typed("string")),
+                            ("values", JsonSchemaProps {
+                                items: Some(Box::new(typed("string"))),
+                                x_list_type: Some("atomic".into()),
+                                ..typed("array")
+                            }),
+                        ]),
+                        required: Some(vec!["key".into(), "operator".into()]),
+                        ..typed("object")
+                    })),
+                    x_list_type: Some("atomic".into()),
+                    ..typed("array")
+                }),
+                ("matchLabels", JsonSchemaProps { additional_properties: Some(Box::new(typed("string"))), ..typed("object") }),
+            ]),
+            x_map_type: Some("atomic".into()),
+            ..typed("object")
+        },
+    }
+}
+
+/// Builds schemas for the types of one version, reporting problems.
+pub struct SchemaBuilder<'a> {
+    version: &'a Version,
+    diags: &'a mut Diagnostics,
+    stack: Vec<String>,
+}
+
+impl<'a> SchemaBuilder<'a> {
+    /// A builder over `version`'s types.
+    pub fn new(version: &'a Version, diags: &'a mut Diagnostics) -> Self {
+        SchemaBuilder { version, diags, stack: Vec::new() }
+    }
+
+    /// The openAPIV3Schema of a kind's root type.
+    pub fn root(&mut self, kind: &Kind) -> JsonSchemaProps {
+        let Some(def) = self.version.types.get(&kind.rust_name) else { return typed("object") };
+        let Body::Struct(fields) = &def.body else { return typed("object") };
+        self.stack.push(def.name.clone());
+        let mut schema = self.struct_schema(def, fields);
+        self.stack.pop();
+        schema.description = def.doc.clone();
+        let props = schema.properties.get_or_insert_with(BTreeMap::new);
+        props.insert("metadata".into(), typed("object"));
+        if let Some(p) = props.get_mut("apiVersion") {
+            p.description.get_or_insert_with(|| API_VERSION_DOC.into());
+        }
+        if let Some(p) = props.get_mut("kind") {
+            p.description.get_or_insert_with(|| KIND_DOC.into());
+        }
+        if let Some(req) = &mut schema.required {
+            req.retain(|r| r != "metadata" && r != "apiVersion" && r != "kind");
+            if req.is_empty() {
+                schema.required = None;
+            }
+        }
+        for f in fields {
+            if f.json_name == "metadata" && !f.validate.is_empty() {
+                self.diags.push(
+                    Diagnostic::error("validation markers on `metadata` are not allowed")
+                        .at(f.origin.location())
+                        .help("the API server only allows restrictions on metadata.name and metadata.generateName"),
+                );
+            }
+        }
+        schema
+    }
+
+    fn error(&mut self, origin: &Origin, span: Option<proc_macro2::Span>, message: String, help: impl Into<String>) {
+        let o = span.map_or_else(|| origin.clone(), |s| origin.with_span(s));
+        self.diags.push(Diagnostic::error(message).at(o.location()).help(help));
+    }
+
+    fn struct_schema(&mut self, def: &TypeDef, fields: &[Field]) -> JsonSchemaProps {
+        let mut properties = BTreeMap::new();
+        let mut required = Vec::new();
+        let mut preserve = false;
+        for f in fields {
+            if f.serde.flatten {
+                match f.ty.unwrap_option() {
+                    TypeRef::Known(Known::TypeMeta) => {
+                        properties.insert("apiVersion".to_string(), typed("string"));
+                        properties.insert("kind".to_string(), typed("string"));
+                    }
+                    TypeRef::Named(n) => {
+                        let inner = self.named(n, &f.origin);
+                        if inner.type_.as_deref() != Some("object") {
+                            self.error(&f.origin, None, format!("flattened field `{}` is not a struct", f.rust_name), "only structs and maps can be `#[serde(flatten)]`ed");
+                            continue;
+                        }
+                        for (k, v) in inner.properties.unwrap_or_default() {
+                            if properties.insert(k.clone(), v).is_some() {
+                                self.error(&f.origin, None, format!("flattened field `{}` repeats property `{k}`", f.rust_name), "rename one of the two fields");
+                            }
+                        }
+                        if !matches!(f.ty, TypeRef::Option(_)) && !f.serde.default {
+                            required.extend(inner.required.unwrap_or_default());
+                        }
+                        preserve |= inner.x_preserve_unknown_fields == Some(true);
+                    }
+                    TypeRef::Map(_) | TypeRef::Json | TypeRef::JsonObject => preserve = true,
+                    _ => self.error(&f.origin, None, format!("`#[serde(flatten)]` on `{}` has no structural schema", f.rust_name), "flatten a struct, or a `BTreeMap<String, serde_json::Value>` to keep unknown fields"),
+                }
+                continue;
+            }
+            let schema = self.field(f);
+            if f.required(def.serde.default) {
+                required.push(f.json_name.clone());
+            }
+            if properties.insert(f.json_name.clone(), schema).is_some() {
+                self.error(&f.origin, None, format!("two fields are serialized as `{}`", f.json_name), "fix the `#[serde(rename)]`");
+            }
+        }
+        required.sort();
+        required.dedup();
+        let mut schema = JsonSchemaProps {
+            properties: Some(properties),
+            required: if required.is_empty() { None } else { Some(required) },
+            ..typed("object")
+        };
+        if preserve {
+            schema.x_preserve_unknown_fields = Some(true);
+        }
+        self.apply(&mut schema, &def.validate, &def.origin, &def.name);
+        schema
+    }
+
+    fn field(&mut self, f: &Field) -> JsonSchemaProps {
+        let mut schema = self.type_schema(&f.ty, &f.origin);
+        let type_doc = match f.ty.unwrap_option() {
+            TypeRef::Named(n) => self.version.types.get(n).and_then(|t| t.doc.clone()),
+            _ => None,
+        };
+        if let Some(doc) = f.doc.clone().or(type_doc) {
+            schema.description = Some(doc);
+        }
+        self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name);
+        schema
+    }
+
+    fn type_schema(&mut self, ty: &TypeRef, origin: &Origin) -> JsonSchemaProps {
+        match ty {
+            TypeRef::String => typed("string"),
+            TypeRef::Bool => typed("boolean"),
+            TypeRef::Integer(NumFormat::Int32) => with_format("integer", "int32"),
+            TypeRef::Integer(_) => with_format("integer", "int64"),
+            TypeRef::Number(NumFormat::Float) => with_format("number", "float"),
+            TypeRef::Number(_) => with_format("number", "double"),
+            TypeRef::Json => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() },
+            TypeRef::JsonObject => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") },
+            TypeRef::Option(inner) => self.type_schema(inner, origin),
+            TypeRef::List(inner) => JsonSchemaProps { items: Some(Box::new(self.type_schema(inner, origin))), ..typed("array") },
+            TypeRef::Set(inner) => {
+                let items = self.type_schema(inner, origin);
+                let scalar = matches!(items.type_.as_deref(), Some("string" | "integer" | "number" | "boolean"));
+                JsonSchemaProps {
+                    items: Some(Box::new(items)),
+                    x_list_type: if scalar { Some("set".into()) } else { None },
+                    ..typed("array")
+                }
+            }
+            TypeRef::Map(inner) => JsonSchemaProps { additional_properties: Some(Box::new(self.type_schema(inner, origin))), ..typed("object") },
+            TypeRef::Known(k) => known_schema(*k),
+            TypeRef::Named(n) => self.named(n, origin),
+        }
+    }
+
+    fn named(&mut self, name: &str, origin: &Origin) -> JsonSchemaProps {
+        if self.stack.iter().any(|s| s == name) {
+            self.error(
+                origin,
+                None,
+                format!("type `{name}` contains itself ({} → {name})", self.stack.join(" → ")),
+                "a CRD schema cannot be recursive; break the cycle with `serde_json::Value` and `#[validate(preserve_unknown_fields)]`",
+            );
+            return JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") };
+        }
+        let version = self.version;
+        let Some(def) = version.types.get(name) else { return typed("object") };
+        self.stack.push(name.to_string());
+        let schema = match &def.body {
+            Body::Struct(fields) if def.serde.transparent && fields.len() == 1 => self.type_schema(&fields[0].ty, &fields[0].origin),
+            Body::Struct(fields) => self.struct_schema(def, fields),
+            Body::Newtype(inner) => {
+                let mut s = self.type_schema(inner, &def.origin);
+                self.apply(&mut s, &def.validate, &def.origin, &def.name);
+                s
+            }
+            Body::Enum(variants) => self.enum_schema(def, variants),
+            Body::Other => {
+                self.error(&def.origin, None, format!("type `{name}` has no CRD schema"), "use a struct with named fields, a newtype or an enum");
+                typed("object")
+            }
+        };
+        self.stack.pop();
+        schema
+    }
+
+    fn enum_schema(&mut self, def: &TypeDef, variants: &[Variant]) -> JsonSchemaProps {
+        let all_unit = variants.iter().all(|v| matches!(v.body, VariantBody::Unit));
+        let c = &def.serde;
+        let mut schema = if c.untagged {
+            self.untagged(def, variants)
+        } else if all_unit && c.tag.is_none() {
+            JsonSchemaProps {
+                enum_: Some(variants.iter().map(|v| Value::String(v.json_name.clone())).collect()),
+                ..typed("string")
+            }
+        } else if let (Some(_), Some(_)) = (&c.tag, &c.content) {
+            self.error(&def.origin, None, format!("adjacently tagged enum `{}` has no structural schema", def.name), "use an externally tagged enum (no `tag`/`content`) or an internally tagged one (`tag` only)");
+            typed("object")
+        } else if let Some(tag) = &c.tag {
+            self.internally_tagged(def, variants, tag)
+        } else {
+            self.externally_tagged(def, variants)
+        };
+        self.apply(&mut schema, &def.validate, &def.origin, &def.name);
+        schema
+    }
+
+    fn variant_object(&mut self, v: &Variant) -> Option<JsonSchemaProps> {
+        match &v.body {
+            VariantBody::Unit => Some(JsonSchemaProps { properties: Some(BTreeMap::new()), ..typed("object") }),
+            VariantBody::Newtype(t) => Some(self.type_schema(t, &v.origin)),
+            VariantBody::Struct(fields) => {
+                let fake = TypeDef {
+                    name: v.rust_name.clone(),
+                    origin: v.origin.clone(),
+                    doc: v.doc.clone(),
+                    implements_clone: true,
+                    derives_api_type: false,
+                    body: Body::Other,
+                    validate: Validate::default(),
+                    serde: ContainerSerde::default(),
+                    rust_fields: Vec::new(),
+                };
+                Some(self.struct_schema(&fake, fields))
+            }
+            VariantBody::Tuple => {
+                self.error(&v.origin, None, format!("tuple variant `{}` has no structural schema", v.rust_name), "use a struct variant `{ .. }` or a newtype variant");
+                None
+            }
+        }
+    }
+
+    fn externally_tagged(&mut self, def: &TypeDef, variants: &[Variant]) -> JsonSchemaProps {
+        if let Some(unit) = variants.iter().find(|v| matches!(v.body, VariantBody::Unit)) {
+            self.error(
+                &unit.origin,
+                None,
+                format!("enum `{}` mixes unit variant `{}` with data variants", def.name, unit.rust_name),
+                "serde writes unit variants as strings and data variants as objects, which no structural schema allows; give the variant a `{}` body or split the enum",
+            );
+        }
+        let mut properties = BTreeMap::new();
+        let mut one_of = Vec::new();
+        for v in variants {
+            if matches!(v.body, VariantBody::Unit) {
+                continue;
+            }
+            if let Some(mut s) = self.variant_object(v) {
+                if let Some(d) = &v.doc {
+                    s.description = Some(d.clone());
+                }
+                properties.insert(v.json_name.clone(), s);
+                one_of.push(JsonSchemaProps { required: Some(vec![v.json_name.clone()]), ..Default::default() });
+            }
+        }
+        JsonSchemaProps {
+            one_of: if one_of.is_empty() { None } else { Some(one_of) },
+            properties: Some(properties),
+            ..typed("object")
+        }
+    }
+
+    fn internally_tagged(&mut self, def: &TypeDef, variants: &[Variant], tag: &str) -> JsonSchemaProps {
+        let mut properties: BTreeMap<String, JsonSchemaProps> = BTreeMap::new();
+        for v in variants {
+            let Some(obj) = self.variant_object(v) else { continue };
+            if obj.type_.as_deref() != Some("object") {
+                self.error(&v.origin, None, format!("variant `{}` of internally tagged enum `{}` is not an object", v.rust_name, def.name), "internally tagged variants must be structs or unit variants");
+                continue;
+            }
+            for (k, s) in obj.properties.unwrap_or_default() {
+                if k == tag {
+                    self.error(&v.origin, None, format!("variant `{}` has a field named like the tag `{tag}`", v.rust_name), "rename the field or the tag");
+                    continue;
+                }
+                match properties.get(&k) {
+                    Some(prev) if prev != &s => self.error(
+                        &v.origin,
+                        None,
+                        format!("variants of `{}` declare property `{k}` with different schemas", def.name),
+                        "a structural schema has one schema per property; give the fields distinct names",
+                    ),
+                    _ => {
+                        properties.insert(k, s);
+                    }
+                }
+            }
+        }
+        properties.insert(
+            tag.to_string(),
+            JsonSchemaProps { enum_: Some(variants.iter().map(|v| Value::String(v.json_name.clone())).collect()), ..typed("string") },
+        );
+        JsonSchemaProps { properties: Some(properties), required: Some(vec![tag.to_string()]), ..typed("object") }
+    }
+
+    fn untagged(&mut self, def: &TypeDef, variants: &[Variant]) -> JsonSchemaProps {
+        let mut schemas = Vec::new();
+        for v in variants {
+            if let Some(s) = self.variant_object(v) {
+                schemas.push(s);
+            }
+        }
+        let types: Vec<Option<&str>> = schemas.iter().map(|s| s.type_.as_deref()).collect();
+        if types.len() == 2 && types.contains(&Some("integer")) && types.contains(&Some("string")) {
+            return int_or_string();
+        }
+        if !schemas.is_empty() && types.iter().all(|t| *t == Some("object")) {
+            let mut properties: BTreeMap<String, JsonSchemaProps> = BTreeMap::new();
+            for (v, s) in variants.iter().zip(schemas) {
+                for (k, p) in s.properties.unwrap_or_default() {
+                    match properties.get(&k) {
+                        Some(prev) if prev != &p => self.error(
+                            &v.origin,
+                            None,
+                            format!("variants of untagged enum `{}` declare property `{k}` with different schemas", def.name),
+                            "a structural schema has one schema per property",
+                        ),
+                        _ => {
+                            properties.insert(k, p);
+                        }
+                    }
+                }
+            }
+            return JsonSchemaProps { properties: Some(properties), ..typed("object") };
+        }
+        self.error(
+            &def.origin,
+            None,
+            format!("untagged enum `{}` has no structural schema", def.name),
+            "untagged enums must be all-object variants or exactly an integer and a string variant; otherwise mark the field `#[validate(preserve_unknown_fields)]`",
+        );
+        JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() }
+    }
+
+    /// Applies `#[validate]` markers, checking each fits the schema's type.
+    fn apply(&mut self, s: &mut JsonSchemaProps, v: &Validate, origin: &Origin, name: &str) {
+        if v.is_empty() {
+            return;
+        }
+        if let Some(span) = v.int_or_string {
+            let _ = span;
+            let description = s.description.take();
+            *s = JsonSchemaProps { description, ..int_or_string() };
+        }
+        let ty = schema_kind(s);
+        let numeric = matches!(ty, "integer" | "number");
+        let mismatch = |b: &mut Self, span: proc_macro2::Span, marker: &str, wants: &str| {
+            b.error(
+                origin,
+                Some(span),
+                format!("`{marker}` applies to {wants}, but `{name}` is {}", describe(ty)),
+                format!("remove `{marker}` or change the field's type"),
+            );
+        };
+        for (marker, value) in [("minimum", &v.minimum), ("maximum", &v.maximum), ("multiple_of", &v.multiple_of)] {
+            if let Some(n) = value {
+                if !numeric {
+                    mismatch(self, n.span, marker, "numbers");
+                    continue;
+                }
+                match marker {
+                    "minimum" => s.minimum = Some(n.value.clone()),
+                    "maximum" => s.maximum = Some(n.value.clone()),
+                    _ => s.multiple_of = Some(n.value.clone()),
+                }
+            }
+        }
+        for (marker, value, slot) in [
+            ("exclusive_minimum", &v.exclusive_minimum, &mut s.exclusive_minimum),
+            ("exclusive_maximum", &v.exclusive_maximum, &mut s.exclusive_maximum),
+        ] {
+            if let Some(b) = value {
+                *slot = Some(b.value);
+            }
+            let _ = marker;
+        }
+        if let Some(b) = &v.exclusive_minimum
+            && s.minimum.is_none()
+        {
+            self.error(origin, Some(b.span), "`exclusive_minimum` without `minimum`".into(), "add `minimum = ..`");
+        }
+        if let Some(b) = &v.exclusive_maximum
+            && s.maximum.is_none()
+        {
+            self.error(origin, Some(b.span), "`exclusive_maximum` without `maximum`".into(), "add `maximum = ..`");
+        }
+        if let (Some(min), Some(max)) = (&v.minimum, &v.maximum)
+            && min.value.as_f64() > max.value.as_f64()
+        {
+            self.error(origin, Some(min.span), format!("`minimum = {}` is greater than `maximum = {}`", min.value, max.value), "swap the bounds");
+        }
+        let stringish = ty == "string" || ty == "int-or-string";
+        for (marker, value) in [("min_length", &v.min_length), ("max_length", &v.max_length)] {
+            if let Some(n) = value {
+                if !stringish {
+                    mismatch(self, n.span, marker, "strings");
+                } else if marker == "min_length" {
+                    s.min_length = Some(n.value);
+                } else {
+                    s.max_length = Some(n.value);
+                }
+            }
+        }
+        if let (Some(min), Some(max)) = (&v.min_length, &v.max_length)
+            && min.value > max.value
+        {
+            self.error(origin, Some(min.span), format!("`min_length = {}` is greater than `max_length = {}`", min.value, max.value), "swap the bounds");
+        }
+        if let Some(p) = &v.pattern {
+            if stringish {
+                s.pattern = Some(p.value.clone());
+            } else {
+                mismatch(self, p.span, "pattern", "strings");
+            }
+        }
+        if let Some(f) = &v.format {
+            if matches!(ty, "string" | "integer" | "number") {
+                s.format = Some(f.value.clone());
+            } else {
+                mismatch(self, f.span, "format", "strings and numbers");
+            }
+        }
+        if let Some(values) = &v.enum_values {
+            if let Some(bad) = values.value.iter().find(|val| !value_fits(val, ty)) {
+                self.error(origin, Some(values.span), format!("enum value {bad} does not fit `{name}`, which is {}", describe(ty)), "use values of the field's type");
+            } else {
+                s.enum_ = Some(values.value.clone());
+            }
+        }
+        for (marker, value) in [("min_items", &v.min_items), ("max_items", &v.max_items)] {
+            if let Some(n) = value {
+                if ty != "array" {
+                    mismatch(self, n.span, marker, "lists");
+                } else if marker == "min_items" {
+                    s.min_items = Some(n.value);
+                } else {
+                    s.max_items = Some(n.value);
+                }
+            }
+        }
+        if let Some(span) = v.unique_items {
+            self.error(
+                origin,
+                Some(span),
+                "`unique_items` is rejected by the API server (uniqueItems: true makes validation quadratic)".into(),
+                "use `list_type = \"set\"` for a list of unique scalars",
+            );
+        }
+        for (marker, value) in [("min_properties", &v.min_properties), ("max_properties", &v.max_properties)] {
+            if let Some(n) = value {
+                if ty != "object" {
+                    mismatch(self, n.span, marker, "objects and maps");
+                } else if marker == "min_properties" {
+                    s.min_properties = Some(n.value);
+                } else {
+                    s.max_properties = Some(n.value);
+                }
+            }
+        }
+        if let Some(d) = &v.default {
+            if value_fits(&d.value, ty) {
+                s.default = Some(d.value.clone());
+            } else {
+                self.error(origin, Some(d.span), format!("default {} does not fit `{name}`, which is {}", d.value, describe(ty)), "use a value of the field's type");
+            }
+        }
+        if v.nullable.is_some() {
+            s.nullable = Some(true);
+        }
+        if v.preserve_unknown_fields.is_some() {
+            s.x_preserve_unknown_fields = Some(true);
+        }
+        if let Some(span) = v.embedded_resource {
+            if ty != "object" {
+                mismatch(self, span, "embedded_resource", "objects");
+            } else {
+                s.x_embedded_resource = Some(true);
+            }
+        }
+        for r in &v.rules {
+            s.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
+                field_path: r.field_path.clone(),
+                message: r.message.clone(),
+                message_expression: r.message_expression.clone(),
+                optional_old_self: r.optional_old_self,
+                reason: r.reason.as_ref().map(|r| r.value.clone()),
+                rule: r.rule.value.clone(),
+            });
+        }
+        if let Some(lt) = &v.list_type {
+            if ty != "array" {
+                mismatch(self, lt.span, "list_type", "lists");
+            } else {
+                self.list_type(s, lt, v.list_map_keys.as_ref(), origin, name);
+            }
+        } else if let Some(keys) = &v.list_map_keys {
+            self.error(origin, Some(keys.span), "`list_map_keys` needs `list_type = \"map\"`".into(), "add `list_type = \"map\"`");
+        }
+        if let Some(mt) = &v.map_type {
+            if ty != "object" {
+                mismatch(self, mt.span, "map_type", "objects and maps");
+            } else {
+                s.x_map_type = Some(mt.value.clone());
+            }
+        }
+        if let Some(items) = &v.items {
+            match s.items.as_deref_mut() {
+                Some(item_schema) => {
+                    let item_name = format!("{name}[*]");
+                    self.apply(item_schema, items, origin, &item_name);
+                }
+                None => {
+                    if let Some(span) = items.first_span {
+                        mismatch(self, span, "items", "lists");
+                    }
+                }
+            }
+        }
+    }
+
+    fn list_type(&mut self, s: &mut JsonSchemaProps, lt: &Spanned<String>, keys: Option<&Spanned<Vec<Spanned<String>>>>, origin: &Origin, name: &str) {
+        let item = s.items.as_deref().cloned().unwrap_or_default();
+        let item_scalar = matches!(item.type_.as_deref(), Some("string" | "integer" | "number" | "boolean"));
+        match lt.value.as_str() {
+            "set" if !item_scalar && item.x_map_type.as_deref() != Some("atomic") => {
+                self.error(origin, Some(lt.span), format!("`list_type = \"set\"` on `{name}`, whose items are not scalars"), "sets hold strings, numbers or booleans; use `list_type = \"map\"` with `list_map_keys(..)` for objects");
+                return;
+            }
+            "map" => {
+                let Some(keys) = keys else {
+                    self.error(origin, Some(lt.span), "`list_type = \"map\"` needs `list_map_keys(..)`".into(), "name the item fields that identify an entry, e.g. `list_map_keys(\"name\")`");
+                    return;
+                };
+                if item.type_.as_deref() != Some("object") {
+                    self.error(origin, Some(lt.span), format!("`list_type = \"map\"` on `{name}`, whose items are not objects"), "map lists hold structs");
+                    return;
+                }
+                let props = item.properties.clone().unwrap_or_default();
+                let required = item.required.clone().unwrap_or_default();
+                for k in &keys.value {
+                    match props.get(&k.value) {
+                        None => self.error(origin, Some(k.span), format!("list map key `{}` is not a field of the items of `{name}`", k.value), format!("items have: {}", props.keys().cloned().collect::<Vec<_>>().join(", "))),
+                        Some(p) if !matches!(p.type_.as_deref(), Some("string" | "integer" | "number" | "boolean")) => {
+                            self.error(origin, Some(k.span), format!("list map key `{}` is not a scalar", k.value), "keys must be strings, numbers or booleans")
+                        }
+                        Some(p) if !required.contains(&k.value) && p.default.is_none() => self.error(
+                            origin,
+                            Some(k.span),
+                            format!("list map key `{}` is optional", k.value),
+                            "keys must be required or have a default",
+                        ),
+                        Some(_) => {}
+                    }
+                }
+                s.x_list_map_keys = Some(keys.value.iter().map(|k| k.value.clone()).collect());
+            }
+            _ => {}
+        }
+        s.x_list_type = Some(lt.value.clone());
+    }
+}
+
+/// The schema's type for marker checks: its `type`, or `int-or-string`, or `any`.
+fn schema_kind(s: &JsonSchemaProps) -> &'static str {
+    if s.x_int_or_string == Some(true) {
+        return "int-or-string";
+    }
+    match s.type_.as_deref() {
+        Some("string") => "string",
+        Some("integer") => "integer",
+        Some("number") => "number",
+        Some("boolean") => "boolean",
+        Some("array") => "array",
+        Some("object") => "object",
+        _ => "any",
+    }
+}
+
+fn describe(ty: &str) -> String {
+    match ty {
+        "integer" => "an integer".into(),
+        "array" => "a list".into(),
+        "object" => "an object".into(),
+        "any" => "free-form JSON".into(),
+        "int-or-string" => "an int-or-string".into(),
+        other => format!("a {other}"),
+    }
+}
+
+fn value_fits(v: &Value, ty: &str) -> bool {
+    match (v, ty) {
+        (_, "any") => true,
+        (Value::String(_), "string" | "int-or-string") => true,
+        (Value::Number(n), "integer" | "int-or-string") => n.is_i64() || n.is_u64(),
+        (Value::Number(_), "number") => true,
+        (Value::Bool(_), "boolean") => true,
+        (Value::Array(_), "array") => true,
+        (Value::Object(_), "object") => true,
+        _ => false,
+    }
+}
+
+/// Resolves a `.spec.replicas`-style JSON path in a schema. `None` when it
+/// does not exist; everything under a free-form node resolves to that node.
+pub fn resolve_path<'s>(schema: &'s JsonSchemaProps, path: &str) -> Option<&'s JsonSchemaProps> {
+    let mut cur = schema;
+    for raw in path.trim_start_matches('.').split('.') {
+        if cur.x_preserve_unknown_fields == Some(true) && cur.properties.as_ref().is_none_or(|p| p.is_empty()) {
+            return Some(cur);
+        }
+        let (name, indexed) = match raw.find('[') {
+            Some(i) => (&raw[..i], true),
+            None => (raw, false),
+        };
+        if name.is_empty() {
+            return None;
+        }
+        cur = match (cur.properties.as_ref().and_then(|p| p.get(name)), cur.additional_properties.as_deref()) {
+            (Some(p), _) => p,
+            (None, Some(ap)) => ap,
+            (None, None) if cur.type_.as_deref() == Some("object") && name_is_metadata(name, cur) => return Some(cur),
+            _ => return None,
+        };
+        if indexed {
+            cur = cur.items.as_deref()?;
+        }
+    }
+    Some(cur)
+}
+
+fn name_is_metadata(_name: &str, cur: &JsonSchemaProps) -> bool {
+    // `metadata` is `{type: object}` with no properties: anything under it is valid.
+    cur.properties.is_none() && cur.additional_properties.is_none()
+}
+
+/// Checks the structural-schema rules on a finished schema (defence in depth
+/// behind the builder); problems are reported at `origin` with the JSON path.
+pub fn check_structural(schema: &JsonSchemaProps, path: &str, origin: &Origin, diags: &mut Diagnostics) {
+    let special = schema.x_int_or_string == Some(true) || schema.x_preserve_unknown_fields == Some(true);
+    if schema.type_.is_none() && !special {
+        diags.push(
+            Diagnostic::error(format!("schema node `{path}` has no type"))
+                .at(origin.location())
+                .help("every field needs a type, unless it is int-or-string or preserves unknown fields"),
+        );
+    }
+    if schema.additional_properties.is_some() && schema.properties.as_ref().is_some_and(|p| !p.is_empty()) {
+        diags.push(
+            Diagnostic::error(format!("schema node `{path}` has both properties and additionalProperties"))
+                .at(origin.location())
+                .help("the API server allows one or the other"),
+        );
+    }
+    for (k, p) in schema.properties.iter().flatten() {
+        check_structural(p, &format!("{path}.{k}"), origin, diags);
+    }
+    if let Some(i) = &schema.items {
+        check_structural(i, &format!("{path}[*]"), origin, diags);
+    }
+    if let Some(ap) = &schema.additional_properties {
+        check_structural(ap, &format!("{path}.*"), origin, diags);
+    }
+}

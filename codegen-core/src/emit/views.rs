@@ -1,0 +1,295 @@
+//! View models: every name and path the Rust templates print, computed from
+//! the model in one place so the templates decide nothing.
+
+use std::collections::BTreeMap;
+
+use crate::ident::{plural_type_name, rust_ident, snake_case, upper_camel};
+use crate::markers::Verb;
+use crate::model::{Body, Group, Kind, Model, TypeMetaForm, Version};
+
+/// Paths to the runtime and its re-exported dependencies.
+#[derive(Clone, Debug)]
+pub struct Paths {
+    /// The runtime crate (`::codegen_runtime`).
+    pub rt: String,
+    /// kube, through the runtime.
+    pub kube: String,
+    /// k8s-openapi, through the runtime.
+    pub k8s: String,
+}
+
+impl Paths {
+    /// Paths under `runtime`.
+    pub fn new(runtime: &str) -> Self {
+        Paths {
+            rt: runtime.to_string(),
+            kube: format!("{runtime}::__private::kube"),
+            k8s: format!("{runtime}::__private::k8s_openapi"),
+        }
+    }
+}
+
+/// Which verbs a typed client has.
+#[derive(Clone, Debug, Default)]
+#[allow(missing_docs)]
+pub struct Verbs {
+    pub create: bool,
+    pub update: bool,
+    pub update_status: bool,
+    pub delete: bool,
+    pub delete_collection: bool,
+    pub get: bool,
+    pub list: bool,
+    pub watch: bool,
+    pub patch: bool,
+    pub apply: bool,
+    pub apply_status: bool,
+}
+
+/// An extra `method(..)` of a typed client.
+#[derive(Clone, Debug)]
+pub struct MethodView {
+    /// Rust method name.
+    pub name: String,
+    /// Verb spelling.
+    pub verb: String,
+    /// Subresource.
+    pub subresource: String,
+    /// Whether it is an update (PUT) rather than a get.
+    pub update: bool,
+    /// Result (and, for updates, input) type.
+    pub result: String,
+}
+
+/// A kind as the templates see it.
+#[derive(Clone, Debug)]
+#[allow(missing_docs)]
+pub struct KindView {
+    pub rust_name: String,
+    pub api_type: String,
+    pub kind: String,
+    pub plural: String,
+    pub list_kind: String,
+    pub list_kind_type: String,
+    pub group: String,
+    pub version: String,
+    pub api_version: String,
+    pub namespaced: bool,
+    pub scope: String,
+    pub module: String,
+    pub accessor: String,
+    pub client: String,
+    pub lister: String,
+    pub ns_lister: String,
+    pub informer: String,
+    pub generic_variant: String,
+    pub verbs: Verbs,
+    pub methods: Vec<MethodView>,
+    pub spec: Option<String>,
+    pub new_fields: String,
+    pub set_type_meta: String,
+    pub has_client: bool,
+    pub has_lister: bool,
+    pub has_informer: bool,
+    pub status_subresource: bool,
+    pub client_expansion: bool,
+    pub listers_path: String,
+}
+
+/// A version as the templates see it.
+#[derive(Clone, Debug)]
+#[allow(missing_docs)]
+pub struct VersionView {
+    pub group: String,
+    pub version: String,
+    pub api_version: String,
+    pub module: String,
+    pub gv_client: String,
+    pub accessor: String,
+    pub kinds: Vec<KindView>,
+}
+
+/// A group as the templates see it.
+#[derive(Clone, Debug)]
+#[allow(missing_docs)]
+pub struct GroupView {
+    pub name: String,
+    pub module: String,
+    pub versions: Vec<VersionView>,
+}
+
+/// Builds the views of the whole model.
+pub fn groups(model: &Model, p: &Paths, exceptions: &BTreeMap<String, String>) -> Vec<GroupView> {
+    model.groups.iter().map(|g| group(g, p, exceptions)).collect()
+}
+
+/// The views restricted to kinds matching `keep`; empty versions and groups dropped.
+pub fn filter(groups: &[GroupView], keep: impl Fn(&KindView) -> bool) -> Vec<GroupView> {
+    groups
+        .iter()
+        .filter_map(|g| {
+            let versions: Vec<VersionView> = g
+                .versions
+                .iter()
+                .filter_map(|v| {
+                    let kinds: Vec<KindView> = v.kinds.iter().filter(|k| keep(k)).cloned().collect();
+                    (!kinds.is_empty()).then(|| VersionView { kinds, ..v.clone() })
+                })
+                .collect();
+            (!versions.is_empty()).then(|| GroupView { versions, ..g.clone() })
+        })
+        .collect()
+}
+
+fn group(g: &Group, p: &Paths, exceptions: &BTreeMap<String, String>) -> GroupView {
+    let module = rust_ident(&g.package.replace('-', "_"));
+    GroupView {
+        name: g.name.clone(),
+        module: module.clone(),
+        versions: g.versions.iter().map(|v| version(g, v, &module, p, exceptions)).collect(),
+    }
+}
+
+fn version(g: &Group, v: &Version, group_module: &str, p: &Paths, exceptions: &BTreeMap<String, String>) -> VersionView {
+    let gv = format!("{}_{}", group_module.trim_start_matches("r#"), v.name);
+    VersionView {
+        group: g.name.clone(),
+        version: v.name.clone(),
+        api_version: format!("{}/{}", g.name, v.name),
+        module: rust_ident(&v.name),
+        gv_client: format!("{}Client", upper_camel(&gv)),
+        accessor: rust_ident(&gv),
+        kinds: v.kinds.iter().map(|k| kind(g, v, k, group_module, p, exceptions)).collect(),
+    }
+}
+
+fn kind(g: &Group, v: &Version, k: &Kind, group_module: &str, p: &Paths, exceptions: &BTreeMap<String, String>) -> KindView {
+    let has = |verb: Verb| k.has_verb(verb);
+    let verbs = Verbs {
+        create: has(Verb::Create),
+        update: has(Verb::Update),
+        update_status: has(Verb::UpdateStatus),
+        delete: has(Verb::Delete),
+        delete_collection: has(Verb::DeleteCollection),
+        get: has(Verb::Get),
+        list: has(Verb::List),
+        watch: has(Verb::Watch),
+        patch: has(Verb::Patch),
+        apply: has(Verb::Apply),
+        apply_status: has(Verb::ApplyStatus),
+    };
+    let methods = k
+        .client
+        .as_ref()
+        .map(|c| {
+            c.methods
+                .iter()
+                .map(|m| MethodView {
+                    name: rust_ident(&m.name.value),
+                    verb: m.verb.value.as_str().to_string(),
+                    subresource: m.subresource.as_ref().map(|s| s.value.clone()).unwrap_or_default(),
+                    update: m.verb.value == Verb::Update,
+                    result: m
+                        .result
+                        .as_ref()
+                        .or(m.input.as_ref())
+                        .map_or_else(|| format!("{}::{}", v.module_path, k.rust_name), |r| absolute_type(&r.value, &v.module_path)),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let module = rust_ident(&snake_case(&k.rust_name));
+    let set_type_meta = match &k.type_meta {
+        TypeMetaForm::Flatten(field) => format!(
+            "self.{} = {}::core::TypeMeta {{ api_version: API_VERSION.to_string(), kind: \"{}\".to_string() }};",
+            rust_ident(field),
+            p.kube,
+            k.kind
+        ),
+        TypeMetaForm::Fields => {
+            format!("self.api_version = API_VERSION.to_string(); self.kind = \"{}\".to_string();", k.kind)
+        }
+    };
+    KindView {
+        rust_name: k.rust_name.clone(),
+        api_type: format!("{}::{}", v.module_path, k.rust_name),
+        kind: k.kind.clone(),
+        plural: k.plural.clone(),
+        list_kind: k.list_kind.clone(),
+        list_kind_type: format!("{}List", k.rust_name),
+        group: g.name.clone(),
+        version: v.name.clone(),
+        api_version: format!("{}/{}", g.name, v.name),
+        namespaced: k.namespaced,
+        scope: if k.namespaced { "NamespaceResourceScope" } else { "ClusterResourceScope" }.to_string(),
+        accessor: rust_ident(&snake_case(&plural_type_name(&k.rust_name, exceptions))),
+        client: format!("{}Client", k.rust_name),
+        lister: format!("{}Lister", k.rust_name),
+        ns_lister: format!("{}NamespaceLister", k.rust_name),
+        informer: format!("{}Informer", k.rust_name),
+        generic_variant: format!("{}{}{}", upper_camel(group_module.trim_start_matches("r#")), upper_camel(&v.name), k.rust_name),
+        verbs,
+        methods,
+        spec: k.spec_field.clone(),
+        new_fields: new_fields(v, k, p),
+        set_type_meta,
+        has_client: k.client.is_some(),
+        has_lister: k.has_lister(),
+        has_informer: k.has_informer(),
+        status_subresource: k.status_subresource,
+        client_expansion: false,
+        listers_path: format!("super::super::super::super::listers::{group_module}::{}", rust_ident(&v.name)),
+        module,
+    }
+}
+
+/// A `method(result = "..")` path made absolute: `crate::`/`::`/`self::`
+/// paths stay; a bare name refers to the version module; anything else is a
+/// crate path (`k8s_openapi::..` → `::k8s_openapi::..`).
+fn absolute_type(ty: &str, module_path: &str) -> String {
+    if ty.starts_with("::") || ty.starts_with("crate::") {
+        ty.to_string()
+    } else if !ty.contains("::") {
+        format!("{module_path}::{ty}")
+    } else {
+        format!("::{ty}")
+    }
+}
+
+/// Field initializers of a kind's `new()`: every field of the struct.
+fn new_fields(v: &Version, k: &Kind, p: &Paths) -> String {
+    let Some(def) = v.types.get(&k.rust_name) else { return String::new() };
+    let json_name = |rust: &str| match &def.body {
+        Body::Struct(fields) => fields.iter().find(|f| f.rust_name == rust).map(|f| f.json_name.clone()),
+        _ => None,
+    };
+    let mut out = String::new();
+    for (name, is_option) in &def.rust_fields {
+        let ident = rust_ident(name);
+        let json = json_name(name).unwrap_or_default();
+        let value = if matches!(&k.type_meta, TypeMetaForm::Flatten(t) if t == name) {
+            format!("{}::core::TypeMeta {{ api_version: API_VERSION.to_string(), kind: \"{}\".to_string() }}", p.kube, k.kind)
+        } else if k.type_meta == TypeMetaForm::Fields && json == "apiVersion" {
+            "API_VERSION.to_string()".to_string()
+        } else if k.type_meta == TypeMetaForm::Fields && json == "kind" {
+            format!("\"{}\".to_string()", k.kind)
+        } else if json == "metadata" {
+            format!(
+                "{}::apimachinery::pkg::apis::meta::v1::ObjectMeta {{ name: ::std::option::Option::Some(name.to_string()), ..::std::default::Default::default() }}",
+                p.k8s
+            )
+        } else if json == "spec" && k.spec_field.is_some() {
+            "spec".to_string()
+        } else if *is_option {
+            "::std::option::Option::None".to_string()
+        } else {
+            "::std::default::Default::default()".to_string()
+        };
+        if value == ident {
+            out.push_str(&format!("{ident},\n"));
+        } else {
+            out.push_str(&format!("{ident}: {value},\n"));
+        }
+    }
+    out
+}

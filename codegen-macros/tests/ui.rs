@@ -1,0 +1,9 @@
+//! Every marker error the macros report, as trybuild UI cases; the markers
+//! of a correct type compile.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.pass("tests/ui/pass/*.rs");
+    t.compile_fail("tests/ui/fail/*.rs");
+}

@@ -1,0 +1,8 @@
+use codegen_macros::genclient;
+
+#[genclient]
+pub enum Student {
+    A,
+}
+
+fn main() {}

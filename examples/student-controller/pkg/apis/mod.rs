@@ -1,0 +1,3 @@
+//! API groups served by the Student controller.
+
+pub mod example;

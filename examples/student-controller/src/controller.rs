@@ -1,0 +1,417 @@
+//! The Student controller: informers → rate-limited work queue → sync
+//! handler → status, owned ConfigMap and events, in the shape of
+//! sample-controller.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Result, anyhow};
+use codegen_runtime::client::{CreateOptions, DeleteOptions, PatchOptions, PatchType, TypedClient, UpdateOptions};
+use codegen_runtime::events::EventRecorder;
+use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
+use codegen_runtime::informer::{DeletedObject, ResourceEventHandlerFuncs};
+use codegen_runtime::lister::Lister;
+use codegen_runtime::signal::ShutdownSignal;
+use codegen_runtime::workqueue::RateLimitingQueue;
+use codegen_runtime::{meta_namespace_key, split_meta_namespace_key};
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
+use kube::api::ObjectMeta;
+use kube::runtime::watcher;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::pkg::apis::example::v1::{Student, StudentCondition, StudentStatus};
+use crate::pkg::client::clientset::Clientset;
+use crate::pkg::client::informers::SharedInformerFactory;
+use crate::pkg::client::listers::example::v1::StudentLister;
+
+/// The finalizer that makes the controller clean up a Student's ConfigMap.
+pub const FINALIZER: &str = "example.k8s.io/student-cleanup";
+/// The label put on every ConfigMap the controller owns.
+pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "student-controller");
+/// Event reason and message of a successful sync (the seed's wording).
+pub const SYNCED: (&str, &str) = ("Synced", "Student synced successfully");
+/// How often a transient failure is retried before it is reported and
+/// dropped (with the default limiter: about 3 minutes of backoff).
+pub const MAX_RETRIES: u32 = 15;
+
+/// Settings of a [`Controller`].
+#[derive(Clone, Debug)]
+pub struct ControllerOptions {
+    /// Workers reconciling Students at once.
+    pub workers: usize,
+    /// Informer resync period; `None` never resyncs.
+    pub resync: Option<Duration>,
+    /// Reporting instance recorded on events.
+    pub instance: String,
+    /// Watch only this namespace; `None` watches all namespaces.
+    pub namespace: Option<String>,
+}
+
+/// The name of the ConfigMap a Student owns.
+pub fn config_map_name(student: &str) -> String {
+    format!("student-{student}")
+}
+
+/// Why a sync failed, and whether it is worth retrying.
+#[derive(Debug)]
+enum SyncError {
+    /// Retried with the rate limiter.
+    Transient(anyhow::Error),
+    /// Reported as a Warning event and not retried.
+    Permanent { reason: &'static str, message: String },
+}
+
+impl From<codegen_runtime::Error> for SyncError {
+    fn from(e: codegen_runtime::Error) -> Self {
+        if e.is_forbidden() {
+            SyncError::Permanent {
+                reason: "Forbidden",
+                message: format!("{e}; grant the controller the permissions in config/rbac/role.yaml"),
+            }
+        } else if e.is_invalid() || e.is_bad_request() {
+            SyncError::Permanent { reason: "Invalid", message: e.to_string() }
+        } else {
+            SyncError::Transient(e.into())
+        }
+    }
+}
+
+/// The Student controller.
+pub struct Controller {
+    clientset: Clientset,
+    factory: SharedInformerFactory,
+    config_maps_factory: RuntimeFactory,
+    students: StudentLister,
+    config_maps: Lister<ConfigMap>,
+    queue: RateLimitingQueue<String>,
+    recorder: EventRecorder,
+    options: ControllerOptions,
+}
+
+impl Controller {
+    /// Wires informers, listers, the queue and the recorder; starts nothing.
+    pub fn new(client: kube::Client, options: ControllerOptions) -> Arc<Self> {
+        let clientset = Clientset::new(client.clone());
+        let builder = || {
+            let mut builder = RuntimeFactory::builder(client.clone());
+            if let Some(ns) = &options.namespace {
+                builder = builder.namespace(ns.clone());
+            }
+            if let Some(resync) = options.resync {
+                builder = builder.default_resync(resync);
+            }
+            builder
+        };
+        let factory = SharedInformerFactory::from_runtime(builder().build());
+        let config_maps_factory = builder()
+            .tweak_list_options(Arc::new(|config: &mut watcher::Config| {
+                config.label_selector = Some(format!("{}={}", MANAGED_BY.0, MANAGED_BY.1));
+            }))
+            .build();
+        let students = factory.example().v1().students().lister();
+        let config_maps = config_maps_factory.informer_for::<ConfigMap>().lister();
+        let recorder = EventRecorder::new(client, "student-controller", Some(&options.instance));
+        Arc::new(Self {
+            clientset,
+            factory,
+            config_maps_factory,
+            students,
+            config_maps,
+            queue: RateLimitingQueue::new(),
+            recorder,
+            options,
+        })
+    }
+
+    /// Runs until `shutdown` fires, then stops taking work, lets in-flight
+    /// syncs finish and returns.
+    pub async fn run(self: Arc<Self>, shutdown: ShutdownSignal) -> Result<()> {
+        let (forbidden_tx, mut forbidden_rx) = mpsc::unbounded_channel::<String>();
+        let student_informer = self.factory.example().v1().students().informer();
+        let config_map_informer = self.config_maps_factory.informer_for::<ConfigMap>();
+        for (what, informer_errors) in [("students.example.k8s.io", forbidden_tx.clone()), ("configmaps", forbidden_tx)] {
+            let report = move |e: &watcher::Error| {
+                if is_forbidden(e) {
+                    let _ = informer_errors.send(format!("cannot list/watch {what}: {e}"));
+                } else {
+                    tracing::warn!("watch of {what} failed, retrying: {e}");
+                }
+            };
+            if what == "configmaps" {
+                config_map_informer.set_watch_error_handler(report);
+            } else {
+                student_informer.set_watch_error_handler(report);
+            }
+        }
+
+        let queue = self.queue.clone();
+        student_informer.add_event_handler(
+            ResourceEventHandlerFuncs::new()
+                .on_add({
+                    let queue = queue.clone();
+                    move |s: Arc<Student>, _| queue.add(meta_namespace_key(s.as_ref()))
+                })
+                .on_update({
+                    let queue = queue.clone();
+                    move |_old: Arc<Student>, new: Arc<Student>| queue.add(meta_namespace_key(new.as_ref()))
+                })
+                .on_delete({
+                    let queue = queue.clone();
+                    move |gone: DeletedObject<Student>| queue.add(meta_namespace_key(gone.object().as_ref()))
+                }),
+        );
+        let owner_of = |cm: &ConfigMap| -> Option<String> {
+            let owner = cm.metadata.owner_references.as_ref()?.iter().find(|o| o.controller == Some(true))?;
+            (owner.kind == "Student").then(|| format!("{}/{}", cm.metadata.namespace.as_deref().unwrap_or_default(), owner.name))
+        };
+        config_map_informer.add_event_handler(
+            ResourceEventHandlerFuncs::new()
+                .on_add({
+                    let queue = queue.clone();
+                    move |cm: Arc<ConfigMap>, _| owner_of(&cm).into_iter().for_each(|k| queue.add(k))
+                })
+                .on_update({
+                    let queue = queue.clone();
+                    move |_old, cm: Arc<ConfigMap>| owner_of(&cm).into_iter().for_each(|k| queue.add(k))
+                })
+                .on_delete({
+                    let queue = queue.clone();
+                    move |gone: DeletedObject<ConfigMap>| owner_of(gone.object()).into_iter().for_each(|k| queue.add(k))
+                }),
+        );
+
+        tracing::info!("starting the Student controller; waiting for informer caches to sync");
+        self.factory.start();
+        self.config_maps_factory.start();
+        let synced = async {
+            let students = self.factory.wait_for_cache_sync().await;
+            let config_maps = self.config_maps_factory.wait_for_cache_sync().await;
+            students.values().chain(config_maps.values()).all(|ok| *ok)
+        };
+        tokio::select! {
+            ok = synced => {
+                if !ok {
+                    return Err(anyhow!("informer caches did not sync"));
+                }
+            }
+            Some(message) = forbidden_rx.recv() => {
+                self.stop_informers().await;
+                return Err(anyhow!(
+                    "{message}\nthe controller's identity lacks RBAC permissions: apply config/rbac/ and bind the role to it"
+                ));
+            }
+            _ = shutdown.recv() => {
+                self.stop_informers().await;
+                return Ok(());
+            }
+        }
+
+        tracing::info!(workers = self.options.workers, "caches synced; starting workers");
+        let mut workers = Vec::new();
+        for _ in 0..self.options.workers {
+            let this = self.clone();
+            workers.push(tokio::spawn(async move { this.run_worker().await }));
+        }
+
+        tokio::select! {
+            _ = shutdown.recv() => tracing::info!("shutdown signal received; finishing in-flight work (a second signal exits at once)"),
+            Some(message) = forbidden_rx.recv() => tracing::error!("{message}"),
+        }
+        self.queue.shut_down_with_drain().await;
+        for worker in workers {
+            let _ = worker.await;
+        }
+        self.stop_informers().await;
+        tracing::info!("workers finished; exiting");
+        Ok(())
+    }
+
+    async fn stop_informers(&self) {
+        self.factory.shutdown().await;
+        self.config_maps_factory.shutdown().await;
+    }
+
+    async fn run_worker(&self) {
+        while let Some(key) = self.queue.get().await {
+            match self.sync(&key).await {
+                Ok(()) => {
+                    self.queue.forget(&key);
+                    tracing::info!("successfully synced '{key}'");
+                }
+                Err(SyncError::Transient(e)) if self.queue.num_requeues(&key) < MAX_RETRIES => {
+                    tracing::warn!("error syncing '{key}', requeuing: {e:#}");
+                    self.queue.add_rate_limited(key.clone());
+                }
+                Err(e) => {
+                    let (reason, message) = match e {
+                        SyncError::Transient(e) => ("SyncFailed", format!("giving up after {MAX_RETRIES} retries: {e:#}")),
+                        SyncError::Permanent { reason, message } => (reason, message),
+                    };
+                    tracing::error!("error syncing '{key}', not retrying: {message}");
+                    self.queue.forget(&key);
+                    self.warn(&key, reason, &message).await;
+                }
+            }
+            self.queue.done(&key);
+        }
+    }
+
+    async fn warn(&self, key: &str, reason: &str, message: &str) {
+        let (ns, name) = split_meta_namespace_key(key);
+        if let Some(student) = self.students.students(ns.unwrap_or_default()).get(name)
+            && let Err(e) = self.recorder.warning(student.as_ref(), reason, message).await
+        {
+            tracing::warn!("could not record a Warning event for '{key}': {e}");
+        }
+    }
+
+    /// Brings the world in line with the Student `key`.
+    async fn sync(&self, key: &str) -> Result<(), SyncError> {
+        let (ns, name) = split_meta_namespace_key(key);
+        let ns = ns.unwrap_or_default();
+        let Some(student) = self.students.students(ns).get(name) else {
+            // Gone: its ConfigMap was removed by the finalizer before.
+            return Ok(());
+        };
+        let students = self.clientset.example_v1().students(ns);
+        if student.metadata.deletion_timestamp.is_some() {
+            return self.finalize(&student).await;
+        }
+
+        let mut student = (*student).clone();
+        let mut changed = false;
+        if !student.metadata.finalizers.as_ref().is_some_and(|f| f.iter().any(|f| f == FINALIZER)) {
+            let mut finalizers = student.metadata.finalizers.clone().unwrap_or_default();
+            finalizers.push(FINALIZER.to_owned());
+            // resourceVersion in a merge patch is a precondition: a stale
+            // cache gives a Conflict and a retry, never a lost finalizer.
+            let patch = json!({ "metadata": { "finalizers": finalizers, "resourceVersion": student.metadata.resource_version } });
+            student = students.patch(name, &PatchType::Merge(patch), &PatchOptions::default()).await?;
+            changed = true;
+        }
+
+        let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
+        let desired = desired_config_map(&student);
+        let cm_name = config_map_name(name);
+        match self.config_maps.namespace(ns).get(&cm_name) {
+            None => {
+                match config_maps.create(&desired, &CreateOptions::default()).await {
+                    Ok(_) => changed = true,
+                    // The cache lags the server; the next sync sees it.
+                    Err(e) if e.is_already_exists() => return Err(SyncError::Transient(e.into())),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Some(existing) => {
+                let owned = existing.metadata.owner_references.as_ref().is_some_and(|refs| {
+                    refs.iter().any(|r| r.controller == Some(true) && Some(&r.uid) == student.metadata.uid.as_ref())
+                });
+                if !owned {
+                    return Err(SyncError::Permanent {
+                        reason: "ErrResourceExists",
+                        message: format!("Resource \"{cm_name}\" already exists and is not managed by Student"),
+                    });
+                }
+                if existing.data != desired.data {
+                    let mut update = (*existing).clone();
+                    update.data = desired.data.clone();
+                    config_maps.update(&update, &UpdateOptions::default()).await?;
+                    changed = true;
+                }
+            }
+        }
+
+        let generation = student.metadata.generation;
+        let ready = student.status.as_ref().is_some_and(|s| {
+            s.observed_generation == generation
+                && s.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True")
+        });
+        if !ready {
+            student.status = Some(StudentStatus {
+                observed_generation: generation,
+                conditions: vec![StudentCondition {
+                    type_: "Ready".into(),
+                    status: "True".into(),
+                    reason: Some(SYNCED.0.into()),
+                    message: Some(SYNCED.1.into()),
+                    last_transition_time: Some(Time(k8s_openapi::jiff::Timestamp::now())),
+                }],
+            });
+            students.update_status(&student, &UpdateOptions::default()).await?;
+            changed = true;
+        }
+
+        if changed && let Err(e) = self.recorder.normal(&student, SYNCED.0, SYNCED.1).await {
+            tracing::warn!("could not record the Synced event for '{key}': {e}");
+        }
+        Ok(())
+    }
+
+    /// Deletes the Student's ConfigMap, then lets the Student go.
+    async fn finalize(&self, student: &Student) -> Result<(), SyncError> {
+        let Some(finalizers) = student.metadata.finalizers.as_ref().filter(|f| f.iter().any(|f| f == FINALIZER)) else {
+            return Ok(());
+        };
+        let ns = student.metadata.namespace.as_deref().unwrap_or_default();
+        let name = student.metadata.name.as_deref().unwrap_or_default();
+        let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
+        match config_maps.delete(&config_map_name(name), &DeleteOptions::default()).await {
+            Ok(()) => {}
+            Err(e) if e.is_not_found() => {}
+            Err(e) => return Err(e.into()),
+        }
+        let rest: Vec<&String> = finalizers.iter().filter(|f| *f != FINALIZER).collect();
+        let patch = json!({ "metadata": { "finalizers": rest, "resourceVersion": student.metadata.resource_version } });
+        match self
+            .clientset
+            .example_v1()
+            .students(ns)
+            .patch(name, &PatchType::Merge(patch), &PatchOptions::default())
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_not_found() => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+fn is_forbidden(e: &watcher::Error) -> bool {
+    let api = match e {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s)) => s.code,
+        watcher::Error::WatchError(s) => s.code,
+        _ => 0,
+    };
+    api == 403
+}
+
+/// The ConfigMap a Student owns: its name and school, owned by it.
+pub fn desired_config_map(student: &Student) -> ConfigMap {
+    let name = student.metadata.name.clone().unwrap_or_default();
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(config_map_name(&name)),
+            namespace: student.metadata.namespace.clone(),
+            labels: Some(BTreeMap::from([(MANAGED_BY.0.to_owned(), MANAGED_BY.1.to_owned())])),
+            owner_references: Some(vec![OwnerReference {
+                api_version: crate::pkg::apis::example::v1::API_VERSION.into(),
+                kind: "Student".into(),
+                name: name.clone(),
+                uid: student.metadata.uid.clone().unwrap_or_default(),
+                controller: Some(true),
+                block_owner_deletion: Some(true),
+            }]),
+            ..Default::default()
+        },
+        data: Some(BTreeMap::from([
+            ("name".to_owned(), student.spec.name.clone()),
+            ("school".to_owned(), student.spec.school.clone()),
+        ])),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,352 @@
+//! The Student controller end to end on a real kube-apiserver, running as a
+//! separate process with a service-account token bound only to
+//! `config/rbac/role.yaml`. Each test runs its own controller limited to its
+//! own namespace (`--namespace`), so tests run in parallel.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use codegen_testenv::{TestEnv, kubectl_result};
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use kube::api::{Api, ListParams, ObjectMeta, PostParams};
+use student_controller::controller::{FINALIZER, config_map_name};
+use student_controller::pkg::apis::example::v1::Student;
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+async fn install_crd(env: &TestEnv) -> Result<()> {
+    env.kubectl_apply_file(&crate_dir().join("config/crd/example.k8s.io_students.yaml"))?;
+    env.wait_crd_established("students.example.k8s.io", Duration::from_secs(60)).await?;
+    env.kubectl_apply_file(&crate_dir().join("config/rbac/role.yaml"))?;
+    Ok(())
+}
+
+/// A service account in `ns` bound (in `ns` only) to the controller's
+/// ClusterRole; returns its kubeconfig.
+async fn controller_identity(env: &TestEnv, ns: &str) -> Result<PathBuf> {
+    let kubeconfig = env.service_account_kubeconfig(ns, "student-controller").await?;
+    let bindings: Api<RoleBinding> = Api::namespaced(env.admin_client().await?, ns);
+    bindings
+        .create(
+            &PostParams::default(),
+            &RoleBinding {
+                metadata: ObjectMeta { name: Some("student-controller".into()), ..Default::default() },
+                role_ref: RoleRef {
+                    api_group: Some("rbac.authorization.k8s.io".into()),
+                    kind: "ClusterRole".into(),
+                    name: "student-controller".into(),
+                },
+                subjects: Some(vec![Subject {
+                    kind: "ServiceAccount".into(),
+                    name: "student-controller".into(),
+                    namespace: Some(ns.into()),
+                    ..Default::default()
+                }]),
+            },
+        )
+        .await?;
+    Ok(kubeconfig)
+}
+
+/// The controller binary running as a child process.
+struct ControllerProcess {
+    child: Option<Child>,
+    log: PathBuf,
+}
+
+impl ControllerProcess {
+    fn start(kubeconfig: &Path, ns: &str, log: PathBuf) -> Result<Self> {
+        let out = std::fs::OpenOptions::new().create(true).append(true).open(&log)?;
+        let child = Command::new(env!("CARGO_BIN_EXE_student-controller"))
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .args(["--namespace", ns, "--workers", "2"])
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(out.try_clone()?)
+            .stderr(out)
+            .spawn()
+            .context("starting student-controller")?;
+        Ok(Self { child: Some(child), log })
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        if let Some(child) = &self.child {
+            // SAFETY: kill(2) on our own, not yet reaped, child.
+            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        }
+    }
+
+    fn wait(&mut self, timeout: Duration) -> Result<ExitStatus> {
+        let mut child = self.child.take().context("already waited for")?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = child.try_wait()? {
+                return Ok(status);
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("controller did not exit within {timeout:?}; log:\n{}", self.log_text());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for ControllerProcess {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut f: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<Option<T>>>,
+{
+    let deadline = Instant::now() + timeout;
+    let mut last;
+    loop {
+        match f().await {
+            Ok(Some(v)) => return Ok(v),
+            Ok(None) => last = "condition not met".into(),
+            Err(e) => last = format!("{e:#}"),
+        }
+        if Instant::now() > deadline {
+            bail!("timed out after {timeout:?} waiting for {what}: {last}");
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn student_yaml(ns: &str, name: &str, school: &str) -> String {
+    format!(
+        "apiVersion: example.k8s.io/v1\nkind: Student\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  name: \"{name}\"\n  school: \"{school}\"\n"
+    )
+}
+
+async fn config_map_school(env: &TestEnv, ns: &str, student: &str) -> Result<Option<String>> {
+    let cms: Api<ConfigMap> = Api::namespaced(env.admin_client().await?, ns);
+    Ok(cms
+        .get_opt(&config_map_name(student))
+        .await?
+        .and_then(|cm| cm.data)
+        .and_then(|d| d.get("school").cloned()))
+}
+
+#[tokio::test]
+async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl").await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    let mut controller = ControllerProcess::start(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")))?;
+
+    // `kubectl get stu` works on the generated CRD.
+    let out = kubectl_result(env.kubectl(&["get", "stu", "-n", &ns]))?;
+    assert!(out.is_empty() || out.contains("No resources"), "{out}");
+
+    kubectl_result(env.kubectl_as("admin", &["create", "-f", "-"], Some(&student_yaml(&ns, "wang", "china"))))?;
+    let school = eventually("the ConfigMap", Duration::from_secs(60), || config_map_school(env, &ns, "wang")).await?;
+    assert_eq!(school, "china");
+
+    let students: Api<Student> = Api::namespaced(env.admin_client().await?, &ns);
+    let ready = eventually("Ready status", Duration::from_secs(60), || {
+        let students = students.clone();
+        async move {
+            let s = students.get("wang").await?;
+            let ok = s.status.as_ref().is_some_and(|st| {
+                st.observed_generation == s.metadata.generation
+                    && st.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True")
+            });
+            Ok(ok.then_some(s))
+        }
+    })
+    .await?;
+    assert!(ready.metadata.finalizers.unwrap_or_default().iter().any(|f| f == FINALIZER));
+
+    let events: Api<Event> = Api::namespaced(env.admin_client().await?, &ns);
+    let synced = eventually("the Synced event", Duration::from_secs(60), || {
+        let events = events.clone();
+        async move {
+            let list = events.list(&ListParams::default()).await?;
+            Ok(list.items.into_iter().find(|e| {
+                e.reason.as_deref() == Some("Synced")
+                    && e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("wang")
+            }))
+        }
+    })
+    .await?;
+    assert_eq!(synced.note.as_deref(), Some("Student synced successfully"));
+    assert_eq!(synced.type_.as_deref(), Some("Normal"));
+    let listed = kubectl_result(env.kubectl(&["get", "events", "-n", &ns]))?;
+    assert!(listed.contains("Student synced successfully"), "{listed}");
+
+    // Edit the school: the ConfigMap follows.
+    kubectl_result(env.kubectl(&["patch", "stu", "wang", "-n", &ns, "--type=merge", "-p", r#"{"spec":{"school":"tsinghua"}}"#]))?;
+    eventually("the edited ConfigMap", Duration::from_secs(60), || {
+        let ns = ns.clone();
+        async move { Ok(config_map_school(env, &ns, "wang").await?.filter(|s| s == "tsinghua")) }
+    })
+    .await?;
+
+    // Delete: the finalizer removes the ConfigMap, then the Student goes.
+    kubectl_result(env.kubectl(&["delete", "stu", "wang", "-n", &ns, "--wait=false"]))?;
+    eventually("the Student to be gone", Duration::from_secs(60), || {
+        let students = students.clone();
+        async move { Ok(students.get_opt("wang").await?.is_none().then_some(())) }
+    })
+    .await?;
+    assert_eq!(config_map_school(env, &ns, "wang").await?, None);
+
+    // A graceful stop exits 0.
+    controller.signal(libc::SIGTERM);
+    let status = controller.wait(Duration::from_secs(30))?;
+    assert_eq!(status.code(), Some(0), "log:\n{}", controller.log_text());
+    assert!(controller.log_text().contains("workers finished"), "{}", controller.log_text());
+    Ok(())
+}
+
+async fn create_students(env: &TestEnv, ns: &str, prefix: &str, n: usize) -> Result<()> {
+    let students: Api<Student> = Api::namespaced(env.admin_client().await?, ns);
+    let creates = (0..n).map(|i| {
+        let students = students.clone();
+        let s = Student::new(
+            &format!("{prefix}-{i}"),
+            student_controller::pkg::apis::example::v1::StudentSpec {
+                name: format!("{prefix}-{i}"),
+                school: format!("school-{i}"),
+            },
+        );
+        async move { students.create(&PostParams::default(), &s).await }
+    });
+    for r in futures::future::join_all(creates).await {
+        r?;
+    }
+    Ok(())
+}
+
+async fn all_reconciled(env: &TestEnv, ns: &str, expected: usize) -> Result<Option<()>> {
+    let client = env.admin_client().await?;
+    let students: Api<Student> = Api::namespaced(client.clone(), ns);
+    let cms: Api<ConfigMap> = Api::namespaced(client, ns);
+    let students = students.list(&ListParams::default()).await?.items;
+    let cms = cms.list(&ListParams::default().labels("app.kubernetes.io/managed-by=student-controller")).await?.items;
+    let ready = students
+        .iter()
+        .filter(|s| {
+            s.status.as_ref().is_some_and(|st| st.observed_generation == s.metadata.generation)
+                && s.metadata.finalizers.as_ref().is_some_and(|f| f.iter().any(|f| f == FINALIZER))
+        })
+        .count();
+    if students.len() != expected || ready != expected || cms.len() != expected {
+        return Ok(None);
+    }
+    // Exactly one owned ConfigMap per Student, with the Student's data.
+    for s in &students {
+        let name = s.metadata.name.clone().unwrap_or_default();
+        let cm = cms
+            .iter()
+            .find(|c| c.metadata.name.as_deref() == Some(&config_map_name(&name)))
+            .with_context(|| format!("no ConfigMap for {name}"))?;
+        let owners = cm.metadata.owner_references.clone().unwrap_or_default();
+        assert_eq!(owners.len(), 1, "{owners:?}");
+        assert_eq!(Some(&owners[0].uid), s.metadata.uid.as_ref());
+        assert_eq!(cm.data.as_ref().and_then(|d| d.get("school")), Some(&s.spec.school));
+    }
+    Ok(Some(()))
+}
+
+#[tokio::test]
+async fn fifty_students_converge_across_a_controller_crash() -> Result<()> {
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl-many").await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    let log = env.work_dir().join(format!("{ns}.log"));
+
+    let _first = {
+        let first = ControllerProcess::start(&kubeconfig, &ns, log.clone())?;
+        create_students(env, &ns, "a", 50).await?;
+        eventually("50 Students reconciled", Duration::from_secs(120), || all_reconciled(env, &ns, 50)).await?;
+        first
+    };
+
+    // Kill it mid-way through a second batch (SIGKILL: no graceful stop)...
+    let mut second = ControllerProcess::start(&kubeconfig, &ns, log.clone())?;
+    drop(_first);
+    create_students(env, &ns, "b", 25).await?;
+    second.signal(libc::SIGKILL);
+    let _ = second.wait(Duration::from_secs(10))?;
+    create_students(env, &ns, "c", 25).await?;
+
+    // ...and a restarted controller converges: nothing lost, nothing twice.
+    let third = ControllerProcess::start(&kubeconfig, &ns, log)?;
+    eventually("100 Students reconciled after the restart", Duration::from_secs(180), || all_reconciled(env, &ns, 100))
+        .await
+        .with_context(|| third.log_text())?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn too_little_rbac_is_reported_as_forbidden_not_retried_forever() -> Result<()> {
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl-rbac").await?;
+    // A role that can read Students but not ConfigMaps.
+    let admin = env.admin_client().await?;
+    let kubeconfig = env.service_account_kubeconfig(&ns, "too-little").await?;
+    Api::<Role>::namespaced(admin.clone(), &ns)
+        .create(
+            &PostParams::default(),
+            &Role {
+                metadata: ObjectMeta { name: Some("students-only".into()), ..Default::default() },
+                rules: Some(vec![PolicyRule {
+                    api_groups: Some(vec!["example.k8s.io".into()]),
+                    resources: Some(vec!["students".into()]),
+                    verbs: vec!["get".into(), "list".into(), "watch".into()],
+                    ..Default::default()
+                }]),
+            },
+        )
+        .await?;
+    Api::<RoleBinding>::namespaced(admin, &ns)
+        .create(
+            &PostParams::default(),
+            &RoleBinding {
+                metadata: ObjectMeta { name: Some("too-little".into()), ..Default::default() },
+                role_ref: RoleRef { api_group: Some("rbac.authorization.k8s.io".into()), kind: "Role".into(), name: "students-only".into() },
+                subjects: Some(vec![Subject {
+                    kind: "ServiceAccount".into(),
+                    name: "too-little".into(),
+                    namespace: Some(ns.clone()),
+                    ..Default::default()
+                }]),
+            },
+        )
+        .await?;
+    let started = Instant::now();
+    let mut controller = ControllerProcess::start(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")))?;
+    let status = controller.wait(Duration::from_secs(60))?;
+    let log = controller.log_text();
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(log.contains("forbidden") || log.contains("Forbidden"), "{log}");
+    assert!(log.contains("configmaps"), "names what it may not do: {log}");
+    assert!(log.contains("config/rbac"), "says how to fix it: {log}");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    Ok(())
+}

@@ -1,0 +1,35 @@
+//! The typed clientset: one accessor per group/version (client-gen's
+//! `clientset/versioned`).
+{% for g in groups %}
+pub mod {{ g.module }};
+{%- endfor %}
+
+/// A clientset over one [`kube::Client`]({{ p.kube }}::Client), with a typed
+/// client per group/version.
+#[derive(Clone)]
+pub struct Clientset {
+    client: {{ p.kube }}::Client,
+}
+
+impl Clientset {
+    /// A clientset that sends its requests through `client`.
+    pub fn new(client: {{ p.kube }}::Client) -> Self {
+        Self { client }
+    }
+
+    /// A clientset from the default kubeconfig or in-cluster configuration.
+    pub async fn try_default() -> ::std::result::Result<Self, {{ p.kube }}::Error> {
+        Ok(Self::new({{ p.kube }}::Client::try_default().await?))
+    }
+
+    /// The underlying `kube::Client`.
+    pub fn client(&self) -> &{{ p.kube }}::Client {
+        &self.client
+    }
+{% for g in groups %}{% for v in g.versions %}
+    /// The `{{ v.api_version }}` client.
+    pub fn {{ v.accessor }}(&self) -> {{ g.module }}::{{ v.module }}::{{ v.gv_client }} {
+        {{ g.module }}::{{ v.module }}::{{ v.gv_client }}::new(self.client.clone())
+    }
+{% endfor %}{% endfor %}
+}

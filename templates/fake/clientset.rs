@@ -1,0 +1,66 @@
+//! A clientset over the runtime's in-memory API server, for unit tests
+//! (client-gen's `fake.NewSimpleClientset`).
+
+/// The fake clientset: the real [`Clientset`](super::clientset::Clientset)
+/// (through `Deref`) talking to a [`FakeApiServer`]({{ p.rt }}::testing::FakeApiServer)
+/// that serves every kind of this crate.
+#[derive(Clone)]
+pub struct Clientset {
+    server: {{ p.rt }}::testing::FakeApiServer,
+    clientset: super::clientset::Clientset,
+}
+
+/// An object to seed the fake server with.
+#[derive(Clone, Debug)]
+pub enum Object {
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+    /// A `{{ k.kind }}` (`{{ k.api_version }}`).
+    {{ k.generic_variant }}({{ k.api_type }}),
+{% endfor %}{% endfor %}{% endfor %}
+}
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+impl ::std::convert::From<{{ k.api_type }}> for Object {
+    fn from(obj: {{ k.api_type }}) -> Self {
+        Object::{{ k.generic_variant }}(obj)
+    }
+}
+{% endfor %}{% endfor %}{% endfor %}
+
+impl Clientset {
+    /// A fake clientset serving every kind of this crate, seeded with
+    /// `objects` (as they are: status kept, watches see them as added).
+    /// Must be called inside a Tokio runtime.
+    pub fn new(objects: impl ::std::iter::IntoIterator<Item = Object>) -> {{ p.rt }}::Result<Self> {
+        let server = {{ p.rt }}::testing::FakeApiServer::new();
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+        server.register_resource({{ p.rt }}::testing::ResourceInfo::of::<{{ k.api_type }}>().with_status_subresource({{ k.status_subresource }}));
+{% endfor %}{% endfor %}{% endfor %}
+        for object in objects {
+            match object {
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+                Object::{{ k.generic_variant }}(obj) => server.seed([obj])?,
+{% endfor %}{% endfor %}{% endfor %}
+            }
+        }
+        let clientset = super::clientset::Clientset::new(server.client());
+        Ok(Self { server, clientset })
+    }
+
+    /// The in-memory server: recorded actions, reactors, stored objects.
+    pub fn server(&self) -> &{{ p.rt }}::testing::FakeApiServer {
+        &self.server
+    }
+
+    /// The real clientset talking to the fake server.
+    pub fn clientset(&self) -> &super::clientset::Clientset {
+        &self.clientset
+    }
+}
+
+impl ::std::ops::Deref for Clientset {
+    type Target = super::clientset::Clientset;
+
+    fn deref(&self) -> &Self::Target {
+        &self.clientset
+    }
+}

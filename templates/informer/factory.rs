@@ -1,0 +1,92 @@
+//! The typed shared informer factory (informer-gen's
+//! `informers/externalversions`): one informer per kind however many callers
+//! ask, group/version accessors, and a generic lookup by resource.
+{% for g in groups %}
+pub mod {{ g.module }};
+{%- endfor %}
+
+/// A shared informer factory over the kinds of this crate.
+#[derive(Clone)]
+pub struct SharedInformerFactory {
+    inner: {{ p.rt }}::factory::SharedInformerFactory,
+}
+
+impl SharedInformerFactory {
+    /// A factory over `client` with a default resync period (`None`: never).
+    pub fn new(client: {{ p.kube }}::Client, default_resync: ::std::option::Option<::std::time::Duration>) -> Self {
+        Self { inner: {{ p.rt }}::factory::SharedInformerFactory::new(client, default_resync) }
+    }
+
+    /// Wraps a runtime factory built with its builder (namespace, list-option
+    /// tweaks, per-kind resync, transforms).
+    pub fn from_runtime(inner: {{ p.rt }}::factory::SharedInformerFactory) -> Self {
+        Self { inner }
+    }
+
+    /// The runtime factory, for kinds of other crates (`informer_for::<K>()`).
+    pub fn runtime(&self) -> &{{ p.rt }}::factory::SharedInformerFactory {
+        &self.inner
+    }
+
+    /// Starts every informer created so far that is not running yet.
+    pub fn start(&self) {
+        self.inner.start()
+    }
+
+    /// Waits until every started informer has synced; keyed `group/version/Kind`.
+    pub async fn wait_for_cache_sync(&self) -> ::std::collections::BTreeMap<::std::string::String, bool> {
+        self.inner.wait_for_cache_sync().await
+    }
+
+    /// Stops every informer and waits for them.
+    pub async fn shutdown(&self) {
+        self.inner.shutdown().await
+    }
+{% for g in groups %}
+    /// Informers of the `{{ g.name }}` group.
+    pub fn {{ g.module }}(&self) -> {{ g.module }}::Informers {
+        {{ g.module }}::Informers::new(self.inner.clone())
+    }
+{% endfor %}
+
+    /// The informer of a resource, by group/version/resource (informer-gen's `ForResource`).
+    pub fn for_resource(&self, gvr: &{{ p.kube }}::core::GroupVersionResource) -> ::std::option::Option<GenericInformer> {
+        match (gvr.group.as_str(), gvr.version.as_str(), gvr.resource.as_str()) {
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+            ("{{ k.group }}", "{{ k.version }}", "{{ k.plural }}") => {
+                ::std::option::Option::Some(GenericInformer::{{ k.generic_variant }}(self.inner.informer_for::<{{ k.api_type }}>()))
+            }
+{% endfor %}{% endfor %}{% endfor %}
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+
+/// An informer found by [`SharedInformerFactory::for_resource`].
+#[derive(Clone)]
+pub enum GenericInformer {
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+    /// `{{ k.plural }}.{{ k.group }}/{{ k.version }}`
+    {{ k.generic_variant }}({{ p.rt }}::informer::SharedIndexInformer<{{ k.api_type }}>),
+{% endfor %}{% endfor %}{% endfor %}
+}
+
+impl GenericInformer {
+    /// Whether the informer's cache has synced.
+    pub fn has_synced(&self) -> bool {
+        match self {
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+            GenericInformer::{{ k.generic_variant }}(i) => i.has_synced(),
+{% endfor %}{% endfor %}{% endfor %}
+        }
+    }
+
+    /// Every cached object as JSON (client-go's `GenericLister.List`).
+    pub fn list(&self) -> ::std::vec::Vec<{{ p.rt }}::__private::serde_json::Value> {
+        match self {
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+            GenericInformer::{{ k.generic_variant }}(i) => i.indexer().list().iter().filter_map(|o| {{ p.rt }}::__private::serde_json::to_value(&**o).ok()).collect(),
+{% endfor %}{% endfor %}{% endfor %}
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! Registration of the `{{ v.api_version }}` API types: the group/version
+//! constants, `kube::Resource` (through k8s-openapi's `Resource`, `Metadata`
+//! and `ListableResource`), list types and constructors. Like register-gen's
+//! `zz_generated.register.go`.
+
+/// The API group of this package.
+pub const GROUP: &str = "{{ v.group }}";
+
+/// The API version of this package.
+pub const VERSION: &str = "{{ v.version }}";
+
+/// `group/version`, as written in `apiVersion`.
+pub const API_VERSION: &str = "{{ v.api_version }}";
+
+/// The group/version/resource of a resource of this package (client-go's `Resource()`).
+pub fn resource(resource: &str) -> {{ p.kube }}::core::GroupVersionResource {
+    {{ p.kube }}::core::GroupVersionResource::gvr(GROUP, VERSION, resource)
+}
+
+/// The group/version/kind of a kind of this package (client-go's `Kind()`).
+pub fn kind(kind: &str) -> {{ p.kube }}::core::GroupVersionKind {
+    {{ p.kube }}::core::GroupVersionKind::gvk(GROUP, VERSION, kind)
+}
+{% for k in v.kinds %}
+/// A list of [`{{ k.rust_name }}`](super::{{ k.rust_name }}) (`{{ k.list_kind }}`).
+pub type {{ k.list_kind_type }} = {{ p.kube }}::core::ObjectList<super::{{ k.rust_name }}>;
+
+#[automatically_derived]
+impl {{ p.k8s }}::Resource for super::{{ k.rust_name }} {
+    const API_VERSION: &'static str = API_VERSION;
+    const GROUP: &'static str = GROUP;
+    const KIND: &'static str = "{{ k.kind }}";
+    const VERSION: &'static str = VERSION;
+    const URL_PATH_SEGMENT: &'static str = "{{ k.plural }}";
+    type Scope = {{ p.k8s }}::{{ k.scope }};
+}
+
+#[automatically_derived]
+impl {{ p.k8s }}::ListableResource for super::{{ k.rust_name }} {
+    const LIST_KIND: &'static str = "{{ k.list_kind }}";
+}
+
+#[automatically_derived]
+impl {{ p.k8s }}::Metadata for super::{{ k.rust_name }} {
+    type Ty = {{ p.k8s }}::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn metadata(&self) -> &Self::Ty {
+        &self.metadata
+    }
+
+    fn metadata_mut(&mut self) -> &mut Self::Ty {
+        &mut self.metadata
+    }
+}
+
+impl super::{{ k.rust_name }} {
+    /// A new `{{ k.kind }}` named `name`{% if k.spec.is_some() %} with `spec`{% endif %}, `apiVersion` and `kind` set.
+    pub fn new(name: &str{% if let Some(spec) = k.spec %}, spec: super::{{ spec }}{% endif %}) -> Self {
+        Self {
+            {{ k.new_fields }}
+        }
+    }
+
+    /// Sets `apiVersion` and `kind` to this type's values (the generated
+    /// clients call it before sending an object).
+    pub fn set_type_meta(&mut self) {
+        {{ k.set_type_meta }}
+    }
+}
+{% endfor %}
