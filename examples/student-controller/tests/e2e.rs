@@ -350,3 +350,52 @@ async fn too_little_rbac_is_reported_as_forbidden_not_retried_forever() -> Resul
     assert!(started.elapsed() < Duration::from_secs(60));
     Ok(())
 }
+
+#[tokio::test]
+async fn a_conflicting_config_map_is_a_warning_not_a_retry_loop() -> Result<()> {
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl-conflict").await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    // Someone else's ConfigMap already has the name the controller wants.
+    let cms: Api<ConfigMap> = Api::namespaced(env.admin_client().await?, &ns);
+    let foreign = ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(config_map_name("li")),
+            labels: Some([("app.kubernetes.io/managed-by".to_string(), "student-controller".to_string())].into()),
+            ..Default::default()
+        },
+        data: Some([("owner".to_string(), "someone else".to_string())].into()),
+        ..Default::default()
+    };
+    cms.create(&PostParams::default(), &foreign).await?;
+    let controller = ControllerProcess::start(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")))?;
+    kubectl_result(env.kubectl_as("admin", &["create", "-f", "-"], Some(&student_yaml(&ns, "li", "peking"))))?;
+
+    let events: Api<Event> = Api::namespaced(env.admin_client().await?, &ns);
+    let warning = eventually("the ErrResourceExists warning", Duration::from_secs(60), || {
+        let events = events.clone();
+        async move {
+            let list = events.list(&ListParams::default()).await?;
+            Ok(list.items.into_iter().find(|e| e.reason.as_deref() == Some("ErrResourceExists")))
+        }
+    })
+    .await?;
+    assert_eq!(warning.type_.as_deref(), Some("Warning"));
+    assert!(warning.note.as_deref().unwrap_or_default().contains("already exists and is not managed by Student"));
+    // The foreign ConfigMap is left alone, and the key is not retried: the
+    // failures logged stop growing (one per change of the Student: adding
+    // the finalizer is one), and none is requeued.
+    let key = format!("'{ns}/li'");
+    let failures = |log: &str| log.lines().filter(|l| l.contains(&key) && l.contains("not retrying")).count();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let before = failures(&controller.log_text());
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let log = controller.log_text();
+    assert!((1..=2).contains(&before), "{log}");
+    assert_eq!(failures(&log), before, "no retry loop: {log}");
+    let cm = cms.get(&config_map_name("li")).await?;
+    assert_eq!(cm.data.unwrap_or_default().get("owner").map(String::as_str), Some("someone else"));
+    assert!(!log.lines().any(|l| l.contains(&key) && l.contains("requeuing")), "{log}");
+    Ok(())
+}
