@@ -34,12 +34,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use k8s_openapi::api::authentication::v1::TokenRequest;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
 pub use binaries::{Binaries, ETCD_VERSION, KUBERNETES_VERSION};
+pub use k8s_openapi::api::rbac::v1::Subject;
 use process::Supervised;
 
 /// The name of the unprivileged user every environment has (token auth,
@@ -47,6 +49,16 @@ use process::Supervised;
 pub const UNPRIVILEGED_USER: &str = "alice";
 /// A second unprivileged user, in groups `team-a` and `team-b`.
 pub const SECOND_USER: &str = "bob";
+
+/// The RBAC subject of service account `name` in `namespace`.
+pub fn service_account_subject(namespace: &str, name: &str) -> Subject {
+    Subject { kind: "ServiceAccount".into(), name: name.into(), namespace: Some(namespace.into()), ..Default::default() }
+}
+
+/// The RBAC subject of the token user `name`.
+pub fn user_subject(name: &str) -> Subject {
+    Subject { kind: "User".into(), name: name.into(), api_group: Some("rbac.authorization.k8s.io".into()), ..Default::default() }
+}
 
 /// A running etcd + kube-apiserver pair on loopback.
 #[derive(Debug)]
@@ -350,6 +362,23 @@ impl TestEnv {
         let user = format!("{namespace}.{name}");
         self.write_kubeconfig(&user, &token)?;
         Ok(self.kubeconfig_for(&user))
+    }
+
+    /// Creates RoleBinding `name` in `namespace` from `role_kind` (`Role` or
+    /// `ClusterRole`) `role` to `subject`.
+    pub async fn bind_role(&self, namespace: &str, name: &str, role_kind: &str, role: &str, subject: Subject) -> Result<()> {
+        let bindings: Api<RoleBinding> = Api::namespaced(self.admin_client().await?, namespace);
+        let binding = RoleBinding {
+            metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+            role_ref: RoleRef {
+                api_group: Some("rbac.authorization.k8s.io".into()),
+                kind: role_kind.into(),
+                name: role.into(),
+            },
+            subjects: Some(vec![subject]),
+        };
+        bindings.create(&PostParams::default(), &binding).await.with_context(|| format!("creating RoleBinding {name}"))?;
+        Ok(())
     }
 
     /// Runs `kubectl` as admin with `args`; waits for it and returns its

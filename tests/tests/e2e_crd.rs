@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use codegen_testenv::{TestEnv, UNPRIVILEGED_USER, kubectl_result};
-use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use codegen_testenv::{TestEnv, UNPRIVILEGED_USER, kubectl_result, user_subject};
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ObjectMeta, Patch, PatchParams, PostParams};
 use serde_json::json;
 
@@ -148,7 +148,7 @@ async fn unprivileged_user_needs_a_role_binding_to_list_students() -> Result<()>
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("forbidden"));
 
-    let roles: Api<Role> = Api::namespaced(admin.clone(), &ns);
+    let roles: Api<Role> = Api::namespaced(admin, &ns);
     roles
         .create(
             &PostParams::default(),
@@ -163,26 +163,7 @@ async fn unprivileged_user_needs_a_role_binding_to_list_students() -> Result<()>
             },
         )
         .await?;
-    let bindings: Api<RoleBinding> = Api::namespaced(admin, &ns);
-    bindings
-        .create(
-            &PostParams::default(),
-            &RoleBinding {
-                metadata: ObjectMeta { name: Some("alice-reads-students".into()), ..Default::default() },
-                role_ref: RoleRef {
-                    api_group: Some("rbac.authorization.k8s.io".into()),
-                    kind: "Role".into(),
-                    name: "student-reader".into(),
-                },
-                subjects: Some(vec![Subject {
-                    kind: "User".into(),
-                    name: UNPRIVILEGED_USER.into(),
-                    api_group: Some("rbac.authorization.k8s.io".into()),
-                    ..Default::default()
-                }]),
-            },
-        )
-        .await?;
+    env.bind_role(&ns, "alice-reads-students", "Role", "student-reader", user_subject(UNPRIVILEGED_USER)).await?;
 
     // The authorizer's informers see the binding shortly after it is written.
     let deadline = Instant::now() + Duration::from_secs(30);

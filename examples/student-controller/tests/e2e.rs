@@ -8,10 +8,10 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use codegen_testenv::{TestEnv, kubectl_result};
+use codegen_testenv::{TestEnv, kubectl_result, service_account_subject};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role};
 use kube::api::{Api, ListParams, ObjectMeta, PostParams};
 use student_controller::controller::{FINALIZER, config_map_name};
 use student_controller::pkg::apis::example::v1::Student;
@@ -31,25 +31,7 @@ async fn install_crd(env: &TestEnv) -> Result<()> {
 /// ClusterRole; returns its kubeconfig.
 async fn controller_identity(env: &TestEnv, ns: &str) -> Result<PathBuf> {
     let kubeconfig = env.service_account_kubeconfig(ns, "student-controller").await?;
-    let bindings: Api<RoleBinding> = Api::namespaced(env.admin_client().await?, ns);
-    bindings
-        .create(
-            &PostParams::default(),
-            &RoleBinding {
-                metadata: ObjectMeta { name: Some("student-controller".into()), ..Default::default() },
-                role_ref: RoleRef {
-                    api_group: Some("rbac.authorization.k8s.io".into()),
-                    kind: "ClusterRole".into(),
-                    name: "student-controller".into(),
-                },
-                subjects: Some(vec![Subject {
-                    kind: "ServiceAccount".into(),
-                    name: "student-controller".into(),
-                    namespace: Some(ns.into()),
-                    ..Default::default()
-                }]),
-            },
-        )
+    env.bind_role(ns, "student-controller", "ClusterRole", "student-controller", service_account_subject(ns, "student-controller"))
         .await?;
     Ok(kubeconfig)
 }
@@ -310,7 +292,7 @@ async fn too_little_rbac_is_reported_as_forbidden_not_retried_forever() -> Resul
     // A role that can read Students but not ConfigMaps.
     let admin = env.admin_client().await?;
     let kubeconfig = env.service_account_kubeconfig(&ns, "too-little").await?;
-    Api::<Role>::namespaced(admin.clone(), &ns)
+    Api::<Role>::namespaced(admin, &ns)
         .create(
             &PostParams::default(),
             &Role {
@@ -324,21 +306,7 @@ async fn too_little_rbac_is_reported_as_forbidden_not_retried_forever() -> Resul
             },
         )
         .await?;
-    Api::<RoleBinding>::namespaced(admin, &ns)
-        .create(
-            &PostParams::default(),
-            &RoleBinding {
-                metadata: ObjectMeta { name: Some("too-little".into()), ..Default::default() },
-                role_ref: RoleRef { api_group: Some("rbac.authorization.k8s.io".into()), kind: "Role".into(), name: "students-only".into() },
-                subjects: Some(vec![Subject {
-                    kind: "ServiceAccount".into(),
-                    name: "too-little".into(),
-                    namespace: Some(ns.clone()),
-                    ..Default::default()
-                }]),
-            },
-        )
-        .await?;
+    env.bind_role(&ns, "too-little", "Role", "students-only", service_account_subject(&ns, "too-little")).await?;
     let started = Instant::now();
     let mut controller = ControllerProcess::start(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")))?;
     let status = controller.wait(Duration::from_secs(60))?;
