@@ -16,7 +16,7 @@ set -euo pipefail
 STAGING_VERSION="v0.${K8S_VERSION#1.}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE_ROOT="${KUBE_CODEGEN_CACHE:-$HOME/.cache/kube-codegen}"
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"   # never download a toolchain unless asked (.ci/run does on old Go)
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 
 BIN="$CACHE_ROOT/testenv/k8s-v${K8S_VERSION}-etcd-${ETCD_VERSION}/bin"
