@@ -15,6 +15,18 @@ use crate::model::*;
 use crate::parse::{Discovery, Origin, Package, ParsedFile};
 use crate::settings::{GeneratorKind, Settings};
 
+/// Lowers one package into a model of its own (macro mode: the package of
+/// the file a kind is written in), with the same checks as [`check`].
+pub fn check_package(settings: &Settings, pkg: &Package, diags: &mut Diagnostics) -> Model {
+    let apis_module = settings.apis_module();
+    let mut model = Model::default();
+    if let Some((name, version)) = lower_package(settings, &apis_module, pkg, diags) {
+        model.groups.push(Group { name, package: pkg.group_package.clone(), versions: vec![version] });
+    }
+    check_model(settings, &model, diags);
+    model
+}
+
 /// Lowers the discovered packages into the model.
 pub fn check(settings: &Settings, discovery: &Discovery, diags: &mut Diagnostics) -> Model {
     let apis_module = settings.apis_module();
@@ -169,6 +181,16 @@ fn lower_package(
             }
         }
         if !ok {
+            continue;
+        }
+        if let Some(v) = gc.as_ref().and_then(|g| g.version.as_ref())
+            && !settings.inline
+        {
+            diags.push(
+                Diagnostic::error(format!("`{name}` is generated inline by the macro (`version = \"{}\"`)", v.value))
+                    .at(def.origin.with_span(v.span).location())
+                    .help("remove `version` from `#[genclient]` to generate this kind with kube-codegen; the CLI and build.rs take the version from the directory"),
+            );
             continue;
         }
         if let Some(g) = gc.as_ref().and_then(|g| g.group.as_ref()) {

@@ -11,9 +11,11 @@
 //! 4. [`write`]: compare with the disk, then write (or print a diff for `--verify`).
 //!
 //! Every front end (CLI, proc macro, build.rs) configures a run through one
-//! [`Settings`] builder.
+//! [`Settings`] builder: the CLI maps its flags onto it, [`Builder`] (build.rs)
+//! wraps it, and the macro mode ([`emit::inline`]) sets it for one package.
 #![deny(missing_docs)]
 
+pub mod build;
 pub mod check;
 pub mod diag;
 pub mod emit;
@@ -24,6 +26,7 @@ pub mod parse;
 pub mod settings;
 pub mod write;
 
+pub use build::{BuildError, BuildOutput, Builder};
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use settings::{GeneratorKind, GroupVersions, Settings};
 pub use write::{Change, Output};

@@ -170,16 +170,29 @@ pub fn discover(settings: &Settings, diags: &mut Diagnostics) -> Discovery {
     out
 }
 
-fn parse_package(group: &str, version: &str, dir: &Path, diags: &mut Diagnostics) -> Package {
-    let mut files = Vec::new();
-    let mut module_file = None;
+/// The `.rs` files of a version package: the directory's files, and the
+/// `<version>.rs` module file beside the directory if there is one.
+pub fn package_files(dir: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> =
         sorted_dir(dir).into_iter().filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "rs")).collect();
     // `src/apis/example/v1.rs` + `v1/` directory layout.
     let sibling = dir.with_extension("rs");
     if sibling.is_file() {
-        paths.insert(0, sibling.clone());
+        paths.insert(0, sibling);
     }
+    paths
+}
+
+fn parse_package(group: &str, version: &str, dir: &Path, diags: &mut Diagnostics) -> Package {
+    parse_files(group, version, dir, package_files(dir), diags)
+}
+
+/// Reads and parses `paths` as one package (generated files are skipped);
+/// `mod.rs` or `<dir>.rs` is the module file.
+pub fn parse_files(group: &str, version: &str, dir: &Path, paths: Vec<PathBuf>, diags: &mut Diagnostics) -> Package {
+    let mut files = Vec::new();
+    let mut module_file = None;
+    let sibling = dir.with_extension("rs");
     for path in paths {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,

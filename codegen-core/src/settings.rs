@@ -147,6 +147,10 @@ pub struct Settings {
     pub runtime_path: String,
     /// Plural exceptions, `Kind` → `plural` (client-gen's `--plural-exceptions`).
     pub plural_exceptions: BTreeMap<String, String>,
+    /// Macro mode: kinds carry `#[genclient(version = "..")]` and their code
+    /// is generated inline by the proc macro (set by [`crate::emit::inline`]).
+    /// The CLI and build.rs reject such kinds instead.
+    pub inline: bool,
 }
 
 impl Settings {
@@ -162,6 +166,7 @@ impl Settings {
             apis_module: None,
             runtime_path: "::codegen_runtime".to_string(),
             plural_exceptions: BTreeMap::new(),
+            inline: false,
         }
     }
 

@@ -1,9 +1,11 @@
-//! Every marker error the macros report, as trybuild UI cases; the markers
-//! of a correct type compile.
+//! Every error the macros report, as trybuild UI cases grouped by category,
+//! and macro-mode kinds that compile and run.
 
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass/*.rs");
-    t.compile_fail("tests/ui/fail/*.rs");
+    for category in ["markers", "verbs", "groupversion", "structure", "schema"] {
+        t.compile_fail(format!("tests/ui/{category}/*.rs"));
+    }
 }

@@ -278,11 +278,15 @@ fn check_columns(k: &Kind, schema: &JsonSchemaProps, diags: &mut Diagnostics) {
                         .at(loc)
                         .help("use the JSON names of the fields (after serde renames)"),
                 ),
-                Some(p) if p.type_.as_deref().is_some_and(|t| t != ty) => diags.push(
-                    Diagnostic::error(format!("`{what}` points at `{}`, which is a {} (a {ty} is needed)", path.value, p.type_.as_deref().unwrap_or("?")))
-                        .at(loc)
-                        .help(format!("point it at a {ty} field")),
-                ),
+                Some(p) if p.type_.as_deref().is_some_and(|t| t != ty) => {
+                    let article = |t: &str| if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+                    let found = p.type_.as_deref().unwrap_or("?");
+                    diags.push(
+                        Diagnostic::error(format!("`{what}` points at `{}`, which is {} {found} ({} {ty} is needed)", path.value, article(found), article(ty)))
+                            .at(loc)
+                            .help(format!("point it at {} {ty} field", article(ty))),
+                    )
+                }
                 Some(_) => {}
             }
         }

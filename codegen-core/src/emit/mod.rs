@@ -3,6 +3,7 @@
 //! prettyplease; CRDs are serialized from typed structs.
 
 pub mod crd;
+pub mod inline;
 pub mod schema;
 pub mod views;
 

@@ -96,6 +96,9 @@ pub struct GenClient {
     pub methods: Vec<Method>,
     /// `group = ".."`: the API group for this type, overriding `group_name!`.
     pub group: Option<Spanned<String>>,
+    /// `version = ".."`: the API version; its presence selects macro mode
+    /// (the kind's code is generated inline by the macro, not by the CLI).
+    pub version: Option<Spanned<String>>,
 }
 
 /// `method(name = "..", verb = "..", subresource = "..", input = "..", result = "..")`.
@@ -126,6 +129,7 @@ pub const GENCLIENT_KEYS: &[&str] = &[
     "readonly",
     "method",
     "group",
+    "version",
 ];
 
 const METHOD_KEYS: &[&str] = &["name", "verb", "subresource", "input", "result"];
@@ -172,6 +176,16 @@ fn genclient_key(out: &mut GenClient, errors: &mut Errors, meta: syn::meta::Pars
         "group" => {
             let value = lit_str(&meta)?;
             set_once(&mut out.group, value, &key, errors);
+        }
+        "version" => {
+            let value = lit_str(&meta)?;
+            if !crate::parse::is_version_name(&value.value) {
+                errors.push(
+                    MarkerError::new(value.span, format!("`{}` is not a Kubernetes API version", value.value))
+                        .help("versions look like \"v1\", \"v1beta1\" or \"v2alpha1\""),
+                );
+            }
+            set_once(&mut out.version, value, &key, errors);
         }
         "method" => {
             if let Some(m) = method(&meta, errors)? {

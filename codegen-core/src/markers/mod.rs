@@ -204,7 +204,8 @@ fn lit_str(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Spanned<String>> {
     let value = meta.value().map_err(|_| {
         syn::Error::new(span, format!("`{}` needs a value: `{} = \"...\"`", path_key(&meta.path), path_key(&meta.path)))
     })?;
-    let lit: LitStr = value.parse().map_err(|e| syn::Error::new(e.span(), "expected a string literal"))?;
+    let key = path_key(&meta.path);
+    let lit: LitStr = value.parse().map_err(|e| syn::Error::new(e.span(), format!("`{key}` takes a string literal, e.g. `{key} = \"...\"`")))?;
     Ok(Spanned::new(lit.value(), lit.span()))
 }
 
@@ -235,7 +236,10 @@ fn int_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Spanned<i64>> {
             let v = n.as_i64().ok_or_else(|| syn::Error::new(expr.span(), "integer out of range"))?;
             Ok(Spanned::new(v, expr.span()))
         }
-        _ => Err(syn::Error::new(expr.span(), "expected an integer")),
+        _ => {
+            let key = path_key(&meta.path);
+            Err(syn::Error::new(expr.span(), format!("`{key}` takes an integer, e.g. `{key} = 8`")))
+        }
     }
 }
 
@@ -244,7 +248,10 @@ fn number_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Spanned<Number
     let expr: Expr = value.parse()?;
     match expr_to_json(&expr)? {
         Value::Number(n) => Ok(Spanned::new(n, expr.span())),
-        _ => Err(syn::Error::new(expr.span(), "expected a number")),
+        _ => {
+            let key = path_key(&meta.path);
+            Err(syn::Error::new(expr.span(), format!("`{key}` takes a number, e.g. `{key} = 1`")))
+        }
     }
 }
 

@@ -1,0 +1,261 @@
+//! The build.rs front end: the CLI's generation, written into `OUT_DIR`.
+//!
+//! ```ignore
+//! // build.rs
+//! fn main() -> Result<(), codegen_core::BuildError> {
+//!     codegen_core::Builder::new("src/apis").group_versions("auth:v1beta1").write_to_out_dir()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Layout under `$OUT_DIR/kube-codegen/`:
+//!
+//! * `client.rs` — the CLI's `client/` tree as one file, nested modules
+//!   inline: `pub mod client { include!(concat!(env!("OUT_DIR"), "/kube-codegen/client.rs")); }`;
+//! * `register/<group-dir>/<version>.rs` — what the CLI writes to
+//!   `<version>/register.rs`: `mod register { include!(..); } pub use register::*;`;
+//! * `crd/<group>_<plural>.yaml` — the CRDs (`include_str!` them).
+//!
+//! Cargo reruns the script only when a package file or directory changes
+//! (`cargo:rerun-if-changed`); errors are rendered rustc-style with file,
+//! line and column.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Diagnostic, render_all};
+use crate::settings::{GeneratorKind, GroupVersions, Settings};
+use crate::write::GENERATED_MARKER;
+
+/// Configures a build.rs generation: the CLI's options as methods.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    settings: Settings,
+    out_dir: Option<PathBuf>,
+    errors: Vec<Diagnostic>,
+}
+
+/// Errors of a build.rs generation, rendered rustc-style by both `Display`
+/// and `Debug` (so `fn main() -> Result<(), BuildError>` prints them well).
+pub struct BuildError {
+    /// The diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&render_all(&self.diagnostics))
+    }
+}
+
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\n{self}")
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// What [`Builder::write_to_out_dir`] wrote.
+#[derive(Debug)]
+pub struct BuildOutput {
+    /// `$OUT_DIR/kube-codegen`.
+    pub dir: PathBuf,
+    /// Every file of the output, by path.
+    pub files: BTreeMap<PathBuf, String>,
+    /// The input files and directories (printed as `cargo:rerun-if-changed`).
+    pub inputs: Vec<PathBuf>,
+    /// Warnings (also printed as `cargo:warning`).
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Builder {
+    /// A builder over the apis directory (relative to the crate root, where
+    /// build scripts run), every generator but `fake` selected.
+    pub fn new(apis_dir: impl Into<PathBuf>) -> Self {
+        let settings = Settings::new(apis_dir).with_generators(GeneratorKind::ALL.into_iter().filter(|g| *g != GeneratorKind::Fake));
+        Builder { settings, out_dir: None, errors: Vec::new() }
+    }
+
+    /// Adds `<group-dir>:<version>[,<version>..]` (the CLI's positional arguments).
+    pub fn group_versions(mut self, spec: &str) -> Self {
+        match GroupVersions::parse(spec) {
+            Ok(gv) => self.settings = self.settings.with_group(gv),
+            Err(e) => self.errors.push(e),
+        }
+        self
+    }
+
+    /// Selects generators: `all` or a comma list (the CLI's first argument).
+    pub fn generators(mut self, list: &str) -> Self {
+        match GeneratorKind::parse_list(list) {
+            Ok(g) => self.settings = self.settings.with_generators(g),
+            Err(e) => self.errors.push(e),
+        }
+        self
+    }
+
+    /// Boilerplate put after the generated-file line (`--header-file`'s text).
+    pub fn header(mut self, text: impl Into<String>) -> Self {
+        self.settings = self.settings.with_header(text);
+        self
+    }
+
+    /// The Rust path of the apis module (`--apis-module`).
+    pub fn apis_module(mut self, path: impl Into<String>) -> Self {
+        self.settings = self.settings.with_apis_module(path);
+        self
+    }
+
+    /// The Rust path of the runtime crate (`--runtime-path`).
+    pub fn runtime_path(mut self, path: impl Into<String>) -> Self {
+        self.settings = self.settings.with_runtime_path(path);
+        self
+    }
+
+    /// A plural exception (`--plural-exceptions Kind:plural`).
+    pub fn plural_exception(mut self, kind: impl Into<String>, plural: impl Into<String>) -> Self {
+        self.settings = self.settings.with_plural_exception(kind, plural);
+        self
+    }
+
+    /// Writes into `dir` instead of `$OUT_DIR` (tests).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// The settings this builder runs with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Generates, writes changed files under `$OUT_DIR/kube-codegen/` and
+    /// prints `cargo:rerun-if-changed` for every input and `cargo:warning`
+    /// for every warning.
+    pub fn write_to_out_dir(self) -> Result<BuildOutput, BuildError> {
+        let out = self.render()?;
+        for input in &out.inputs {
+            println!("cargo:rerun-if-changed={}", input.display());
+        }
+        for w in &out.warnings {
+            let at = w.location.as_ref().map(|l| format!("{}:{}: ", l.file.display(), l.line)).unwrap_or_default();
+            println!("cargo:warning={at}{}", w.message);
+        }
+        for (path, text) in &out.files {
+            if std::fs::read_to_string(path).is_ok_and(|old| old == *text) {
+                continue;
+            }
+            let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(path, text));
+            if let Err(e) = written {
+                return Err(BuildError { diagnostics: vec![Diagnostic::error(format!("cannot write `{}`: {e}", path.display()))] });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Generates without writing anything.
+    pub fn render(self) -> Result<BuildOutput, BuildError> {
+        if !self.errors.is_empty() {
+            return Err(BuildError { diagnostics: self.errors });
+        }
+        let base = match self.out_dir.clone().or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from)) {
+            Some(d) => d.join("kube-codegen"),
+            None => {
+                return Err(BuildError {
+                    diagnostics: vec![Diagnostic::error("`OUT_DIR` is not set").help("call the builder from a build script, or set `out_dir(..)`")],
+                });
+            }
+        };
+        let client_dir = base.join("client");
+        let settings = self.settings.clone().with_output_dir(&client_dir).with_crd_dir(base.join("crd"));
+        let inputs = inputs(&settings);
+        let generation = crate::generate(&settings).map_err(|diagnostics| BuildError { diagnostics })?;
+        let mut files = BTreeMap::new();
+        let mut client = BTreeMap::new();
+        for f in generation.output.files {
+            if f.path.starts_with(&client_dir) {
+                client.insert(f.path, f.contents);
+            } else if f.path.starts_with(base.join("crd")) {
+                files.insert(f.path, f.contents);
+            } else if f.path.file_name().is_some_and(|n| n == "register.rs") {
+                // `<apis>/<group>/<version>/register.rs` → `register/<group>/<version>.rs`.
+                let version_dir = f.path.parent().unwrap_or(Path::new(""));
+                let version = version_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let group = version_dir.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let text = strip_inner(&f.contents).map_err(|d| BuildError { diagnostics: vec![d] })?;
+                files.insert(base.join("register").join(group).join(format!("{version}.rs")), text);
+            }
+        }
+        if client.contains_key(&client_dir.join("mod.rs")) {
+            let text = single_file(&client, &client_dir.join("mod.rs"), settings.header.as_deref()).map_err(|d| BuildError { diagnostics: vec![d] })?;
+            files.insert(base.join("client.rs"), text);
+        }
+        Ok(BuildOutput { dir: base, files, inputs, warnings: generation.warnings })
+    }
+}
+
+/// The package files and directories of the run.
+fn inputs(settings: &Settings) -> Vec<PathBuf> {
+    let mut out = vec![settings.apis_dir.clone()];
+    for gv in &settings.groups {
+        for v in &gv.versions {
+            let dir = settings.apis_dir.join(&gv.package).join(v);
+            out.push(dir.clone());
+            out.extend(crate::parse::package_files(&dir).into_iter().filter(|p| p.file_name().is_none_or(|n| n != "register.rs")));
+        }
+    }
+    out
+}
+
+fn header(boilerplate: Option<&str>) -> String {
+    crate::write::with_header(GENERATED_MARKER, "//", boilerplate, "")
+}
+
+fn parse(text: &str) -> Result<syn::File, Diagnostic> {
+    syn::parse_file(text).map_err(|e| Diagnostic::error(format!("generated code does not parse: {e}")).note("this is a bug in kube-codegen"))
+}
+
+/// A generated file without its inner attributes (`//!` docs), which
+/// `include!` does not accept.
+fn strip_inner(text: &str) -> Result<String, Diagnostic> {
+    let mut file = parse(text)?;
+    file.attrs.clear();
+    let head: String = text.lines().take_while(|l| l.starts_with("//") && !l.starts_with("//!")).map(|l| format!("{l}\n")).collect();
+    Ok(format!("{head}{}", prettyplease::unparse(&file)))
+}
+
+/// The file tree rooted at `root` (a `mod.rs`) as one file: every `mod x;`
+/// becomes `mod x { .. }` with the contents of `x/mod.rs` or `x.rs`.
+pub fn single_file(files: &BTreeMap<PathBuf, String>, root: &Path, boilerplate: Option<&str>) -> Result<String, Diagnostic> {
+    let text = files.get(root).ok_or_else(|| Diagnostic::error(format!("no `{}` generated", root.display())))?;
+    let mut file = parse(text)?;
+    let dir = root.parent().unwrap_or(Path::new(""));
+    inline_modules(files, dir, &mut file.items)?;
+    file.attrs.clear();
+    Ok(format!("{}{}", header(boilerplate), prettyplease::unparse(&file)))
+}
+
+fn inline_modules(files: &BTreeMap<PathBuf, String>, dir: &Path, items: &mut [syn::Item]) -> Result<(), Diagnostic> {
+    for item in items {
+        let syn::Item::Mod(m) = item else { continue };
+        if m.content.is_some() {
+            continue;
+        }
+        let name = m.ident.to_string();
+        let name = name.trim_start_matches("r#");
+        let (path, sub_dir) = if files.contains_key(&dir.join(name).join("mod.rs")) {
+            (dir.join(name).join("mod.rs"), dir.join(name))
+        } else {
+            (dir.join(format!("{name}.rs")), dir.join(name))
+        };
+        let text = files.get(&path).ok_or_else(|| Diagnostic::error(format!("module `{name}` has no generated file `{}`", path.display())))?;
+        let mut inner = parse(text)?;
+        inline_modules(files, &sub_dir, &mut inner.items)?;
+        m.attrs.extend(inner.attrs);
+        m.content = Some((syn::token::Brace::default(), inner.items));
+        m.semi = None;
+    }
+    Ok(())
+}

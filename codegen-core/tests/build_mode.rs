@@ -1,0 +1,147 @@
+//! build.rs mode writes the CLI's code: for every fixture, each file of the
+//! CLI's `client/` tree has the same items as the matching inline module of
+//! the builder's single `client.rs`, each `register.rs` the same items as
+//! `register/<group>/<version>.rs`, and the CRD files are identical.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use codegen_core::Builder;
+use quote::ToTokens;
+
+/// Items of a file or module as token strings; submodules by name only.
+/// Layout is normalized: prettyplease adds trailing commas where a line
+/// wraps, and nesting changes where lines wrap.
+fn item_strings(items: &[syn::Item]) -> Vec<String> {
+    items
+        .iter()
+        .map(|i| match i {
+            syn::Item::Mod(m) => format!("mod {}", m.ident),
+            other => {
+                let mut s: String = other.to_token_stream().to_string().split_whitespace().collect();
+                for close in [")", ">", "]", "}"] {
+                    s = s.replace(&format!(",{close}"), close);
+                }
+                s
+            }
+        })
+        .collect()
+}
+
+fn walk(prefix: &str, items: &[syn::Item], out: &mut BTreeMap<String, Vec<String>>) {
+    out.insert(prefix.to_string(), item_strings(items));
+    for i in items {
+        if let syn::Item::Mod(syn::ItemMod { ident, content: Some((_, inner)), .. }) = i {
+            walk(&format!("{prefix}/{ident}"), inner, out);
+        }
+    }
+}
+
+fn cli_modules(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<String>>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            cli_modules(&path, &format!("{prefix}/{name}"), out);
+        } else {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let module = if stem == "mod" { prefix.to_string() } else { format!("{prefix}/{stem}") };
+            let file = syn::parse_file(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            out.insert(module, item_strings(&file.items));
+        }
+    }
+}
+
+#[test]
+fn build_rs_output_equals_cli_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, groups) in common::FIXTURES {
+        let cli_root = tmp.path().join("cli");
+        common::generate(&cli_root, name, groups);
+        let build_root = tmp.path().join("build").join(name);
+        common::copy_dir(&common::fixtures_dir().join(name), &build_root);
+        let mut b = Builder::new(build_root.join("apis")).generators("all").apis_module(format!("crate::{name}::apis")).out_dir(tmp.path().join("out").join(name));
+        for g in *groups {
+            b = b.group_versions(g);
+        }
+        let out = b.write_to_out_dir().unwrap_or_else(|e| panic!("{e}"));
+
+        // Client tree.
+        let single = syn::parse_file(&out.files[&out.dir.join("client.rs")]).unwrap();
+        let mut built = BTreeMap::new();
+        walk("", &single.items, &mut built);
+        let mut cli = BTreeMap::new();
+        cli_modules(&cli_root.join(name).join("client"), "", &mut cli);
+        assert_eq!(built, cli, "{name}: client tree differs");
+
+        // register.rs and CRDs.
+        let mut registers = 0;
+        for gv in *groups {
+            let (group, versions) = gv.split_once(':').unwrap();
+            for v in versions.split(',') {
+                let cli_text = std::fs::read_to_string(cli_root.join(name).join("apis").join(group).join(v).join("register.rs")).unwrap();
+                let built_text = &out.files[&out.dir.join("register").join(group).join(format!("{v}.rs"))];
+                assert!(!built_text.contains("//!"), "include!-able: no inner doc");
+                assert_eq!(
+                    item_strings(&syn::parse_file(built_text).unwrap().items),
+                    item_strings(&syn::parse_file(&cli_text).unwrap().items),
+                    "{name}: register {group}/{v} differs"
+                );
+                registers += 1;
+            }
+        }
+        assert!(registers > 0);
+        let crd_dir = cli_root.join(name).join("crd");
+        let mut crds = 0;
+        for entry in std::fs::read_dir(&crd_dir).unwrap() {
+            let path = entry.unwrap().path();
+            let built = &out.files[&out.dir.join("crd").join(path.file_name().unwrap())];
+            assert_eq!(built, &std::fs::read_to_string(&path).unwrap(), "{name}: {} differs", path.display());
+            crds += 1;
+        }
+        assert_eq!(out.files.keys().filter(|p| p.extension().is_some_and(|e| e == "yaml")).count(), crds);
+        // Every package file is an input, so cargo reruns when one changes.
+        assert!(out.inputs.iter().any(|p| p.ends_with("types.rs") || p.ends_with("order.rs")), "{:?}", out.inputs);
+    }
+}
+
+#[test]
+fn build_errors_are_rendered_with_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("apis").join("example").join("v1");
+    std::fs::create_dir_all(&v1).unwrap();
+    std::fs::write(v1.join("mod.rs"), "codegen_macros::group_name!(\"example.k8s.io\");\nmod types;\npub use types::*;\n").unwrap();
+    std::fs::write(
+        v1.join("types.rs"),
+        "#[genclient(no_stauts)]\n#[derive(Clone, ApiType)]\npub struct Student {\n    pub metadata: ObjectMeta,\n}\n",
+    )
+    .unwrap();
+    let err = Builder::new(tmp.path().join("apis")).group_versions("example:v1").out_dir(tmp.path().join("out")).render().unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("error: unknown `genclient` marker `no_stauts`"), "{text}");
+    assert!(text.contains("types.rs:1:13"), "{text}");
+    assert!(text.contains("did you mean `no_status`?"), "{text}");
+    assert_eq!(format!("{err:?}").trim(), text.trim());
+    let err = Builder::new("apis").group_versions("example").render().unwrap_err();
+    assert!(err.to_string().contains("is not a `<group>:<versions>` argument"));
+}
+
+#[test]
+fn cli_and_build_rs_reject_macro_mode_kinds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("apis").join("example").join("v1");
+    std::fs::create_dir_all(&v1).unwrap();
+    std::fs::write(v1.join("mod.rs"), "codegen_macros::group_name!(\"example.k8s.io\");\nmod types;\npub use types::*;\n").unwrap();
+    std::fs::write(
+        v1.join("types.rs"),
+        "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\nuse kube::core::TypeMeta;\n\
+         #[genclient(version = \"v1\")]\n#[derive(Clone, ApiType)]\npub struct Student {\n    #[serde(flatten, default)]\n    pub types: TypeMeta,\n    pub metadata: ObjectMeta,\n}\n",
+    )
+    .unwrap();
+    let err = Builder::new(tmp.path().join("apis")).group_versions("example:v1").out_dir(tmp.path().join("out")).render().unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("error: `Student` is generated inline by the macro (`version = \"v1\"`)"), "{text}");
+    assert!(text.contains("types.rs:3:23"), "{text}");
+}

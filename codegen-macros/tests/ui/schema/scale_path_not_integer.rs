@@ -1,0 +1,35 @@
+#![allow(unused_imports, dead_code)]
+use codegen_macros::{ApiType, genclient};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::TypeMeta;
+use serde::{Deserialize, Serialize};
+
+/// A student.
+#[genclient(group = "school.example.com", version = "v1")]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[resource(subresource(scale(spec_replicas_path = ".spec.name", status_replicas_path = ".status.replicas")))]
+pub struct Student {
+    #[serde(flatten, default)]
+    pub types: TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: StudentSpec,
+    #[serde(default)]
+    pub status: StudentStatus,
+}
+
+/// What a student is.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+pub struct StudentSpec {
+    /// Name.
+    pub name: String,
+}
+
+/// Observed state.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+pub struct StudentStatus {
+    /// Replicas.
+    pub replicas: i32,
+}
+
+fn main() {}

@@ -1,0 +1,2 @@
+//! The `auth` group.
+pub mod v1beta1;

@@ -1,0 +1,2 @@
+//! API groups in build.rs mode.
+pub mod auth;

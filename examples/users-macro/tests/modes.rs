@@ -1,0 +1,29 @@
+//! The macro and build.rs modes give the same CRD and the same object shape
+//! for the same types.
+
+use users_macro::{api, built};
+
+#[test]
+fn macro_and_build_rs_crds_are_identical() {
+    let built_yaml = built::USERS_CRD_YAML;
+    let body = &built_yaml[built_yaml.find("---\n").expect("a YAML document")..];
+    assert_eq!(api::User::CRD_YAML, body);
+    let typed: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition =
+        serde_yaml::from_str(body).unwrap();
+    assert_eq!(api::User::crd(), typed);
+    let v = &typed.spec.versions[0];
+    let user_id = &v.schema.as_ref().unwrap().open_api_v3_schema.as_ref().unwrap().properties.as_ref().unwrap()["spec"]
+        .properties
+        .as_ref()
+        .unwrap()["userID"];
+    assert_eq!((user_id.minimum, user_id.maximum), (Some(1.0), Some(65535.0)));
+}
+
+#[test]
+fn both_modes_build_the_same_objects() {
+    let a = api::User::new("alice", api::UserSpec { user_id: 7, ..Default::default() });
+    let b = built::apis::auth::v1beta1::User::new("alice", built::apis::auth::v1beta1::UserSpec { user_id: 7, ..Default::default() });
+    assert_eq!(serde_json::to_value(&a).unwrap(), serde_json::to_value(&b).unwrap());
+    assert_eq!(serde_json::to_value(&a).unwrap()["apiVersion"], "auth.ilinux.io/v1beta1");
+    assert_eq!(<api::User as kube::Resource>::plural(&()), "users");
+}
