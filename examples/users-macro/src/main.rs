@@ -26,6 +26,17 @@ async fn demo(namespace: &str) -> Result<()> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     crds.patch(User::CRD_NAME, &PatchParams::apply("users-macro").force(), &Patch::Apply(User::crd())).await?;
     println!("applied CRD {}", User::CRD_NAME);
+    // The API server serves the new resource only once the CRD is Established.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let crd = crds.get(User::CRD_NAME).await?;
+        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
+        if conditions.iter().any(|c| c.type_ == "Established" && c.status == "True") {
+            break;
+        }
+        anyhow::ensure!(std::time::Instant::now() < deadline, "CRD {} not Established after 30 s", User::CRD_NAME);
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     let users = User::client(client, namespace);
     let alice = User::new("alice", UserSpec { user_id: 1000, groups: vec!["dev".into()], ..Default::default() });
     match users.create(&alice, &CreateOptions::default()).await {
