@@ -8,15 +8,7 @@ use std::path::{Path, PathBuf};
 use codegen_core::{GroupVersions, Settings};
 
 /// `(fixture, [group:versions])`: one per case of the issue.
-pub const FIXTURES: &[(&str, &[&str])] = &[
-    ("student", &["example:v1"]),
-    ("user", &["auth:v1beta1"]),
-    ("cluster", &["policy:v1"]),
-    ("scale", &["apps:v1"]),
-    ("twokinds", &["shop:v1"]),
-    ("twoversions", &["batch:v1,v2"]),
-    ("readonly", &["audit:v1"]),
-];
+pub const FIXTURES: &[(&str, &[&str])] = include!("fixtures/index.rs");
 
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("fixtures")

@@ -17,15 +17,7 @@ use std::process::Command;
 
 use codegen_core::{GeneratorKind, GroupVersions, Settings};
 
-const FIXTURES: &[(&str, &[&str])] = &[
-    ("student", &["example:v1"]),
-    ("user", &["auth:v1beta1"]),
-    ("cluster", &["policy:v1"]),
-    ("scale", &["apps:v1"]),
-    ("twokinds", &["shop:v1"]),
-    ("twoversions", &["batch:v1,v2"]),
-    ("readonly", &["audit:v1"]),
-];
+const FIXTURES: &[(&str, &[&str])] = include!("../../codegen-core/tests/fixtures/index.rs");
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()

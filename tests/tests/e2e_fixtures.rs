@@ -14,15 +14,7 @@ use codegen_testenv::{TestEnv, kubectl_result};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use serde_json::json;
 
-const FIXTURES: &[(&str, &[&str])] = &[
-    ("student", &["example:v1"]),
-    ("user", &["auth:v1beta1"]),
-    ("cluster", &["policy:v1"]),
-    ("scale", &["apps:v1"]),
-    ("twokinds", &["shop:v1"]),
-    ("twoversions", &["batch:v1,v2"]),
-    ("readonly", &["audit:v1"]),
-];
+const FIXTURES: &[(&str, &[&str])] = include!("../../codegen-core/tests/fixtures/index.rs");
 
 fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../codegen-core/tests/fixtures")
