@@ -245,9 +245,10 @@ impl PatchOptions {
 /// The typed client of one kind in one namespace (or cluster-wide): what a
 /// generated `FoosGetter::foos(namespace)` returns.
 ///
-/// For a namespaced kind built without a namespace, list, watch and
-/// delete-collection span all namespaces, and create uses the object's own
-/// `metadata.namespace`; the by-name verbs need a namespace.
+/// For a namespaced kind built without a namespace, list and watch span all
+/// namespaces, and create uses the object's own `metadata.namespace`; the
+/// by-name verbs and delete-collection need a namespace (the API server does
+/// not delete a namespaced kind across namespaces: 405).
 pub struct TypedClient<K> {
     api: Api<K>,
     client: Client,
@@ -388,7 +389,13 @@ impl<K: Object> TypedClient<K> {
             let page = self.api.list(&params).await?;
             items.extend(page.items);
             match page.metadata.continue_.filter(|c| !c.is_empty()) {
-                Some(token) => params.continue_token = Some(token),
+                Some(token) => {
+                    // The server rejects a continue token together with a
+                    // resourceVersion: the token already pins the snapshot
+                    // (client-go's pager does the same).
+                    params.continue_token = Some(token);
+                    params.resource_version = None;
+                }
                 None => return Ok(items),
             }
         }

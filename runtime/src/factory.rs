@@ -162,6 +162,10 @@ impl SharedInformerFactory {
             return informer.clone();
         }
         let informer = SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), self.config_for::<K>());
+        if state.shutting_down {
+            // It will never start: make waits on it return false at once.
+            informer.mark_stopped();
+        }
         let gvk = format!("{}/{}", K::api_version(&()), K::kind(&()));
         state
             .informers
@@ -407,5 +411,15 @@ mod tests {
         factory.start();
         assert!(!factory.wait_for_cache_sync().await.contains_key("v1/Pod"));
         assert!(!late.has_synced());
+    }
+
+    #[tokio::test]
+    async fn informers_requested_after_shutdown_report_stopped() {
+        let factory = SharedInformerFactory::new(unreachable_client(), None);
+        factory.start();
+        factory.shutdown().await;
+        let late = factory.informer_for::<ConfigMap>();
+        let synced = tokio::time::timeout(std::time::Duration::from_secs(30), late.wait_for_cache_sync()).await;
+        assert_eq!(synced.ok(), Some(false), "returns false at once instead of waiting forever");
     }
 }

@@ -612,6 +612,12 @@ async fn list_paging_and_selectors() {
         3,
         "other namespaces untouched"
     );
+    // As on a real server, a namespaced kind is not deleted across namespaces.
+    let err = everywhere
+        .delete_collection(&DeleteOptions::default(), &ListOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some(405), "{err:?}");
 }
 
 #[tokio::test]

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use kube::Api;
+use kube::{Api, ResourceExt};
 use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinHandle;
@@ -122,6 +122,8 @@ struct Shared<K> {
     lifecycle: Mutex<Lifecycle<K>>,
     /// Wakes the run loop when a handler with a resync period is added.
     resync_changed: Arc<Notify>,
+    /// Held for the whole of `shutdown`.
+    shutdown_lock: tokio::sync::Mutex<()>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -190,6 +192,7 @@ impl<K: Object> SharedIndexInformer<K> {
                 watch_error_handler: Mutex::new(None),
                 lifecycle: Mutex::new(Lifecycle::NotStarted(source)),
                 resync_changed: Arc::new(Notify::new()),
+                shutdown_lock: tokio::sync::Mutex::new(()),
             }),
         }
     }
@@ -303,6 +306,9 @@ impl<K: Object> SharedIndexInformer<K> {
     /// Handlers drop the events still queued to them; the cache stays
     /// readable. A handler blocked forever makes this wait forever.
     pub async fn shutdown(&self) {
+        // A second caller waits for the first to finish instead of
+        // returning while the watch task may still write to the cache.
+        let _serial = self.shared.shutdown_lock.lock().await;
         let lifecycle = std::mem::replace(&mut *lock(&self.shared.lifecycle), Lifecycle::Stopped);
         if let Lifecycle::Running { stop, task } = lifecycle {
             // The run loop may already have ended on its own; nothing to stop then.
@@ -317,6 +323,15 @@ impl<K: Object> SharedIndexInformer<K> {
                 tracing::error!(error = %err, "informer event handler panicked");
             }
         }
+        self.shared.sync.send_modify(|state| state.stopped = true);
+    }
+}
+
+impl<K: Object> SharedIndexInformer<K> {
+    /// Marks a never-started informer as shut down (for a factory that is
+    /// already shutting down), so `wait_for_cache_sync` returns false.
+    pub(crate) fn mark_stopped(&self) {
+        *lock(&self.shared.lifecycle) = Lifecycle::Stopped;
         self.shared.sync.send_modify(|state| state.stopped = true);
     }
 }
@@ -357,6 +372,10 @@ impl<K: Object> Shared<K> {
         let mut old = self.indexer.replace_returning_old(objs.clone());
         for new in objs {
             match old.remove(meta_namespace_key(&*new).as_str()) {
+                // Unchanged across the relist: client-go treats an update
+                // with the same resourceVersion as a sync, which only
+                // handlers due a resync get; those get it from their clock.
+                Some(old) if unchanged(&*old, &*new) => {}
                 Some(old) => processor.distribute(Notification::Update { old, new }),
                 None => processor.distribute(Notification::Add { obj: new, is_in_initial_list: first_list }),
             }
@@ -443,6 +462,12 @@ async fn run<K: Object>(
             }
         }
     }
+}
+
+/// Same object at the same resourceVersion (an object without one always
+/// counts as changed).
+fn unchanged<K: Object>(old: &K, new: &K) -> bool {
+    matches!((old.resource_version(), new.resource_version()), (Some(a), Some(b)) if a == b)
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

@@ -120,6 +120,18 @@ fn run_listener<K: 'static>(
     mut rx: mpsc::UnboundedReceiver<Notification<K>>,
     state: Arc<ListenerState>,
 ) {
+    /// Marks the registration stopped when the thread ends, also by a panic
+    /// in the handler, so waits on its `has_synced` end instead of hanging.
+    struct StopOnExit(Arc<ListenerState>);
+    impl Drop for StopOnExit {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                tracing::error!("an informer event handler panicked; it gets no further events");
+            }
+            self.0.stopped.store(true, Ordering::Release);
+        }
+    }
+    let _stop_on_exit = StopOnExit(state.clone());
     while let Some(notification) = rx.blocking_recv() {
         if state.stopped.load(Ordering::Acquire) {
             break;

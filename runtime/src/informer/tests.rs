@@ -452,3 +452,40 @@ async fn handlers_added_before_start_run_once_started() {
     assert_eq!(take(&mut seen, 1).await, [add("a", 1, true)]);
     informer.shutdown().await;
 }
+
+#[tokio::test]
+async fn relist_does_not_notify_objects_at_the_same_resource_version() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+    informer.start();
+    feed.relist(&[("a", 1), ("b", 1)]);
+    take(&mut seen, 2).await;
+    // After a 410 the watcher relists: `a` is unchanged, `b` moved on.
+    feed.relist(&[("a", 1), ("b", 2)]);
+    feed.send(Event::Apply(cm("c", 3)));
+    assert_eq!(take(&mut seen, 2).await, [update("b", 1, 2), add("c", 3, false)]);
+    feed.settle().await;
+    assert!(seen.try_recv().is_err(), "no update for the unchanged object");
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_panicking_handler_stops_its_registration_instead_of_hanging_sync() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let registration = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(
+        |obj: Arc<ConfigMap>, _| {
+            assert_ne!(obj.name_any(), "poison", "handler bug");
+        },
+    ));
+    let (healthy, mut seen) = recorder();
+    let other = informer.add_event_handler(healthy);
+    informer.start();
+    feed.relist(&[("poison", 1), ("ok", 1)]);
+    take(&mut seen, 2).await;
+    let done = timeout(GUARD, wait_for_cache_sync(&[&registration])).await.expect("hang guard");
+    assert!(!done, "a dead handler never reports synced");
+    assert!(registration.is_stopped());
+    assert!(synced(&[&other]).await, "the other handler is unaffected");
+    informer.shutdown().await;
+}

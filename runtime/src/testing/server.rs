@@ -195,6 +195,13 @@ fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> R
         (&Method::PUT, true) => "update",
         (&Method::PATCH, true) => "patch",
         (&Method::DELETE, true) => "delete",
+        (&Method::DELETE, false) if route.info.namespaced && route.namespace.is_none() => {
+            // Like the real server: a namespaced kind is only listed and
+            // watched across namespaces, never deleted across them.
+            return error_response(&ApiError::method_not_allowed(
+                "deletecollection of a namespaced resource needs a namespace".to_owned(),
+            ));
+        }
         (&Method::DELETE, false) => "delete-collection",
         (method, _) => {
             return error_response(&ApiError::method_not_allowed(format!(
