@@ -773,9 +773,18 @@ async fn watch_delivers_events_in_order() {
     assert!(
         matches!(next(&mut web_only).await.unwrap().unwrap(), WatchEvent::Added(o) if rv(&o) == 3)
     );
-    assert!(
-        matches!(next(&mut web_only).await.unwrap().unwrap(), WatchEvent::Deleted(o) if rv(&o) == 4)
-    );
+    // The DELETED event carries the last state that matched (still labelled
+    // app=web), at the new resourceVersion, as the API server's does.
+    match next(&mut web_only).await.unwrap().unwrap() {
+        WatchEvent::Deleted(o) => {
+            assert_eq!(rv(&o), 4);
+            assert_eq!(
+                o.metadata.labels.unwrap_or_default().get("app").map(String::as_str),
+                Some("web")
+            );
+        }
+        other => panic!("unexpected {other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -97,6 +97,24 @@ struct Event {
     previous: Option<Value>,
 }
 
+impl Event {
+    /// The object a watch gets for this event seen as `kind`: for an object
+    /// modified out of the selection (seen as DELETED), the API server sends
+    /// the last state that matched, at the new resourceVersion.
+    fn payload(&self, kind: EventType) -> Value {
+        match (&self.kind, kind, &self.previous) {
+            (EventType::Modified, EventType::Deleted, Some(previous)) => {
+                let mut obj = previous.clone();
+                if let (Some(meta), Some(rv)) = (obj.get_mut("metadata"), self.object["metadata"].get("resourceVersion")) {
+                    meta["resourceVersion"] = rv.clone();
+                }
+                obj
+            }
+            _ => self.object.clone(),
+        }
+    }
+}
+
 /// Which events of a resource a watch wants.
 #[derive(Clone, Debug, Default)]
 struct WatchFilter {
@@ -290,7 +308,7 @@ impl Store {
                 && let Some(kind) = watcher.filter.view(&event)
             {
                 // A closed receiver is cleaned up below.
-                let _ = watcher.tx.send(line(kind.as_str(), &event.object));
+                let _ = watcher.tx.send(line(kind.as_str(), &event.payload(kind)));
             }
         }
         self.watchers.retain(|w| !w.tx.is_closed());
@@ -710,7 +728,7 @@ impl Store {
                     .filter(|e| e.resource_version > rv && e.key == info.key())
                 {
                     if let Some(kind) = filter.view(event) {
-                        initial.push(line(kind.as_str(), &event.object));
+                        initial.push(line(kind.as_str(), &event.payload(kind)));
                     }
                 }
             }
