@@ -109,7 +109,26 @@ impl<K: Send + Sync + 'static> Listener<K> {
     fn spawn(&mut self, runtime: &Handle) {
         if let Some((handler, rx)) = self.idle.take() {
             let state = self.state.clone();
-            self.task = Some(runtime.spawn_blocking(move || run_listener(handler, rx, state)));
+            // A plain thread, not Tokio's blocking pool: the runtime does not
+            // wait for it when it is dropped (a handler holding its own
+            // informer would otherwise keep it alive forever), and handlers
+            // do not use up the pool. The task only reports the thread's end.
+            let (done, ended) = tokio::sync::oneshot::channel::<()>();
+            let spawned = std::thread::Builder::new().name("informer-handler".into()).spawn(move || {
+                run_listener(handler, rx, state);
+                let _ = done.send(());
+            });
+            match spawned {
+                Ok(_) => {
+                    self.task = Some(runtime.spawn(async move {
+                        let _ = ended.await;
+                    }));
+                }
+                Err(err) => {
+                    tracing::error!(error = %err, "could not start an informer handler thread");
+                    self.state.stopped.store(true, Ordering::Release);
+                }
+            }
         }
     }
 }
