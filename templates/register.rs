@@ -45,21 +45,23 @@ impl {{ p.k8s }}::Metadata for super::{{ k.rust_name }} {
     type Ty = {{ p.k8s }}::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     fn metadata(&self) -> &Self::Ty {
-        &self.metadata
+        &self.{{ k.metadata_field }}
     }
 
     fn metadata_mut(&mut self) -> &mut Self::Ty {
-        &mut self.metadata
+        &mut self.{{ k.metadata_field }}
     }
 }
 
 impl super::{{ k.rust_name }} {
+{%- if k.has_new %}
     /// A new `{{ k.kind }}` named `name`{% if k.spec.is_some() %} with `spec`{% endif %}, `apiVersion` and `kind` set.
     pub fn new(name: &str{% if let Some(spec) = k.spec %}, spec: super::{{ spec }}{% endif %}) -> Self {
         Self {
             {{ k.new_fields }}
         }
     }
+{%- endif %}
 
     /// Sets `apiVersion` and `kind` to this type's values (the generated
     /// clients call it before sending an object).

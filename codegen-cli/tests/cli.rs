@@ -245,3 +245,70 @@ fn bad_unsupported_extra_method() {
     let stderr = fails(replace("#[genclient(no_status)]", "#[genclient(method(name = \"evict\", verb = \"create\", subresource = \"eviction\"))]"));
     insta::assert_snapshot!("bad_unsupported_extra_method", stderr);
 }
+
+bad_input!(bad_generic_local_type, |s: &str| format!(
+    "{}\n/// A wrapper.\n#[derive(Clone, Debug, Default, Serialize, Deserialize)]\npub struct Wrapper<T> {{\n    pub inner: T,\n    pub count: i32,\n}}\n",
+    s.replace("    pub school: String,", "    pub school: Wrapper<String>,")
+));
+bad_input!(bad_serde_with, replace("    pub school: String,", "    #[serde(with = \"school_format\")]\n    pub school: String,"));
+bad_input!(bad_serde_into_container, replace(
+    "#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\npub struct StudentSpec",
+    "#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[serde(into = \"String\")]\npub struct StudentSpec"
+));
+bad_input!(bad_default_not_in_enum, |s: &str| format!(
+    "{}\n/// A mode.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[serde(rename_all = \"camelCase\")]\npub enum Mode {{\n    #[default]\n    Fast,\n    Slow,\n}}\n",
+    s.replace("    pub school: String,", "    pub school: String,\n    /// Mode.\n    #[serde(default)]\n    #[validate(default = \"Fast\")]\n    pub mode: Mode,")
+));
+bad_input!(bad_default_above_maximum, replace("    pub name: String,", "    #[validate(maximum = 10, default = 11)]\n    pub name: u8,"));
+bad_input!(bad_default_object_unknown_property, replace(
+    "    pub spec: StudentSpec,",
+    r#"    #[validate(default_json = "{\"name\": \"a\", \"school\": \"b\", \"scool\": \"c\"}")]
+    pub spec: StudentSpec,"#
+));
+bad_input!(bad_default_object_missing_required, replace(
+    "    pub spec: StudentSpec,",
+    r#"    #[validate(default_json = "{\"name\": \"a\"}")]
+    pub spec: StudentSpec,"#
+));
+bad_input!(bad_nullable_not_option, replace("    pub name: String,", "    #[validate(nullable)]\n    pub name: String,"));
+bad_input!(bad_extra_method_named_like_generated, replace(
+    "#[genclient(no_status)]",
+    "#[genclient(method(name = \"list_all\", verb = \"get\", subresource = \"all\"))]"
+));
+
+#[test]
+fn bad_group_directory_clashes_with_factory_method() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &[("pkg/apis/start/v1/mod.rs", MOD_RS), ("pkg/apis/start/v1/types.rs", TYPES_RS)]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "start:v1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    insta::assert_snapshot!("bad_group_directory_clashes_with_factory_method", run.stderr);
+    // Without the informer generator the name is free.
+    let run = kube_codegen(dir.path(), &["client,crd", "pkg/apis", "start:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn generator_subsets_add_what_they_need() {
+    let dir = project(|s| s.to_string());
+    let run = kube_codegen(dir.path(), &["informer", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("pkg/apis/example/v1/register.rs").is_file(), "informer adds register");
+    assert!(dir.path().join("pkg/client/listers/example/v1/student.rs").is_file(), "informer adds lister");
+    assert!(!dir.path().join("pkg/client/clientset").exists(), "informer does not need the clientset");
+    let run = kube_codegen(dir.path(), &["fake", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("pkg/client/clientset/example/v1/student.rs").is_file(), "fake adds client");
+}
+
+#[test]
+fn serde_with_on_a_preserving_field_accepts_any_json() {
+    let dir = project(replace(
+        "    pub school: String,",
+        "    #[serde(with = \"school_format\")]\n    #[validate(preserve_unknown_fields)]\n    pub school: String,",
+    ));
+    let run = kube_codegen(dir.path(), &["crd", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let crd = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
+    assert!(crd.contains("school:\n                description: School.\n                x-kubernetes-preserve-unknown-fields: true\n"), "{crd}");
+}

@@ -143,11 +143,26 @@ fn lower_package(
         }
     }
     let local: BTreeSet<String> = items.keys().cloned().collect();
+    // Generic API types are reported where they are defined (lower_type).
+    let generic: BTreeSet<String> = items
+        .iter()
+        .filter(|(_, (_, item))| {
+            let attrs = item_attrs(item);
+            let is_api = markers::is_genclient_any(attrs) || derives(attrs, "ApiType");
+            !is_api
+                && match item {
+                    syn::Item::Struct(s) => !s.generics.params.is_empty(),
+                    syn::Item::Enum(e) => !e.generics.params.is_empty(),
+                    _ => false,
+                }
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
 
     let mut types = BTreeMap::new();
     let mut roots = Vec::new();
     for (name, (file, item)) in &items {
-        let ctx = TypeCtx { file, local: &local };
+        let ctx = TypeCtx { file, local: &local, generic: &generic };
         if let Some(def) = lower_type(&ctx, item, clone_impls.contains(name), diags) {
             let attrs = item_attrs(item);
             let genclient = attrs.iter().find(|a| markers::is_genclient(a));
@@ -286,6 +301,8 @@ fn item_ident_span(item: &syn::Item) -> Span {
 struct TypeCtx<'a> {
     file: &'a ParsedFile,
     local: &'a BTreeSet<String>,
+    /// Local types with generic parameters: they have no schema.
+    generic: &'a BTreeSet<String>,
 }
 
 impl TypeCtx<'_> {
@@ -330,7 +347,7 @@ fn container_serde(attrs: &[syn::Attribute], ctx: &TypeCtx, diags: &mut Diagnost
         let _ = attr.parse_nested_meta(|m| {
             let key = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
             match key.as_str() {
-                "rename_all" => {
+                "rename_all" | "rename_all_fields" => {
                     let v: syn::LitStr = if m.input.peek(syn::Token![=]) {
                         m.value()?.parse()?
                     } else {
@@ -349,7 +366,8 @@ fn container_serde(attrs: &[syn::Attribute], ctx: &TypeCtx, diags: &mut Diagnost
                         }
                     };
                     match RenameRule::parse(&v.value()) {
-                        Some(r) => out.rename_all = Some(r),
+                        Some(r) if key == "rename_all" => out.rename_all = Some(r),
+                        Some(r) => out.rename_all_fields = Some(r),
                         None => {
                             let names: Vec<&str> = RenameRule::ALL.iter().map(|(n, _)| *n).collect();
                             diags.push(
@@ -366,6 +384,14 @@ fn container_serde(attrs: &[syn::Attribute], ctx: &TypeCtx, diags: &mut Diagnost
                 "transparent" => out.transparent = true,
                 "default" => {
                     out.default = true;
+                    skip_meta(&m)?;
+                }
+                "into" | "from" | "try_from" | "remote" => {
+                    diags.push(
+                        Diagnostic::error(format!("`#[serde({key} = ..)]` changes the JSON of this type; no schema can be derived from its fields"))
+                            .at(ctx.origin(m.path.span()).location())
+                            .help("remove it so the schema can follow the fields, or hold this value in a `serde_json::Value` field marked `#[validate(preserve_unknown_fields)]`"),
+                    );
                     skip_meta(&m)?;
                 }
                 _ => skip_meta(&m)?,
@@ -398,9 +424,21 @@ fn field_serde(attrs: &[syn::Attribute]) -> FieldSerde {
                 }
                 "default" => {
                     out.default = true;
+                    out.default_fn |= m.input.peek(syn::Token![=]);
                     skip_meta(&m)?;
                 }
-                "skip" | "skip_serializing" => out.skip = true,
+                "skip" => {
+                    out.skip = true;
+                    out.skip_deserializing = true;
+                }
+                "skip_serializing" => out.skip = true,
+                "skip_deserializing" => out.skip_deserializing = true,
+                "with" | "serialize_with" | "deserialize_with" | "getter" => {
+                    if out.custom.is_none() {
+                        out.custom = Some((key.clone(), m.path.span()));
+                    }
+                    skip_meta(&m)?;
+                }
                 "skip_serializing_if" => {
                     out.skip_serializing_if = true;
                     skip_meta(&m)?;
@@ -477,6 +515,13 @@ fn lower_type(ctx: &TypeCtx, item: &syn::Item, clone_impl: bool, diags: &mut Dia
                 if vserde.skip {
                     continue;
                 }
+                if let Some((key, span)) = &vserde.custom {
+                    diags.push(
+                        Diagnostic::error(format!("`#[serde({key} = ..)]` on variant `{}` changes its JSON; no schema can follow it", v.ident))
+                            .at(ctx.origin(*span).location())
+                            .help("remove it so the schema can follow the variant, or hold this value in a `serde_json::Value` field marked `#[validate(preserve_unknown_fields)]`"),
+                    );
+                }
                 let rust_name = v.ident.to_string();
                 let json_name = vserde
                     .rename
@@ -493,7 +538,7 @@ fn lower_type(ctx: &TypeCtx, item: &syn::Item, clone_impl: bool, diags: &mut Dia
                     },
                     syn::Fields::Unnamed(_) => VariantBody::Tuple,
                     syn::Fields::Named(named) => {
-                        let rule = variant_rename_all(&v.attrs);
+                        let rule = variant_rename_all(&v.attrs).or(serde.rename_all_fields);
                         VariantBody::Struct(lower_fields(ctx, named.named.iter(), rule, diags))
                     }
                 };
@@ -528,6 +573,20 @@ fn lower_type(ctx: &TypeCtx, item: &syn::Item, clone_impl: bool, diags: &mut Dia
                 })
                 .collect(),
             _ => Vec::new(),
+        },
+        default_fields: match item {
+            syn::Item::Struct(syn::ItemStruct { fields: syn::Fields::Named(named), .. }) => named
+                .named
+                .iter()
+                .filter(|f| {
+                    let is_option = matches!(&f.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"));
+                    let fs = field_serde(&f.attrs);
+                    // `default = "path"` and `skip` + `default = "path"` do not need `Default`.
+                    derives(attrs, "Default") || is_option || ((fs.default || fs.skip_deserializing) && !fs.default_fn)
+                })
+                .filter_map(|f| f.ident.as_ref().map(|i| unraw(&i.to_string()).to_string()))
+                .collect(),
+            _ => Default::default(),
         },
     })
 }
@@ -567,12 +626,25 @@ fn lower_fields<'a>(
             }
             continue;
         }
+        if let Some((key, span)) = &serde.custom
+            && validate.preserve_unknown_fields.is_none()
+        {
+            diags.push(
+                Diagnostic::error(format!("`#[serde({key} = ..)]` on `{ident}` changes its JSON; the schema of its Rust type would be wrong"))
+                    .at(ctx.origin(*span).location())
+                    .help("add `#[validate(preserve_unknown_fields)]` to accept any JSON here, or write the schema by hand"),
+            );
+            continue;
+        }
         let rust_name = unraw(&ident.to_string()).to_string();
         let json_name = serde
             .rename
             .clone()
             .unwrap_or_else(|| rename_all.map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)));
         let ty = match resolve(ctx, &f.ty) {
+            // `with` & co. write any JSON: the field's Rust type says nothing.
+            Ok(TypeRef::Option(_)) if serde.custom.is_some() => TypeRef::Option(Box::new(TypeRef::Json)),
+            Ok(_) if serde.custom.is_some() => TypeRef::Json,
             Ok(t) => t,
             Err(e) if validate.preserve_unknown_fields.is_some() => {
                 let _ = e;
@@ -656,6 +728,16 @@ fn resolve(ctx: &TypeCtx, ty: &syn::Type) -> Result<TypeRef, ResolveError> {
     };
     let is_local_path = written.len() == 1 || matches!(written[0].as_str(), "self" | "super" | "crate");
     if ctx.local.contains(&name) && is_local_path && !ctx.file.uses.contains_key(&name) {
+        if ctx.generic.contains(&name) {
+            let text = quote::ToTokens::to_token_stream(ty).to_string().replace(" < ", "<").replace(" >", ">").replace(" ,", ",");
+            return Err(err(
+                path.span(),
+                format!("type `{text}` has no schema: generic type parameters are not supported"),
+                Some(format!(
+                    "a CRD schema cannot describe type parameters; write a concrete `{name}` for this field, or mark it `#[validate(preserve_unknown_fields)]` to accept any JSON"
+                )),
+            ));
+        }
         return Ok(TypeRef::Named(name));
     }
     let t = match name.as_str() {
@@ -676,8 +758,18 @@ fn resolve(ctx: &TypeCtx, ty: &syn::Type) -> Result<TypeRef, ResolveError> {
         }
         "String" | "str" | "char" => TypeRef::String,
         "bool" => TypeRef::Bool,
-        "i8" | "i16" | "i32" | "u8" | "u16" => TypeRef::Integer(NumFormat::Int32),
-        "i64" | "u32" | "u64" | "isize" | "usize" => TypeRef::Integer(NumFormat::Int64),
+        "i8" | "i16" | "i32" | "u8" | "u16" => {
+            let bounds = match name.as_str() {
+                "i8" => IntBounds { min: Some(i8::MIN.into()), max: Some(i8::MAX.into()) },
+                "i16" => IntBounds { min: Some(i16::MIN.into()), max: Some(i16::MAX.into()) },
+                "u8" => IntBounds { min: Some(0), max: Some(u8::MAX.into()) },
+                "u16" => IntBounds { min: Some(0), max: Some(u16::MAX.into()) },
+                _ => IntBounds::default(),
+            };
+            TypeRef::Integer(NumFormat::Int32, bounds)
+        }
+        "i64" | "isize" => TypeRef::Integer(NumFormat::Int64, IntBounds::default()),
+        "u32" | "u64" | "usize" => TypeRef::Integer(NumFormat::Int64, IntBounds { min: Some(0), max: None }),
         "f32" => TypeRef::Number(NumFormat::Float),
         "f64" => TypeRef::Number(NumFormat::Double),
         "Value" if full.contains("serde_json") || full == "Value" => TypeRef::Json,
@@ -744,10 +836,11 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
             ok = false;
         }
         TypeMetaForm::Flatten(f.rust_name.clone())
-    } else if fields.iter().any(|f| f.json_name == "apiVersion" && f.ty == TypeRef::String)
-        && fields.iter().any(|f| f.json_name == "kind" && f.ty == TypeRef::String)
-    {
-        TypeMetaForm::Fields
+    } else if let (Some(api_version), Some(kind)) = (
+        fields.iter().find(|f| f.json_name == "apiVersion" && f.ty == TypeRef::String),
+        fields.iter().find(|f| f.json_name == "kind" && f.ty == TypeRef::String),
+    ) {
+        TypeMetaForm::Fields { api_version: api_version.rust_name.clone(), kind: kind.rust_name.clone() }
     } else {
         diags.push(
             Diagnostic::error(format!("root type `{}` does not carry `apiVersion` and `kind`", def.name))
@@ -755,7 +848,7 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
                 .help("add `#[serde(flatten, default)] pub types: TypeMeta` (kube::core::TypeMeta), like Go's embedded `metav1.TypeMeta`"),
         );
         ok = false;
-        TypeMetaForm::Fields
+        TypeMetaForm::Fields { api_version: "api_version".into(), kind: "kind".into() }
     };
     let has_status_field = fields.iter().any(|f| f.json_name == "status");
     let spec_field = fields.iter().find(|f| f.json_name == "spec").and_then(|f| match &f.ty {
@@ -860,7 +953,7 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
                         .help("give it `subresource = \"..\"` and verb `get` or `update`, or write the method by hand in `<kind>_expansion.rs`"),
                 );
             }
-            if Verb::ALL.iter().any(|v| v.as_str() == m.name.value) || ["api", "new", "namespace", "inner"].contains(&m.name.value.as_str()) {
+            if Verb::ALL.iter().any(|v| v.as_str() == m.name.value) || GENERATED_CLIENT_METHODS.contains(&m.name.value.as_str()) {
                 diags.push(
                     Diagnostic::error(format!("extra method `{}` clashes with a generated method", m.name.value))
                         .at(def.origin.with_span(m.name.span).location())
@@ -892,10 +985,18 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
         served: res.served.is_none_or(|s| s.value),
         deprecated: res.deprecated.map(|d| d.value),
         type_meta,
+        metadata_field: metadata.map_or_else(|| "metadata".into(), |f| f.rust_name.clone()),
         spec_field,
         origin: def.origin.clone(),
     })
 }
+
+/// Methods of a generated kind client besides the verbs themselves.
+const GENERATED_CLIENT_METHODS: [&str; 7] = ["api", "new", "namespace", "inner", "list_all", "patch_status", "set_type_meta"];
+
+/// Methods of the generated `SharedInformerFactory`: a group accessor of
+/// the same name would not compile.
+const FACTORY_METHODS: [&str; 7] = ["new", "from_runtime", "runtime", "start", "wait_for_cache_sync", "shutdown", "for_resource"];
 
 fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
@@ -908,6 +1009,23 @@ fn is_dns_label(s: &str) -> bool {
 /// Cross-type and cross-version checks on the finished model.
 fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
     for group in &model.groups {
+        if settings.runs(GeneratorKind::Informer)
+            && FACTORY_METHODS.contains(&group.package.as_str())
+            && let Some((v, k)) = group.versions.iter().find_map(|v| v.kinds.first().map(|k| (v, k)))
+        {
+            let loc = v.module_origin.as_ref().map_or_else(|| k.origin.location(), |o| o.file.start());
+            diags.push(
+                Diagnostic::error(format!(
+                    "group directory `{}` clashes with the generated `SharedInformerFactory::{}` method",
+                    group.package, group.package
+                ))
+                .at(loc)
+                .help(format!(
+                    "rename the directory (e.g. `{}s` or `{}api`); the API group name in `group_name!` can stay as it is",
+                    group.package, group.package
+                )),
+            );
+        }
         // One kind across versions: same scope and names, exactly one storage version.
         let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
         for v in &group.versions {

@@ -60,8 +60,14 @@ pub struct Version {
 pub enum TypeMetaForm {
     /// `#[serde(flatten)] pub <field>: TypeMeta`.
     Flatten(String),
-    /// `pub api_version: String` and `pub kind: String`.
-    Fields,
+    /// `pub api_version: String` and `pub kind: String`: the Rust names of
+    /// the fields serialized as `apiVersion` and `kind`.
+    Fields {
+        /// The field serialized as `apiVersion`.
+        api_version: String,
+        /// The field serialized as `kind`.
+        kind: String,
+    },
 }
 
 /// A kind: a root type with its resource names, scope and client verbs.
@@ -101,6 +107,8 @@ pub struct Kind {
     pub deprecated: Option<Option<String>>,
     /// How apiVersion/kind are carried.
     pub type_meta: TypeMetaForm,
+    /// The Rust name of the field serialized as `metadata`.
+    pub metadata_field: String,
     /// The Rust type of the `spec` field, if any.
     pub spec_field: Option<String>,
     /// The struct (its ident span).
@@ -155,6 +163,10 @@ pub struct TypeDef {
     /// Every named field as written (skipped ones too), with whether its
     /// type is syntactically an `Option`: what a struct literal must list.
     pub rust_fields: Vec<(String, bool)>,
+    /// Names of the fields in `rust_fields` whose type is known to implement
+    /// `Default` (`Option`, `#[serde(default)]`, `#[serde(skip)]`), or all of
+    /// them when the type derives `Default`.
+    pub default_fields: std::collections::BTreeSet<String>,
 }
 
 /// The shape of a type.
@@ -175,6 +187,8 @@ pub enum Body {
 pub struct ContainerSerde {
     /// `rename_all`.
     pub rename_all: Option<RenameRule>,
+    /// `rename_all_fields` (enums): the default rule of every struct variant's fields.
+    pub rename_all_fields: Option<RenameRule>,
     /// `tag = ".."`.
     pub tag: Option<String>,
     /// `content = ".."`.
@@ -194,8 +208,15 @@ pub struct FieldSerde {
     pub rename: Option<String>,
     /// `default` / `default = ".."`.
     pub default: bool,
+    /// `default = ".."` (a function, not `Default::default`).
+    pub default_fn: bool,
     /// `skip` or `skip_serializing`.
     pub skip: bool,
+    /// `skip_deserializing` (or `skip`): deserialized as its default.
+    pub skip_deserializing: bool,
+    /// The first key that changes the wire format in a way no schema can
+    /// follow (`with`, `serialize_with`, ..), with its span.
+    pub custom: Option<(String, proc_macro2::Span)>,
     /// `skip_serializing_if`.
     pub skip_serializing_if: bool,
     /// `flatten`.
@@ -281,6 +302,15 @@ pub enum NumFormat {
     Double,
 }
 
+/// The range of a Rust integer type, where its schema format allows more.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntBounds {
+    /// Smallest value (`0` for unsigned types).
+    pub min: Option<i64>,
+    /// Largest value (for 8- and 16-bit types).
+    pub max: Option<i64>,
+}
+
 /// Types with a fixed, well-known schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Known {
@@ -315,8 +345,8 @@ pub enum TypeRef {
     String,
     /// `bool`
     Bool,
-    /// Integers.
-    Integer(NumFormat),
+    /// Integers, with the range of the Rust type where the format is wider.
+    Integer(NumFormat, IntBounds),
     /// Floats.
     Number(NumFormat),
     /// `serde_json::Value`

@@ -81,7 +81,32 @@ impl GeneratorKind {
         if out.is_empty() {
             return Err(Diagnostic::error("no generator given").help("pass `all` or e.g. `client,lister,informer`"));
         }
-        Ok(out)
+        Ok(GeneratorKind::with_dependencies(out))
+    }
+
+    /// The generators whose output this one's generated code refers to:
+    /// `client`, `lister` → `register`; `informer` → `lister`; `fake` → `client`.
+    pub fn requires(self) -> &'static [GeneratorKind] {
+        match self {
+            GeneratorKind::Client | GeneratorKind::Lister => &[GeneratorKind::Register],
+            GeneratorKind::Informer => &[GeneratorKind::Lister],
+            GeneratorKind::Fake => &[GeneratorKind::Client],
+            GeneratorKind::Deepcopy | GeneratorKind::Register | GeneratorKind::Crd => &[],
+        }
+    }
+
+    /// `set` plus everything its generators require (transitively), so a
+    /// subset like `informer` still produces code that compiles.
+    pub fn with_dependencies(mut set: BTreeSet<GeneratorKind>) -> BTreeSet<GeneratorKind> {
+        let mut stack: Vec<GeneratorKind> = set.iter().copied().collect();
+        while let Some(g) = stack.pop() {
+            for dep in g.requires() {
+                if set.insert(*dep) {
+                    stack.push(*dep);
+                }
+            }
+        }
+        set
     }
 }
 
@@ -170,9 +195,10 @@ impl Settings {
         }
     }
 
-    /// Selects generators.
+    /// Selects generators, plus the ones they require
+    /// ([`GeneratorKind::with_dependencies`]).
     pub fn with_generators(mut self, generators: impl IntoIterator<Item = GeneratorKind>) -> Self {
-        self.generators = generators.into_iter().collect();
+        self.generators = GeneratorKind::with_dependencies(generators.into_iter().collect());
         self
     }
 
@@ -284,6 +310,15 @@ mod tests {
         assert_eq!(GeneratorKind::parse_list("all").unwrap().len(), 7);
         let some = GeneratorKind::parse_list("client,lister").unwrap();
         assert!(some.contains(&GeneratorKind::Client) && some.contains(&GeneratorKind::Lister));
+        // Dependencies are added: informer needs lister and register, fake the client.
+        let informer: Vec<GeneratorKind> = GeneratorKind::parse_list("informer").unwrap().into_iter().collect();
+        assert_eq!(informer, [GeneratorKind::Register, GeneratorKind::Lister, GeneratorKind::Informer]);
+        let fake: Vec<GeneratorKind> = GeneratorKind::parse_list("fake,crd").unwrap().into_iter().collect();
+        assert_eq!(fake, [GeneratorKind::Register, GeneratorKind::Client, GeneratorKind::Fake, GeneratorKind::Crd]);
+        let crd: Vec<GeneratorKind> = Settings::new("apis").with_generators([GeneratorKind::Crd]).generators.into_iter().collect();
+        assert_eq!(crd, [GeneratorKind::Crd]);
+        let lister = Settings::new("apis").with_generators([GeneratorKind::Lister]);
+        assert!(lister.runs(GeneratorKind::Register));
         let err = GeneratorKind::parse_list("client,listr").unwrap_err();
         assert_eq!(err.message, "unknown generator `listr`");
         assert!(err.help.unwrap().starts_with("did you mean `lister`?"));

@@ -5,7 +5,7 @@
 //! The writer owns only files whose first line is the generated-file marker:
 //! it never overwrites or deletes anything else.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::diag::Diagnostic;
@@ -93,6 +93,18 @@ pub fn plan(output: &Output) -> Result<Vec<Change>, Vec<Diagnostic>> {
     let mut changes = Vec::new();
     let mut errors = Vec::new();
     let targets: BTreeSet<&Path> = output.files.iter().map(|f| f.path.as_path()).collect();
+    // Two generators (or two kinds, e.g. a kind named `Mod` next to `mod.rs`)
+    // writing one path differently would silently lose one of them.
+    let mut seen: BTreeMap<&Path, &str> = BTreeMap::new();
+    for file in &output.files {
+        match seen.insert(file.path.as_path(), file.contents.as_str()) {
+            Some(prev) if prev != file.contents => errors.push(
+                Diagnostic::error(format!("two generated files have the same path `{}`", file.path.display()))
+                    .help("a kind's module name clashes with another generated file (e.g. a kind named `Mod`); rename the kind, or set `#[resource(kind = \"..\")]` on a differently named Rust type"),
+            ),
+            _ => {}
+        }
+    }
     for file in &output.files {
         match std::fs::read_to_string(&file.path) {
             Ok(old) if old == file.contents => {}
@@ -156,18 +168,20 @@ fn list_files(dir: &Path, recursive: bool) -> Vec<PathBuf> {
 
 /// Applies the changes: every new content is first written to a temporary
 /// file beside its target; only when all are staged are they renamed into
-/// place and stale files removed. On failure the staged files are removed
-/// and the tree is as it was.
+/// place and stale files removed. On failure the staged files are removed,
+/// files already moved into place get their old contents back (created ones
+/// are removed), removed stale files are rewritten: the tree is as it was.
 pub fn apply(changes: &[Change]) -> Result<(), Diagnostic> {
-    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let cleanup = |staged: &[(PathBuf, PathBuf)]| {
-        for (tmp, _) in staged {
+    let mut staged: Vec<(PathBuf, PathBuf, Option<&str>)> = Vec::new();
+    let cleanup = |staged: &[(PathBuf, PathBuf, Option<&str>)]| {
+        for (tmp, _, _) in staged {
             let _ = std::fs::remove_file(tmp);
         }
     };
     for change in changes {
-        let (path, new) = match change {
-            Change::Create { path, new } | Change::Update { path, new, .. } => (path, new),
+        let (path, new, old) = match change {
+            Change::Create { path, new } => (path, new, None),
+            Change::Update { path, new, old } => (path, new, Some(old.as_str())),
             Change::Delete { .. } => continue,
         };
         if let Some(parent) = path.parent()
@@ -185,19 +199,37 @@ pub fn apply(changes: &[Change]) -> Result<(), Diagnostic> {
             return Err(Diagnostic::error(format!("cannot write `{}`: {e}", tmp.display()))
                 .note("nothing was changed"));
         }
-        staged.push((tmp, path.clone()));
+        staged.push((tmp, path.clone(), old));
     }
-    for (tmp, path) in &staged {
-        if let Err(e) = std::fs::rename(tmp, path) {
-            cleanup(&staged);
-            return Err(Diagnostic::error(format!("cannot move `{}` into place: {e}", path.display())));
+    // Best effort: undo what was done so far, newest first.
+    let rollback = |moved: &[(&Path, Option<&str>)], removed: &[(&Path, &str)]| {
+        for (path, old) in removed.iter().rev() {
+            let _ = std::fs::write(path, old);
         }
+        for (path, old) in moved.iter().rev() {
+            let _ = match old {
+                Some(old) => std::fs::write(path, old),
+                None => std::fs::remove_file(path),
+            };
+        }
+    };
+    let mut moved: Vec<(&Path, Option<&str>)> = Vec::new();
+    for (i, (tmp, path, old)) in staged.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            cleanup(&staged[i..]);
+            rollback(&moved, &[]);
+            return Err(Diagnostic::error(format!("cannot move `{}` into place: {e}", path.display())).note("nothing was changed"));
+        }
+        moved.push((path.as_path(), *old));
     }
+    let mut removed: Vec<(&Path, &str)> = Vec::new();
     for change in changes {
-        if let Change::Delete { path, .. } = change
-            && let Err(e) = std::fs::remove_file(path)
-        {
-            return Err(Diagnostic::error(format!("cannot remove stale `{}`: {e}", path.display())));
+        if let Change::Delete { path, old } = change {
+            if let Err(e) = std::fs::remove_file(path) {
+                rollback(&moved, &removed);
+                return Err(Diagnostic::error(format!("cannot remove stale `{}`: {e}", path.display())).note("nothing was changed"));
+            }
+            removed.push((path.as_path(), old.as_str()));
         }
     }
     // Directories emptied by stale removal go too (only empty ones).
@@ -282,6 +314,47 @@ mod tests {
         let err = plan(&output2).unwrap_err();
         assert!(err[0].message.starts_with("refusing to overwrite"));
         assert_eq!(std::fs::read_to_string(root.join("hand.rs")).unwrap(), "fn hand() {}\n");
+    }
+
+    #[test]
+    fn two_files_with_one_path_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut output = Output::default();
+        output.files.push(file(&dir.path().join("mod.rs"), "pub mod a;\n"));
+        output.files.push(file(&dir.path().join("mod.rs"), "fn kind_named_mod() {}\n"));
+        let err = plan(&output).unwrap_err();
+        assert_eq!(err.len(), 1);
+        assert!(err[0].message.starts_with("two generated files have the same path"), "{}", err[0].message);
+        // The same contents twice are harmless.
+        output.files[1] = output.files[0].clone();
+        assert_eq!(plan(&output).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn failed_apply_restores_the_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let old = format!("{GENERATED_MARKER}\nfn old() {{}}\n");
+        std::fs::write(root.join("a.rs"), &old).unwrap();
+        std::fs::write(root.join("stale.rs"), &old).unwrap();
+        // `c.rs` is a non-empty directory: moving a file onto it fails after
+        // `a.rs` (updated) and `b.rs` (created) are already in place.
+        std::fs::create_dir(root.join("c.rs")).unwrap();
+        std::fs::write(root.join("c.rs").join("x"), "x").unwrap();
+        let changes = vec![
+            Change::Update { path: root.join("a.rs"), old: old.clone(), new: "new a\n".into() },
+            Change::Create { path: root.join("b.rs"), new: "new b\n".into() },
+            Change::Create { path: root.join("c.rs"), new: "new c\n".into() },
+            Change::Delete { path: root.join("stale.rs"), old: old.clone() },
+        ];
+        let err = apply(&changes).unwrap_err();
+        assert!(err.message.starts_with("cannot move"), "{}", err.message);
+        assert_eq!(std::fs::read_to_string(root.join("a.rs")).unwrap(), old);
+        assert!(!root.join("b.rs").exists());
+        assert_eq!(std::fs::read_to_string(root.join("stale.rs")).unwrap(), old);
+        let mut left: Vec<String> = std::fs::read_dir(root).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        assert_eq!(left, ["a.rs", "c.rs", "stale.rs"], "no temporary files are left");
     }
 
     #[test]

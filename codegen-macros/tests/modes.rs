@@ -185,5 +185,5 @@ serde_yaml = "0.9"
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "macro-mode fixtures:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     // Every CRD file of every fixture was compared.
-    assert_eq!(stdout.lines().filter(|l| l.ends_with(": same")).count(), 8, "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| l.ends_with(": same")).count(), 9, "{stdout}");
 }

@@ -1,5 +1,6 @@
-//! openAPIV3Schema from the model: structural by construction. Anything the
-//! API server would reject is reported at the field or marker that caused it.
+//! openAPIV3Schema from the model, aiming at a structural schema: what is
+//! known to be rejected by the API server (including defaults that do not
+//! validate) is reported at the field or marker that caused it.
 
 use std::collections::BTreeMap;
 
@@ -254,6 +255,8 @@ impl<'a> SchemaBuilder<'a> {
                     }
                     TypeRef::Named(n) => {
                         let inner = self.named(n, &f.origin);
+                        // A flattened newtype/transparent map keeps every other key.
+                        preserve |= inner.additional_properties.is_some();
                         if inner.type_.as_deref() != Some("object") {
                             self.error(&f.origin, None, format!("flattened field `{}` is not a struct", f.rust_name), "only structs and maps can be `#[serde(flatten)]`ed");
                             continue;
@@ -296,6 +299,16 @@ impl<'a> SchemaBuilder<'a> {
     }
 
     fn field(&mut self, f: &Field) -> JsonSchemaProps {
+        if let Some(span) = f.validate.nullable
+            && !matches!(f.ty, TypeRef::Option(_))
+        {
+            self.error(
+                &f.origin,
+                Some(span),
+                format!("`nullable` on `{}`, which is not an `Option`", f.rust_name),
+                "serde cannot read `null` into it; make the field `Option<..>` or remove `nullable`",
+            );
+        }
         let mut schema = self.type_schema(&f.ty, &f.origin);
         let type_doc = match f.ty.unwrap_option() {
             TypeRef::Named(n) => self.version.types.get(n).and_then(|t| t.doc.clone()),
@@ -312,8 +325,11 @@ impl<'a> SchemaBuilder<'a> {
         match ty {
             TypeRef::String => typed("string"),
             TypeRef::Bool => typed("boolean"),
-            TypeRef::Integer(NumFormat::Int32) => with_format("integer", "int32"),
-            TypeRef::Integer(_) => with_format("integer", "int64"),
+            TypeRef::Integer(format, bounds) => JsonSchemaProps {
+                minimum: bounds.min.map(Into::into),
+                maximum: bounds.max.map(Into::into),
+                ..with_format("integer", if *format == NumFormat::Int32 { "int32" } else { "int64" })
+            },
             TypeRef::Number(NumFormat::Float) => with_format("number", "float"),
             TypeRef::Number(_) => with_format("number", "double"),
             TypeRef::Json => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() },
@@ -346,7 +362,10 @@ impl<'a> SchemaBuilder<'a> {
             return JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") };
         }
         let version = self.version;
-        let Some(def) = version.types.get(name) else { return typed("object") };
+        let Some(def) = version.types.get(name) else {
+            self.error(origin, None, format!("type `{name}` has no schema"), "derive `ApiType` on a concrete (non-generic) struct or enum of this package, or mark the field `#[validate(preserve_unknown_fields)]`");
+            return typed("object");
+        };
         self.stack.push(name.to_string());
         let schema = match &def.body {
             Body::Struct(fields) if def.serde.transparent && fields.len() == 1 => self.type_schema(&fields[0].ty, &fields[0].origin),
@@ -403,6 +422,7 @@ impl<'a> SchemaBuilder<'a> {
                     validate: Validate::default(),
                     serde: ContainerSerde::default(),
                     rust_fields: Vec::new(),
+                    default_fields: Default::default(),
                 };
                 Some(self.struct_schema(&fake, fields))
             }
@@ -541,9 +561,12 @@ impl<'a> SchemaBuilder<'a> {
                     mismatch(self, n.span, marker, "numbers");
                     continue;
                 }
+                // The Rust type's own range (u8, u32, ..) stays when it is tighter.
+                let user = n.value.as_f64();
                 match marker {
-                    "minimum" => s.minimum = Some(n.value.clone()),
-                    "maximum" => s.maximum = Some(n.value.clone()),
+                    "minimum" if s.minimum.as_ref().and_then(|m| m.as_f64()) < user || s.minimum.is_none() => s.minimum = Some(n.value.clone()),
+                    "maximum" if s.maximum.as_ref().and_then(|m| m.as_f64()).is_none_or(|m| Some(m) > user) => s.maximum = Some(n.value.clone()),
+                    "minimum" | "maximum" => {}
                     _ => s.multiple_of = Some(n.value.clone()),
                 }
             }
@@ -699,6 +722,12 @@ impl<'a> SchemaBuilder<'a> {
                 }
             }
         }
+        if let (Some(d), Some(value)) = (&v.default, &s.default)
+            && let Err((message, help)) = check_default(value, s, name)
+        {
+            self.error(origin, Some(d.span), message, help);
+            s.default = None;
+        }
     }
 
     fn list_type(&mut self, s: &mut JsonSchemaProps, lt: &Spanned<String>, keys: Option<&Spanned<Vec<Spanned<String>>>>, origin: &Origin, name: &str) {
@@ -741,6 +770,80 @@ impl<'a> SchemaBuilder<'a> {
         }
         s.x_list_type = Some(lt.value.clone());
     }
+}
+
+/// Checks a default value against the schema it sits on (the API server
+/// rejects a CRD whose defaults do not validate): enum, bounds, lengths,
+/// item counts, and for objects unknown and missing properties. `pattern`
+/// is not checked (no regex engine here).
+fn check_default(value: &Value, s: &JsonSchemaProps, path: &str) -> Result<(), (String, String)> {
+    let bad = |what: String, help: String| Err((format!("default of `{path}` {what}"), help));
+    if value.is_null() {
+        return if s.nullable == Some(true) { Ok(()) } else { bad("is null".into(), "remove the default, or add `nullable`".into()) };
+    }
+    if let Some(allowed) = &s.enum_
+        && !allowed.contains(value)
+    {
+        let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+        let strings: Vec<&str> = allowed.iter().filter_map(Value::as_str).collect();
+        let help = match value.as_str().and_then(|v| crate::ident::did_you_mean(v, &strings)) {
+            Some(s) => format!("did you mean \"{s}\"? (the default is written as it appears in JSON)"),
+            None => format!("use one of {}", list.join(", ")),
+        };
+        return bad(format!("{value} is not one of {}", list.join(", ")), help);
+    }
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = s.minimum.as_ref().and_then(serde_json::Number::as_f64)
+            && (n < min || (n == min && s.exclusive_minimum == Some(true)))
+        {
+            return bad(format!("{value} is below the minimum {min}"), "use a value within the bounds".into());
+        }
+        if let Some(max) = s.maximum.as_ref().and_then(serde_json::Number::as_f64)
+            && (n > max || (n == max && s.exclusive_maximum == Some(true)))
+        {
+            return bad(format!("{value} is above the maximum {max}"), "use a value within the bounds".into());
+        }
+    }
+    if let Some(text) = value.as_str() {
+        let len = text.chars().count() as u64;
+        if s.min_length.is_some_and(|m| len < m) || s.max_length.is_some_and(|m| len > m) {
+            return bad(format!("{value} has a length outside {}..={}", s.min_length.unwrap_or(0), s.max_length.map_or("".into(), |m| m.to_string())), "use a value within the length bounds".into());
+        }
+    }
+    if let Some(items) = value.as_array() {
+        let len = items.len() as u64;
+        if s.min_items.is_some_and(|m| len < m) || s.max_items.is_some_and(|m| len > m) {
+            return bad(format!("has {len} items, outside the item bounds"), "use a list within `min_items`/`max_items`".into());
+        }
+        if let Some(item_schema) = &s.items {
+            for (i, item) in items.iter().enumerate() {
+                check_default(item, item_schema, &format!("{path}[{i}]"))?;
+            }
+        }
+    }
+    if let Some(obj) = value.as_object() {
+        let props = s.properties.as_ref();
+        for (k, v) in obj {
+            match (props.and_then(|p| p.get(k)), s.additional_properties.as_deref()) {
+                (Some(p), _) | (None, Some(p)) => check_default(v, p, &format!("{path}.{k}"))?,
+                (None, None) if s.x_preserve_unknown_fields == Some(true) || props.is_none() => {}
+                (None, None) => {
+                    let known: Vec<&str> = props.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
+                    let help = match crate::ident::did_you_mean(k, &known) {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => format!("known properties: {}", known.join(", ")),
+                    };
+                    return bad(format!("has unknown property `{k}`"), help);
+                }
+            }
+        }
+        for r in s.required.iter().flatten() {
+            if !obj.contains_key(r) {
+                return bad(format!("lacks required property `{r}`"), format!("add `\"{r}\"` to the default"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The schema's type for marker checks: its `type`, or `int-or-string`, or `any`.

@@ -87,6 +87,11 @@ pub struct KindView {
     pub methods: Vec<MethodView>,
     pub spec: Option<String>,
     pub new_fields: String,
+    /// Whether `new()` can be written: every field other than the type
+    /// meta, metadata and spec has a known `Default`.
+    pub has_new: bool,
+    /// The Rust field serialized as `metadata`.
+    pub metadata_field: String,
     pub set_type_meta: String,
     pub has_client: bool,
     pub has_lister: bool,
@@ -206,8 +211,8 @@ fn kind(g: &Group, v: &Version, k: &Kind, group_module: &str, p: &Paths, excepti
             p.kube,
             k.kind
         ),
-        TypeMetaForm::Fields => {
-            format!("self.api_version = API_VERSION.to_string(); self.kind = \"{}\".to_string();", k.kind)
+        TypeMetaForm::Fields { api_version, kind } => {
+            format!("self.{} = API_VERSION.to_string(); self.{} = \"{}\".to_string();", rust_ident(api_version), rust_ident(kind), k.kind)
         }
     };
     KindView {
@@ -232,6 +237,8 @@ fn kind(g: &Group, v: &Version, k: &Kind, group_module: &str, p: &Paths, excepti
         methods,
         spec: k.spec_field.clone(),
         new_fields: new_fields(v, k, p),
+        has_new: has_new(v, k),
+        metadata_field: rust_ident(&k.metadata_field),
         set_type_meta,
         has_client: k.client.is_some(),
         has_lister: k.has_lister(),
@@ -256,6 +263,23 @@ fn absolute_type(ty: &str, module_path: &str) -> String {
     }
 }
 
+/// Whether a kind's `new()` compiles: every field it does not set from its
+/// arguments has a known `Default` (else `new()` is not generated).
+fn has_new(v: &Version, k: &Kind) -> bool {
+    let Some(def) = v.types.get(&k.rust_name) else { return false };
+    let spec = match &def.body {
+        Body::Struct(fields) if k.spec_field.is_some() => fields.iter().find(|f| f.json_name == "spec").map(|f| f.rust_name.clone()),
+        _ => None,
+    };
+    def.rust_fields.iter().all(|(name, _)| {
+        let set_by_new = match &k.type_meta {
+            TypeMetaForm::Flatten(t) => t == name,
+            TypeMetaForm::Fields { api_version, kind } => api_version == name || kind == name,
+        };
+        set_by_new || *name == k.metadata_field || spec.as_ref() == Some(name) || def.default_fields.contains(name)
+    })
+}
+
 /// Field initializers of a kind's `new()`: every field of the struct.
 fn new_fields(v: &Version, k: &Kind, p: &Paths) -> String {
     let Some(def) = v.types.get(&k.rust_name) else { return String::new() };
@@ -269,11 +293,11 @@ fn new_fields(v: &Version, k: &Kind, p: &Paths) -> String {
         let json = json_name(name).unwrap_or_default();
         let value = if matches!(&k.type_meta, TypeMetaForm::Flatten(t) if t == name) {
             format!("{}::core::TypeMeta {{ api_version: API_VERSION.to_string(), kind: \"{}\".to_string() }}", p.kube, k.kind)
-        } else if k.type_meta == TypeMetaForm::Fields && json == "apiVersion" {
+        } else if matches!(&k.type_meta, TypeMetaForm::Fields { api_version, .. } if api_version == name) {
             "API_VERSION.to_string()".to_string()
-        } else if k.type_meta == TypeMetaForm::Fields && json == "kind" {
+        } else if matches!(&k.type_meta, TypeMetaForm::Fields { kind, .. } if kind == name) {
             format!("\"{}\".to_string()", k.kind)
-        } else if json == "metadata" {
+        } else if *name == k.metadata_field {
             format!(
                 "{}::apimachinery::pkg::apis::meta::v1::ObjectMeta {{ name: ::std::option::Option::Some(name.to_string()), ..::std::default::Default::default() }}",
                 p.k8s
