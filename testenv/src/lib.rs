@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use k8s_openapi::api::authentication::v1::TokenRequest;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef};
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -362,6 +362,23 @@ impl TestEnv {
         let user = format!("{namespace}.{name}");
         self.write_kubeconfig(&user, &token)?;
         Ok(self.kubeconfig_for(&user))
+    }
+
+    /// Creates Role `name` in `namespace` granting `verbs` on `resources` of
+    /// API group `group` (`""` for the core group).
+    pub async fn create_role(&self, namespace: &str, name: &str, group: &str, resources: &[&str], verbs: &[&str]) -> Result<()> {
+        let roles: Api<Role> = Api::namespaced(self.admin_client().await?, namespace);
+        let role = Role {
+            metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+            rules: Some(vec![PolicyRule {
+                api_groups: Some(vec![group.into()]),
+                resources: Some(resources.iter().map(|r| r.to_string()).collect()),
+                verbs: verbs.iter().map(|v| v.to_string()).collect(),
+                ..Default::default()
+            }]),
+        };
+        roles.create(&PostParams::default(), &role).await.with_context(|| format!("creating Role {name}"))?;
+        Ok(())
     }
 
     /// Creates RoleBinding `name` in `namespace` from `role_kind` (`Role` or

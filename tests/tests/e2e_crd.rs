@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use codegen_testenv::{TestEnv, UNPRIVILEGED_USER, kubectl_result, user_subject};
-use k8s_openapi::api::rbac::v1::{PolicyRule, Role};
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 fn fixture(name: &str) -> PathBuf {
@@ -139,7 +138,6 @@ async fn unprivileged_user_needs_a_role_binding_to_list_students() -> Result<()>
     let env = TestEnv::shared();
     install_crd(env, "students.example.k8s.io.yaml", "students.example.k8s.io").await?;
     let ns = env.create_namespace("rbac").await?;
-    let admin = env.admin_client().await?;
     let as_user: Api<DynamicObject> = Api::namespaced_with(env.user_client().await?, &ns, &students_resource());
 
     let err = as_user.list(&Default::default()).await.expect_err("alice has no role yet");
@@ -148,21 +146,7 @@ async fn unprivileged_user_needs_a_role_binding_to_list_students() -> Result<()>
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("forbidden"));
 
-    let roles: Api<Role> = Api::namespaced(admin, &ns);
-    roles
-        .create(
-            &PostParams::default(),
-            &Role {
-                metadata: ObjectMeta { name: Some("student-reader".into()), ..Default::default() },
-                rules: Some(vec![PolicyRule {
-                    api_groups: Some(vec!["example.k8s.io".into()]),
-                    resources: Some(vec!["students".into()]),
-                    verbs: vec!["get".into(), "list".into(), "watch".into()],
-                    ..Default::default()
-                }]),
-            },
-        )
-        .await?;
+    env.create_role(&ns, "student-reader", "example.k8s.io", &["students"], &["get", "list", "watch"]).await?;
     env.bind_role(&ns, "alice-reads-students", "Role", "student-reader", user_subject(UNPRIVILEGED_USER)).await?;
 
     // The authorizer's informers see the binding shortly after it is written.

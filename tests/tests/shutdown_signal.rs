@@ -3,7 +3,7 @@
 //! lets the stop finish.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn wait_for_line(reader: &mut impl BufRead, want: &str) {
@@ -18,6 +18,17 @@ fn wait_for_line(reader: &mut impl BufRead, want: &str) {
     }
 }
 
+/// Starts the two_signals binary and waits until it is ready.
+fn start() -> (Child, BufReader<ChildStdout>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_two_signals"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawning two_signals");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    wait_for_line(&mut out, "ready");
+    (child, out)
+}
+
 fn kill(pid: u32, signal: libc::c_int) {
     // SAFETY: kill(2) on our own child, not yet reaped.
     unsafe { libc::kill(pid as libc::pid_t, signal) };
@@ -25,12 +36,7 @@ fn kill(pid: u32, signal: libc::c_int) {
 
 #[test]
 fn second_signal_exits_with_code_1_during_a_long_drain() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_two_signals"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawning two_signals");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    wait_for_line(&mut out, "ready");
+    let (mut child, mut out) = start();
     kill(child.id(), libc::SIGTERM);
     wait_for_line(&mut out, "draining");
     let sent = Instant::now();
@@ -42,12 +48,7 @@ fn second_signal_exits_with_code_1_during_a_long_drain() {
 
 #[test]
 fn sigint_starts_the_graceful_stop_too() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_two_signals"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawning two_signals");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    wait_for_line(&mut out, "ready");
+    let (mut child, mut out) = start();
     kill(child.id(), libc::SIGINT);
     wait_for_line(&mut out, "draining");
     // Still draining: a single signal does not end the process.

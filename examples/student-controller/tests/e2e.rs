@@ -11,7 +11,6 @@ use anyhow::{Context, Result, bail};
 use codegen_testenv::{TestEnv, kubectl_result, service_account_subject};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::api::rbac::v1::{PolicyRule, Role};
 use kube::api::{Api, ListParams, ObjectMeta, PostParams};
 use student_controller::controller::{FINALIZER, config_map_name};
 use student_controller::pkg::apis::example::v1::Student;
@@ -290,22 +289,8 @@ async fn too_little_rbac_is_reported_as_forbidden_not_retried_forever() -> Resul
     install_crd(env).await?;
     let ns = env.create_namespace("ctl-rbac").await?;
     // A role that can read Students but not ConfigMaps.
-    let admin = env.admin_client().await?;
     let kubeconfig = env.service_account_kubeconfig(&ns, "too-little").await?;
-    Api::<Role>::namespaced(admin, &ns)
-        .create(
-            &PostParams::default(),
-            &Role {
-                metadata: ObjectMeta { name: Some("students-only".into()), ..Default::default() },
-                rules: Some(vec![PolicyRule {
-                    api_groups: Some(vec!["example.k8s.io".into()]),
-                    resources: Some(vec!["students".into()]),
-                    verbs: vec!["get".into(), "list".into(), "watch".into()],
-                    ..Default::default()
-                }]),
-            },
-        )
-        .await?;
+    env.create_role(&ns, "students-only", "example.k8s.io", &["students"], &["get", "list", "watch"]).await?;
     env.bind_role(&ns, "too-little", "Role", "students-only", service_account_subject(&ns, "too-little")).await?;
     let started = Instant::now();
     let mut controller = ControllerProcess::start(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")))?;
