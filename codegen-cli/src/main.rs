@@ -92,7 +92,8 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
         match pe.split_once(':') {
             Some((kind, plural)) if !kind.is_empty() && !plural.is_empty() => s = s.with_plural_exception(kind, plural),
             _ => errors.push(
-                Diagnostic::error(format!("plural exception `{pe}` is not `Kind:plural`")).help("e.g. `--plural-exceptions Endpoints:endpoints`"),
+                Diagnostic::error(format!("plural exception `{pe}` is not `Kind:plural`"))
+                    .help("e.g. `--plural-exceptions Endpoints:endpoints`"),
             ),
         }
     }
@@ -101,7 +102,8 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = settings(&cli).and_then(|s| codegen_core::run(&s, if cli.verify { Mode::Verify } else { Mode::Write }));
+    let result =
+        settings(&cli).and_then(|s| codegen_core::run(&s, if cli.verify { Mode::Verify } else { Mode::Write }));
     match result {
         Err(diags) => {
             eprint!("{}", render_all(&diags));
@@ -122,7 +124,8 @@ fn main() -> ExitCode {
                     ExitCode::from(1)
                 }
             } else {
-                let deleted = report.changes.iter().filter(|c| matches!(c, codegen_core::Change::Delete { .. })).count();
+                let deleted =
+                    report.changes.iter().filter(|c| matches!(c, codegen_core::Change::Delete { .. })).count();
                 eprintln!(
                     "kube-codegen: {} file(s) written, {} unchanged, {deleted} stale removed",
                     n - deleted,

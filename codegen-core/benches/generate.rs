@@ -150,8 +150,16 @@ fn main() {
     println!("kube-codegen `all`: {kinds} kinds in {GROUPS} groups, {files} files");
     println!("  first run (writes everything):   {:>8.1} ms", cold.as_secs_f64() * 1e3);
     println!("  full run, up to date (median):   {:>8.1} ms", warm.as_secs_f64() * 1e3);
-    println!("  --verify, up to date (median):   {:>8.1} ms  ({:.2}x a full run)", verify.as_secs_f64() * 1e3, verify.as_secs_f64() / warm.as_secs_f64());
+    println!(
+        "  --verify, up to date (median):   {:>8.1} ms  ({:.2}x a full run)",
+        verify.as_secs_f64() * 1e3,
+        verify.as_secs_f64() / warm.as_secs_f64()
+    );
     println!("  generate only, in memory (median): {:>6.1} ms", generate_only.as_secs_f64() * 1e3);
     let target = Duration::from_millis(500);
-    println!("  target < {} ms: {}", target.as_millis(), if cold <= target && warm <= target { "met" } else { "NOT met" });
+    println!(
+        "  target < {} ms: {}",
+        target.as_millis(),
+        if cold <= target && warm <= target { "met" } else { "NOT met" }
+    );
 }

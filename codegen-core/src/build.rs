@@ -74,7 +74,8 @@ impl Builder {
     /// A builder over the apis directory (relative to the crate root, where
     /// build scripts run), every generator but `fake` selected.
     pub fn new(apis_dir: impl Into<PathBuf>) -> Self {
-        let settings = Settings::new(apis_dir).with_generators(GeneratorKind::ALL.into_iter().filter(|g| *g != GeneratorKind::Fake));
+        let settings = Settings::new(apis_dir)
+            .with_generators(GeneratorKind::ALL.into_iter().filter(|g| *g != GeneratorKind::Fake));
         Builder { settings, out_dir: None, errors: Vec::new() }
     }
 
@@ -147,9 +148,12 @@ impl Builder {
             if std::fs::read_to_string(path).is_ok_and(|old| old == *text) {
                 continue;
             }
-            let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(path, text));
+            let written =
+                path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(path, text));
             if let Err(e) = written {
-                return Err(BuildError { diagnostics: vec![Diagnostic::error(format!("cannot write `{}`: {e}", path.display()))] });
+                return Err(BuildError {
+                    diagnostics: vec![Diagnostic::error(format!("cannot write `{}`: {e}", path.display()))],
+                });
             }
         }
         Ok(out)
@@ -164,7 +168,10 @@ impl Builder {
             Some(d) => d.join("kube-codegen"),
             None => {
                 return Err(BuildError {
-                    diagnostics: vec![Diagnostic::error("`OUT_DIR` is not set").help("call the builder from a build script, or set `out_dir(..)`")],
+                    diagnostics: vec![
+                        Diagnostic::error("`OUT_DIR` is not set")
+                            .help("call the builder from a build script, or set `out_dir(..)`"),
+                    ],
                 });
             }
         };
@@ -183,13 +190,18 @@ impl Builder {
                 // `<apis>/<group>/<version>/register.rs` → `register/<group>/<version>.rs`.
                 let version_dir = f.path.parent().unwrap_or(Path::new(""));
                 let version = version_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                let group = version_dir.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let group = version_dir
+                    .parent()
+                    .and_then(Path::file_name)
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 let text = strip_inner(&f.contents).map_err(|d| BuildError { diagnostics: vec![d] })?;
                 files.insert(base.join("register").join(group).join(format!("{version}.rs")), text);
             }
         }
         if client.contains_key(&client_dir.join("mod.rs")) {
-            let text = single_file(&client, &client_dir.join("mod.rs"), settings.header.as_deref()).map_err(|d| BuildError { diagnostics: vec![d] })?;
+            let text = single_file(&client, &client_dir.join("mod.rs"), settings.header.as_deref())
+                .map_err(|d| BuildError { diagnostics: vec![d] })?;
             files.insert(base.join("client.rs"), text);
         }
         Ok(BuildOutput { dir: base, files, inputs, warnings: generation.warnings })
@@ -203,7 +215,11 @@ fn inputs(settings: &Settings) -> Vec<PathBuf> {
         for v in &gv.versions {
             let dir = settings.apis_dir.join(&gv.package).join(v);
             out.push(dir.clone());
-            out.extend(crate::parse::package_files(&dir).into_iter().filter(|p| p.file_name().is_none_or(|n| n != "register.rs")));
+            out.extend(
+                crate::parse::package_files(&dir)
+                    .into_iter()
+                    .filter(|p| p.file_name().is_none_or(|n| n != "register.rs")),
+            );
         }
     }
     out
@@ -214,7 +230,9 @@ fn header(boilerplate: Option<&str>) -> String {
 }
 
 fn parse(text: &str) -> Result<syn::File, Diagnostic> {
-    syn::parse_file(text).map_err(|e| Diagnostic::error(format!("generated code does not parse: {e}")).note("this is a bug in kube-codegen"))
+    syn::parse_file(text).map_err(|e| {
+        Diagnostic::error(format!("generated code does not parse: {e}")).note("this is a bug in kube-codegen")
+    })
 }
 
 /// A generated file without its inner attributes (`//!` docs), which
@@ -222,13 +240,18 @@ fn parse(text: &str) -> Result<syn::File, Diagnostic> {
 fn strip_inner(text: &str) -> Result<String, Diagnostic> {
     let mut file = parse(text)?;
     file.attrs.clear();
-    let head: String = text.lines().take_while(|l| l.starts_with("//") && !l.starts_with("//!")).map(|l| format!("{l}\n")).collect();
+    let head: String =
+        text.lines().take_while(|l| l.starts_with("//") && !l.starts_with("//!")).map(|l| format!("{l}\n")).collect();
     Ok(format!("{head}{}", prettyplease::unparse(&file)))
 }
 
 /// The file tree rooted at `root` (a `mod.rs`) as one file: every `mod x;`
 /// becomes `mod x { .. }` with the contents of `x/mod.rs` or `x.rs`.
-pub fn single_file(files: &BTreeMap<PathBuf, String>, root: &Path, boilerplate: Option<&str>) -> Result<String, Diagnostic> {
+pub fn single_file(
+    files: &BTreeMap<PathBuf, String>,
+    root: &Path,
+    boilerplate: Option<&str>,
+) -> Result<String, Diagnostic> {
     let text = files.get(root).ok_or_else(|| Diagnostic::error(format!("no `{}` generated", root.display())))?;
     let mut file = parse(text)?;
     let dir = root.parent().unwrap_or(Path::new(""));
@@ -250,7 +273,9 @@ fn inline_modules(files: &BTreeMap<PathBuf, String>, dir: &Path, items: &mut [sy
         } else {
             (dir.join(format!("{name}.rs")), dir.join(name))
         };
-        let text = files.get(&path).ok_or_else(|| Diagnostic::error(format!("module `{name}` has no generated file `{}`", path.display())))?;
+        let text = files
+            .get(&path)
+            .ok_or_else(|| Diagnostic::error(format!("module `{name}` has no generated file `{}`", path.display())))?;
         let mut inner = parse(text)?;
         inline_modules(files, &sub_dir, &mut inner.items)?;
         m.attrs.extend(inner.attrs);

@@ -94,9 +94,11 @@ fn lower_package(
                             let origin = Origin { file: file.source.clone(), span: m.mac.path.span() };
                             if let Some((prev, _)) = &group {
                                 diags.push(
-                                    Diagnostic::error(format!("second `group_name!` in this package (the first says `{prev}`)"))
-                                        .at(origin.location())
-                                        .help("a version package has exactly one group_name!"),
+                                    Diagnostic::error(format!(
+                                        "second `group_name!` in this package (the first says `{prev}`)"
+                                    ))
+                                    .at(origin.location())
+                                    .help("a version package has exactly one group_name!"),
                                 );
                             } else {
                                 group = Some((g.value, origin));
@@ -228,10 +230,12 @@ fn lower_package(
         (Some((g, origin)), Some((tg, torigin))) => {
             if tg != g {
                 diags.push(
-                    Diagnostic::error(format!("`group = \"{tg}\"` disagrees with the package's `group_name!(\"{g}\")`"))
-                        .at(torigin.location())
-                        .note(format!("group_name! is at {}:{}", origin.location().file.display(), origin.location().line))
-                        .help("remove `group` from `#[genclient]`; the package's group applies to every type"),
+                    Diagnostic::error(format!(
+                        "`group = \"{tg}\"` disagrees with the package's `group_name!(\"{g}\")`"
+                    ))
+                    .at(torigin.location())
+                    .note(format!("group_name! is at {}:{}", origin.location().file.display(), origin.location().line))
+                    .help("remove `group` from `#[genclient]`; the package's group applies to every type"),
                 );
             }
             g.clone()
@@ -267,7 +271,11 @@ fn lower_package(
             return None;
         }
     };
-    let module_path = format!("{apis_module}::{}::{}", crate::ident::rust_ident(&pkg.group_package), crate::ident::rust_ident(&pkg.version));
+    let module_path = format!(
+        "{apis_module}::{}::{}",
+        crate::ident::rust_ident(&pkg.group_package),
+        crate::ident::rust_ident(&pkg.version)
+    );
     Some((
         group_name,
         Version {
@@ -630,9 +638,13 @@ fn lower_fields<'a>(
             && validate.preserve_unknown_fields.is_none()
         {
             diags.push(
-                Diagnostic::error(format!("`#[serde({key} = ..)]` on `{ident}` changes its JSON; the schema of its Rust type would be wrong"))
-                    .at(ctx.origin(*span).location())
-                    .help("add `#[validate(preserve_unknown_fields)]` to accept any JSON here, or write the schema by hand"),
+                Diagnostic::error(format!(
+                    "`#[serde({key} = ..)]` on `{ident}` changes its JSON; the schema of its Rust type would be wrong"
+                ))
+                .at(ctx.origin(*span).location())
+                .help(
+                    "add `#[validate(preserve_unknown_fields)]` to accept any JSON here, or write the schema by hand",
+                ),
             );
             continue;
         }
@@ -729,7 +741,11 @@ fn resolve(ctx: &TypeCtx, ty: &syn::Type) -> Result<TypeRef, ResolveError> {
     let is_local_path = written.len() == 1 || matches!(written[0].as_str(), "self" | "super" | "crate");
     if ctx.local.contains(&name) && is_local_path && !ctx.file.uses.contains_key(&name) {
         if ctx.generic.contains(&name) {
-            let text = quote::ToTokens::to_token_stream(ty).to_string().replace(" < ", "<").replace(" >", ">").replace(" ,", ",");
+            let text = quote::ToTokens::to_token_stream(ty)
+                .to_string()
+                .replace(" < ", "<")
+                .replace(" >", ">")
+                .replace(" ,", ",");
             return Err(err(
                 path.span(),
                 format!("type `{text}` has no schema: generic type parameters are not supported"),
@@ -750,7 +766,10 @@ fn resolve(ctx: &TypeCtx, ty: &syn::Type) -> Result<TypeRef, ResolveError> {
             if key != TypeRef::String {
                 return Err(err(
                     args.first().map_or(last.span(), |t| t.span()),
-                    format!("map keys must be strings, not `{}`", args.first().map(|t| quote::ToTokens::to_token_stream(t).to_string()).unwrap_or_default()),
+                    format!(
+                        "map keys must be strings, not `{}`",
+                        args.first().map(|t| quote::ToTokens::to_token_stream(t).to_string()).unwrap_or_default()
+                    ),
                     Some("JSON object keys are strings; use `BTreeMap<String, _>`".into()),
                 ));
             }
@@ -800,19 +819,29 @@ fn resolve(ctx: &TypeCtx, ty: &syn::Type) -> Result<TypeRef, ResolveError> {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "define it in this API package, or mark the field `#[validate(preserve_unknown_fields)]` to accept any JSON".into(),
             };
-            return Err(err(path.span(), format!("type `{full}` is not defined in this API package and has no known schema"), Some(help)));
+            return Err(err(
+                path.span(),
+                format!("type `{full}` is not defined in this API package and has no known schema"),
+                Some(help),
+            ));
         }
     };
     Ok(t)
 }
 
-fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Resource, diags: &mut Diagnostics) -> Option<Kind> {
+fn lower_kind(
+    settings: &Settings,
+    def: &TypeDef,
+    gc: Option<GenClient>,
+    res: Resource,
+    diags: &mut Diagnostics,
+) -> Option<Kind> {
     let loc = def.origin.location();
     let Body::Struct(fields) = &def.body else {
         diags.push(
-            Diagnostic::error(format!("root type `{}` must be a struct with named fields", def.name))
-                .at(loc)
-                .help("a kind looks like `struct Student { types: TypeMeta, metadata: ObjectMeta, spec: StudentSpec }`"),
+            Diagnostic::error(format!("root type `{}` must be a struct with named fields", def.name)).at(loc).help(
+                "a kind looks like `struct Student { types: TypeMeta, metadata: ObjectMeta, spec: StudentSpec }`",
+            ),
         );
         return None;
     };
@@ -831,7 +860,10 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
             diags.push(
                 Diagnostic::error(format!("`{}` must be flattened into `{}`", f.rust_name, def.name))
                     .at(f.origin.location())
-                    .help(format!("write `#[serde(flatten, default)] pub {}: TypeMeta` (Go's `json:\",inline\"`)", f.rust_name)),
+                    .help(format!(
+                        "write `#[serde(flatten, default)] pub {}: TypeMeta` (Go's `json:\",inline\"`)",
+                        f.rust_name
+                    )),
             );
             ok = false;
         }
@@ -906,7 +938,9 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
         diags.push(
             Diagnostic::error(format!("`subresource(status)` on `{}`, which has no `status` field", def.name))
                 .at(def.origin.with_span(span).location())
-                .help("add `#[serde(default, skip_serializing_if = \"Option::is_none\")] pub status: Option<...Status>`"),
+                .help(
+                    "add `#[serde(default, skip_serializing_if = \"Option::is_none\")] pub status: Option<...Status>`",
+                ),
         );
         ok = false;
     }
@@ -992,11 +1026,13 @@ fn lower_kind(settings: &Settings, def: &TypeDef, gc: Option<GenClient>, res: Re
 }
 
 /// Methods of a generated kind client besides the verbs themselves.
-const GENERATED_CLIENT_METHODS: [&str; 7] = ["api", "new", "namespace", "inner", "list_all", "patch_status", "set_type_meta"];
+const GENERATED_CLIENT_METHODS: [&str; 7] =
+    ["api", "new", "namespace", "inner", "list_all", "patch_status", "set_type_meta"];
 
 /// Methods of the generated `SharedInformerFactory`: a group accessor of
 /// the same name would not compile.
-const FACTORY_METHODS: [&str; 7] = ["new", "from_runtime", "runtime", "start", "wait_for_cache_sync", "shutdown", "for_resource"];
+const FACTORY_METHODS: [&str; 7] =
+    ["new", "from_runtime", "runtime", "start", "wait_for_cache_sync", "shutdown", "for_resource"];
 
 fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
@@ -1036,9 +1072,12 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
             for k in &v.kinds {
                 if let Some(prev) = plurals.insert(k.plural.as_str(), k) {
                     diags.push(
-                        Diagnostic::error(format!("kinds `{}` and `{}` share the resource name `{}`", prev.kind, k.kind, k.plural))
-                            .at(k.origin.location())
-                            .help("set a distinct `#[resource(plural = \"..\")]`"),
+                        Diagnostic::error(format!(
+                            "kinds `{}` and `{}` share the resource name `{}`",
+                            prev.kind, k.kind, k.plural
+                        ))
+                        .at(k.origin.location())
+                        .help("set a distinct `#[resource(plural = \"..\")]`"),
                     );
                 }
             }
@@ -1046,11 +1085,18 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
         for (kind, versions) in &by_kind {
             let (_, first) = versions[0];
             for (v, k) in &versions[1..] {
-                if k.namespaced != first.namespaced || k.plural != first.plural || k.singular != first.singular || k.list_kind != first.list_kind {
+                if k.namespaced != first.namespaced
+                    || k.plural != first.plural
+                    || k.singular != first.singular
+                    || k.list_kind != first.list_kind
+                {
                     diags.push(
-                        Diagnostic::error(format!("kind `{kind}` has a different scope or names in version `{}` than in `{}`", v.name, versions[0].0.name))
-                            .at(k.origin.location())
-                            .help("one CRD serves every version: scope, plural, singular and listKind must agree"),
+                        Diagnostic::error(format!(
+                            "kind `{kind}` has a different scope or names in version `{}` than in `{}`",
+                            v.name, versions[0].0.name
+                        ))
+                        .at(k.origin.location())
+                        .help("one CRD serves every version: scope, plural, singular and listKind must agree"),
                     );
                 }
             }
@@ -1069,9 +1115,12 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
             if storage.len() > 1 {
                 for (v, k) in &storage[1..] {
                     diags.push(
-                        Diagnostic::error(format!("kind `{kind}` has more than one storage version (`{}` and `{}`)", storage[0].0.name, v.name))
-                            .at_opt(k.storage.as_ref().map(Origin::location).as_ref())
-                            .help("keep `#[resource(storage)]` on exactly one version"),
+                        Diagnostic::error(format!(
+                            "kind `{kind}` has more than one storage version (`{}` and `{}`)",
+                            storage[0].0.name, v.name
+                        ))
+                        .at_opt(k.storage.as_ref().map(Origin::location).as_ref())
+                        .help("keep `#[resource(storage)]` on exactly one version"),
                     );
                 }
             }
@@ -1091,9 +1140,12 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
                 && let Some(origin) = &v.module_origin
             {
                 diags.push(
-                    Diagnostic::warning(format!("`{}` does not declare the generated `register` module", origin.file.path.display()))
-                        .at(origin.file.start())
-                        .help("add `mod register; pub use register::*;` so the kinds implement `kube::Resource`"),
+                    Diagnostic::warning(format!(
+                        "`{}` does not declare the generated `register` module",
+                        origin.file.path.display()
+                    ))
+                    .at(origin.file.start())
+                    .help("add `mod register; pub use register::*;` so the kinds implement `kube::Resource`"),
                 );
             }
             if settings.runs(GeneratorKind::Deepcopy) {

@@ -36,12 +36,7 @@ impl SourceFile {
     pub fn location(&self, span: Span) -> Location {
         let start = span.start();
         let end = span.end();
-        let line_text = self
-            .text
-            .lines()
-            .nth(start.line.saturating_sub(1))
-            .unwrap_or_default()
-            .to_string();
+        let line_text = self.text.lines().nth(start.line.saturating_sub(1)).unwrap_or_default().to_string();
         Location {
             file: self.path.clone(),
             line: start.line.max(1),
@@ -100,13 +95,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A new error.
     pub fn error(message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Error,
-            message: message.into(),
-            location: None,
-            help: None,
-            notes: Vec::new(),
-        }
+        Diagnostic { severity: Severity::Error, message: message.into(), location: None, help: None, notes: Vec::new() }
     }
 
     /// A new warning.
@@ -165,12 +154,7 @@ impl Diagnostic {
             let line_no = loc.line.to_string();
             gutter_width = line_no.len();
             let pad = " ".repeat(gutter_width);
-            out.push_str(&format!(
-                "{pad}--> {}:{}:{}\n",
-                display_path(&loc.file),
-                loc.line,
-                loc.column + 1
-            ));
+            out.push_str(&format!("{pad}--> {}:{}:{}\n", display_path(&loc.file), loc.line, loc.column + 1));
             out.push_str(&format!("{pad} |\n"));
             let text = loc.line_text.replace('\t', "    ");
             out.push_str(&format!("{line_no} | {}\n", text.trim_end()));
@@ -258,9 +242,7 @@ impl Diagnostics {
     pub fn sorted(&mut self) -> Vec<Diagnostic> {
         let mut items = self.take();
         items.sort_by(|a, b| {
-            let key = |d: &Diagnostic| {
-                d.location.as_ref().map(|l| (l.file.clone(), l.line, l.column))
-            };
+            let key = |d: &Diagnostic| d.location.as_ref().map(|l| (l.file.clone(), l.line, l.column));
             key(a).cmp(&key(b)).then(a.severity.cmp(&b.severity)).then(a.message.cmp(&b.message))
         });
         items.dedup();

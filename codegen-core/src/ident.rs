@@ -5,11 +5,10 @@ use std::collections::BTreeMap;
 
 /// Rust keywords that need the `r#` prefix when used as identifiers.
 const RAW_KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do",
-    "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in",
-    "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized",
-    "use", "virtual", "where", "while", "yield",
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn", "else", "enum",
+    "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move",
+    "mut", "override", "priv", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// Keywords that cannot be raw identifiers at all and get a trailing `_`.
@@ -173,9 +172,7 @@ impl RenameRule {
             }
             RenameRule::ScreamingSnake => RenameRule::Snake.apply_to_variant(variant).to_ascii_uppercase(),
             RenameRule::Kebab => RenameRule::Snake.apply_to_variant(variant).replace('_', "-"),
-            RenameRule::ScreamingKebab => {
-                RenameRule::ScreamingSnake.apply_to_variant(variant).replace('_', "-")
-            }
+            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake.apply_to_variant(variant).replace('_', "-"),
         }
     }
 }
@@ -211,11 +208,7 @@ fn plural_of(word: &str) -> String {
     if word.is_empty() {
         return String::new();
     }
-    if word.ends_with('s')
-        || word.ends_with('x')
-        || word.ends_with('z')
-        || word.ends_with("ch")
-        || word.ends_with("sh")
+    if word.ends_with('s') || word.ends_with('x') || word.ends_with('z') || word.ends_with("ch") || word.ends_with("sh")
     {
         return format!("{word}es");
     }

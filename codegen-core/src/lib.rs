@@ -48,7 +48,8 @@ pub fn generate(settings: &Settings) -> Result<Generation, Vec<Diagnostic>> {
     let mut diags = Diagnostics::new();
     if settings.groups.is_empty() {
         return Err(vec![
-            Diagnostic::error("no `<group>:<versions>` given").help("pass e.g. `example:v1` (the group's directory under the apis dir)"),
+            Diagnostic::error("no `<group>:<versions>` given")
+                .help("pass e.g. `example:v1` (the group's directory under the apis dir)"),
         ]);
     }
     let discovery = parse::discover(settings, &mut diags);
@@ -80,7 +81,11 @@ fn nothing_matched(discovery: &parse::Discovery, model: &model::Model) -> Option
         let reason = if files.is_empty() {
             "no .rs files".to_string()
         } else {
-            format!("{} file(s) ({}), but no struct has `#[genclient]` or `#[resource(..)]`", files.len(), files.join(", "))
+            format!(
+                "{} file(s) ({}), but no struct has `#[genclient]` or `#[resource(..)]`",
+                files.len(),
+                files.join(", ")
+            )
         };
         d = d.note(format!("searched `{}`: {reason}", pkg.dir.display()));
     }
@@ -125,7 +130,8 @@ impl Report {
 pub fn run(settings: &Settings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
     let generation = generate(settings)?;
     let changes = write::plan(&generation.output)?;
-    let unchanged = generation.output.files.len() - changes.iter().filter(|c| !matches!(c, Change::Delete { .. })).count();
+    let unchanged =
+        generation.output.files.len() - changes.iter().filter(|c| !matches!(c, Change::Delete { .. })).count();
     if mode == Mode::Write {
         write::apply(&changes).map_err(|d| vec![d])?;
     }

@@ -19,9 +19,7 @@ pub struct Model {
 impl Model {
     /// Every kind with its group and version.
     pub fn kinds(&self) -> impl Iterator<Item = (&Group, &Version, &Kind)> {
-        self.groups
-            .iter()
-            .flat_map(|g| g.versions.iter().flat_map(move |v| v.kinds.iter().map(move |k| (g, v, k))))
+        self.groups.iter().flat_map(|g| g.versions.iter().flat_map(move |v| v.kinds.iter().map(move |k| (g, v, k))))
     }
 }
 

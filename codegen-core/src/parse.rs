@@ -115,10 +115,7 @@ pub fn discover(settings: &Settings, diags: &mut Diagnostics) -> Discovery {
             let present: Vec<String> =
                 sorted_dir(apis).into_iter().filter(|p| p.is_dir()).map(|p| file_name(&p)).collect();
             let names: Vec<&str> = present.iter().map(String::as_str).collect();
-            let mut d = Diagnostic::error(format!(
-                "group directory `{}` does not exist",
-                group_dir.display()
-            ));
+            let mut d = Diagnostic::error(format!("group directory `{}` does not exist", group_dir.display()));
             d = match crate::ident::did_you_mean(&gv.package, &names) {
                 Some(s) => d.help(format!("did you mean `{s}:{}`?", gv.versions.join(","))),
                 None if names.is_empty() => d.help(format!("`{}` has no group directories", apis.display())),
@@ -132,7 +129,11 @@ pub fn discover(settings: &Settings, diags: &mut Diagnostics) -> Discovery {
             if entry.is_dir() && !gv.versions.contains(&file_name(&entry)) {
                 let name = file_name(&entry);
                 let reason = if is_version_name(&name) {
-                    format!("version not requested (add it: `{}:{}`)", gv.package, [gv.versions.clone(), vec![name.clone()]].concat().join(","))
+                    format!(
+                        "version not requested (add it: `{}:{}`)",
+                        gv.package,
+                        [gv.versions.clone(), vec![name.clone()]].concat().join(",")
+                    )
                 } else {
                     "not a version directory (expected `v1`, `v1beta1`, `v2alpha1`, ...)".to_string()
                 };
@@ -152,15 +153,13 @@ pub fn discover(settings: &Settings, diags: &mut Diagnostics) -> Discovery {
             if !dir.is_dir() {
                 let present: Vec<String> =
                     sorted_dir(&group_dir).into_iter().filter(|p| p.is_dir()).map(|p| file_name(&p)).collect();
-                diags.push(
-                    Diagnostic::error(format!("version directory `{}` does not exist", dir.display())).help(
-                        if present.is_empty() {
-                            format!("create `{}/mod.rs` with `group_name!(..)` and the API types", dir.display())
-                        } else {
-                            format!("versions present: {}", present.join(", "))
-                        },
-                    ),
-                );
+                diags.push(Diagnostic::error(format!("version directory `{}` does not exist", dir.display())).help(
+                    if present.is_empty() {
+                        format!("create `{}/mod.rs` with `group_name!(..)` and the API types", dir.display())
+                    } else {
+                        format!("versions present: {}", present.join(", "))
+                    },
+                ));
                 out.skipped.push((dir, "does not exist".into()));
                 continue;
             }
@@ -225,7 +224,13 @@ pub fn parse_files(group: &str, version: &str, dir: &Path, paths: Vec<PathBuf>, 
             }
         }
     }
-    Package { group_package: group.to_string(), version: version.to_string(), dir: dir.to_path_buf(), files, module_file }
+    Package {
+        group_package: group.to_string(),
+        version: version.to_string(),
+        dir: dir.to_path_buf(),
+        files,
+        module_file,
+    }
 }
 
 /// `use` items of a file as local name → full path.

@@ -64,7 +64,17 @@ impl GeneratorKind {
                     out.insert(g);
                 }
                 None => {
-                    let aliases = [("deepcopy-gen", "deepcopy"), ("client-gen", "client"), ("lister-gen", "lister"), ("informer-gen", "informer"), ("register-gen", "register"), ("clientset", "client"), ("listers", "lister"), ("informers", "informer"), ("crds", "crd")];
+                    let aliases = [
+                        ("deepcopy-gen", "deepcopy"),
+                        ("client-gen", "client"),
+                        ("lister-gen", "lister"),
+                        ("informer-gen", "informer"),
+                        ("register-gen", "register"),
+                        ("clientset", "client"),
+                        ("listers", "lister"),
+                        ("informers", "informer"),
+                        ("crds", "crd"),
+                    ];
                     let hint = aliases
                         .iter()
                         .find(|(a, _)| *a == part)
@@ -72,7 +82,10 @@ impl GeneratorKind {
                         .or_else(|| crate::ident::did_you_mean(part, &names));
                     let d = Diagnostic::error(format!("unknown generator `{part}`"));
                     return Err(match hint {
-                        Some(h) => d.help(format!("did you mean `{h}`? generators are `all` or a comma list of: {}", names.join(","))),
+                        Some(h) => d.help(format!(
+                            "did you mean `{h}`? generators are `all` or a comma list of: {}",
+                            names.join(",")
+                        )),
                         None => d.help(format!("generators are `all` or a comma list of: {}", names.join(","))),
                     });
                 }
@@ -315,7 +328,8 @@ mod tests {
         assert_eq!(informer, [GeneratorKind::Register, GeneratorKind::Lister, GeneratorKind::Informer]);
         let fake: Vec<GeneratorKind> = GeneratorKind::parse_list("fake,crd").unwrap().into_iter().collect();
         assert_eq!(fake, [GeneratorKind::Register, GeneratorKind::Client, GeneratorKind::Fake, GeneratorKind::Crd]);
-        let crd: Vec<GeneratorKind> = Settings::new("apis").with_generators([GeneratorKind::Crd]).generators.into_iter().collect();
+        let crd: Vec<GeneratorKind> =
+            Settings::new("apis").with_generators([GeneratorKind::Crd]).generators.into_iter().collect();
         assert_eq!(crd, [GeneratorKind::Crd]);
         let lister = Settings::new("apis").with_generators([GeneratorKind::Lister]);
         assert!(lister.runs(GeneratorKind::Register));

@@ -62,7 +62,10 @@ fn build_rs_output_equals_cli_output() {
         common::generate(&cli_root, name, groups);
         let build_root = tmp.path().join("build").join(name);
         common::copy_dir(&common::fixtures_dir().join(name), &build_root);
-        let mut b = Builder::new(build_root.join("apis")).generators("all").apis_module(format!("crate::{name}::apis")).out_dir(tmp.path().join("out").join(name));
+        let mut b = Builder::new(build_root.join("apis"))
+            .generators("all")
+            .apis_module(format!("crate::{name}::apis"))
+            .out_dir(tmp.path().join("out").join(name));
         for g in *groups {
             b = b.group_versions(g);
         }
@@ -81,7 +84,9 @@ fn build_rs_output_equals_cli_output() {
         for gv in *groups {
             let (group, versions) = gv.split_once(':').unwrap();
             for v in versions.split(',') {
-                let cli_text = std::fs::read_to_string(cli_root.join(name).join("apis").join(group).join(v).join("register.rs")).unwrap();
+                let cli_text =
+                    std::fs::read_to_string(cli_root.join(name).join("apis").join(group).join(v).join("register.rs"))
+                        .unwrap();
                 let built_text = &out.files[&out.dir.join("register").join(group).join(format!("{v}.rs"))];
                 assert!(!built_text.contains("//!"), "include!-able: no inner doc");
                 assert_eq!(
@@ -112,13 +117,21 @@ fn build_errors_are_rendered_with_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("apis").join("example").join("v1");
     std::fs::create_dir_all(&v1).unwrap();
-    std::fs::write(v1.join("mod.rs"), "codegen_macros::group_name!(\"example.k8s.io\");\nmod types;\npub use types::*;\n").unwrap();
+    std::fs::write(
+        v1.join("mod.rs"),
+        "codegen_macros::group_name!(\"example.k8s.io\");\nmod types;\npub use types::*;\n",
+    )
+    .unwrap();
     std::fs::write(
         v1.join("types.rs"),
         "#[genclient(no_stauts)]\n#[derive(Clone, ApiType)]\npub struct Student {\n    pub metadata: ObjectMeta,\n}\n",
     )
     .unwrap();
-    let err = Builder::new(tmp.path().join("apis")).group_versions("example:v1").out_dir(tmp.path().join("out")).render().unwrap_err();
+    let err = Builder::new(tmp.path().join("apis"))
+        .group_versions("example:v1")
+        .out_dir(tmp.path().join("out"))
+        .render()
+        .unwrap_err();
     let text = err.to_string();
     assert!(text.contains("error: unknown `genclient` marker `no_stauts`"), "{text}");
     assert!(text.contains("types.rs:1:13"), "{text}");
@@ -133,14 +146,22 @@ fn cli_and_build_rs_reject_macro_mode_kinds() {
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("apis").join("example").join("v1");
     std::fs::create_dir_all(&v1).unwrap();
-    std::fs::write(v1.join("mod.rs"), "codegen_macros::group_name!(\"example.k8s.io\");\nmod types;\npub use types::*;\n").unwrap();
+    std::fs::write(
+        v1.join("mod.rs"),
+        "codegen_macros::group_name!(\"example.k8s.io\");\nmod types;\npub use types::*;\n",
+    )
+    .unwrap();
     std::fs::write(
         v1.join("types.rs"),
         "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\nuse kube::core::TypeMeta;\n\
          #[genclient(version = \"v1\")]\n#[derive(Clone, ApiType)]\npub struct Student {\n    #[serde(flatten, default)]\n    pub types: TypeMeta,\n    pub metadata: ObjectMeta,\n}\n",
     )
     .unwrap();
-    let err = Builder::new(tmp.path().join("apis")).group_versions("example:v1").out_dir(tmp.path().join("out")).render().unwrap_err();
+    let err = Builder::new(tmp.path().join("apis"))
+        .group_versions("example:v1")
+        .out_dir(tmp.path().join("out"))
+        .render()
+        .unwrap_err();
     let text = err.to_string();
     assert!(text.contains("error: `Student` is generated inline by the macro (`version = \"v1\"`)"), "{text}");
     assert!(text.contains("types.rs:3:23"), "{text}");

@@ -76,7 +76,8 @@ fn find_token(tokens: proc_macro2::TokenStream, line: usize, column: usize) -> O
 
 /// A diagnostic as a compile error on the user's token (or on `fallback`).
 fn to_error(d: &Diagnostic, tokens: &[&proc_macro2::TokenStream], fallback: Span) -> syn::Error {
-    let found = d.location.as_ref().and_then(|l| tokens.iter().find_map(|t| find_token((*t).clone(), l.line, l.column)));
+    let found =
+        d.location.as_ref().and_then(|l| tokens.iter().find_map(|t| find_token((*t).clone(), l.line, l.column)));
     let mut message = d.message.clone();
     if let (None, Some(l)) = (found, &d.location) {
         message.push_str(&format!("\n\n= note: at {}:{}:{}", l.file.display(), l.line, l.column + 1));
@@ -99,7 +100,11 @@ fn combine(errors: impl IntoIterator<Item = syn::Error>) -> Option<syn::Error> {
 
 fn parse_code(code: &str) -> proc_macro2::TokenStream {
     proc_macro2::TokenStream::from_str(code).unwrap_or_else(|e| {
-        syn::Error::new(Span::call_site(), format!("kube-codegen generated code that does not parse ({e}); this is a bug")).to_compile_error()
+        syn::Error::new(
+            Span::call_site(),
+            format!("kube-codegen generated code that does not parse ({e}); this is a bug"),
+        )
+        .to_compile_error()
     })
 }
 
@@ -136,8 +141,11 @@ pub fn genclient(args: TokenStream, item: TokenStream) -> TokenStream {
     let strukt = match syn::parse2::<syn::Item>(item.clone()) {
         Ok(syn::Item::Struct(s)) => s,
         Ok(other) => {
-            let e = syn::Error::new(other.span(), "`#[genclient]` goes on the struct of a kind (a root type with `metadata`)")
-                .to_compile_error();
+            let e = syn::Error::new(
+                other.span(),
+                "`#[genclient]` goes on the struct of a kind (a root type with `metadata`)",
+            )
+            .to_compile_error();
             return quote!(#e #item).into();
         }
         Err(_) => return item.into(),
@@ -166,7 +174,8 @@ pub fn genclient(args: TokenStream, item: TokenStream) -> TokenStream {
         };
     };
     let tokens = [&args, &item];
-    let mut errors: Vec<syn::Error> = analysis.errors_of(&name).map(|d| to_error(d, &tokens, strukt.ident.span())).collect();
+    let mut errors: Vec<syn::Error> =
+        analysis.errors_of(&name).map(|d| to_error(d, &tokens, strukt.ident.span())).collect();
     if analysis.is_first_root(&name) {
         errors.extend(analysis.orphan_errors().map(|d| to_error(d, &tokens, strukt.ident.span())));
     }
@@ -212,7 +221,8 @@ pub fn derive_api_type(input: TokenStream) -> TokenStream {
         // `#[genclient]` reports this type's errors and generates its code.
         return TokenStream::new();
     }
-    let mut errors: Vec<syn::Error> = analysis.errors_of(&name).map(|d| to_error(d, &[&tokens], input.ident.span())).collect();
+    let mut errors: Vec<syn::Error> =
+        analysis.errors_of(&name).map(|d| to_error(d, &[&tokens], input.ident.span())).collect();
     // Marker errors the engine does not see (e.g. `#[resource]` on a field).
     let seen: Vec<(usize, usize, String)> = analysis
         .errors_of(&name)

@@ -82,7 +82,8 @@ fn macro_crds_equal_cli_crds() {
         for g in *groups {
             settings = settings.with_group(GroupVersions::parse(g).unwrap());
         }
-        let generation = codegen_core::generate(&settings).unwrap_or_else(|d| panic!("{}", codegen_core::diag::render_all(&d)));
+        let generation =
+            codegen_core::generate(&settings).unwrap_or_else(|d| panic!("{}", codegen_core::diag::render_all(&d)));
         codegen_core::write::apply(&codegen_core::write::plan(&generation.output).unwrap()).unwrap();
 
         // The same types in macro mode.
@@ -105,7 +106,8 @@ fn macro_crds_equal_cli_crds() {
                 ));
             } else {
                 let list: Vec<String> = versions.iter().map(|(p, _)| format!("{p}::crd()")).collect();
-                let storage = versions.iter().find(|(_, s)| *s).map(|(p, _)| p.rsplit("::").nth(1).unwrap().to_string()).unwrap();
+                let storage =
+                    versions.iter().find(|(_, s)| *s).map(|(p, _)| p.rsplit("::").nth(1).unwrap().to_string()).unwrap();
                 checks.push_str(&format!(
                     "    check(\"{name}/{file}\", kube::core::crd::merge_crds(vec![{}], \"{storage}\").map_err(|e| e.to_string())?, None, include_str!(\"{cli_path}\"))?;\n",
                     list.join(", ")

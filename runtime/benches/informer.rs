@@ -87,9 +87,7 @@ fn dispatch(runtime: &tokio::runtime::Runtime, events: Vec<Event<ConfigMap>>, ex
         };
         let count_update = count.clone();
         informer.add_event_handler(
-            ResourceEventHandlerFuncs::new()
-                .on_add(move |_, _| count())
-                .on_update(move |_, _| count_update()),
+            ResourceEventHandlerFuncs::new().on_add(move |_, _| count()).on_update(move |_, _| count_update()),
         );
     }
     let start = Instant::now();
@@ -104,11 +102,8 @@ fn dispatch(runtime: &tokio::runtime::Runtime, events: Vec<Event<ConfigMap>>, ex
 
 fn informer_dispatch(c: &mut Criterion) {
     const EVENTS: usize = 10_000;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     let objs: Vec<ConfigMap> = (0..EVENTS).map(config_map).collect();
 
     let mut group = c.benchmark_group("informer_dispatch_3_handlers");

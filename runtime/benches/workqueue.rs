@@ -64,10 +64,7 @@ fn add_get_done(c: &mut Criterion) {
 }
 
 fn rate_limited_add(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("tokio runtime");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("tokio runtime");
     let _guard = rt.enter();
     let mut group = c.benchmark_group("rate_limiting_queue");
     group.throughput(Throughput::Elements(1));

@@ -8,10 +8,7 @@
 use futures::StreamExt as _;
 use futures::stream::BoxStream;
 use kube::Client;
-use kube::api::{
-    Api, DeleteParams, GetParams, ListParams, Patch, PatchParams, PostParams, Preconditions,
-    WatchParams,
-};
+use kube::api::{Api, DeleteParams, GetParams, ListParams, Patch, PatchParams, PostParams, Preconditions, WatchParams};
 use kube::core::{ObjectList, WatchEvent};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -116,11 +113,7 @@ pub struct ApplyOptions {
 impl ApplyOptions {
     /// Options for applying as `field_manager`, with `force` on.
     pub fn new(field_manager: impl Into<String>) -> Self {
-        Self {
-            field_manager: field_manager.into(),
-            force: true,
-            dry_run: false,
-        }
+        Self { field_manager: field_manager.into(), force: true, dry_run: false }
     }
 }
 
@@ -164,27 +157,19 @@ impl PatchType {
 
 impl From<&CreateOptions> for PostParams {
     fn from(o: &CreateOptions) -> Self {
-        PostParams {
-            dry_run: o.dry_run,
-            field_manager: o.field_manager.clone(),
-        }
+        PostParams { dry_run: o.dry_run, field_manager: o.field_manager.clone() }
     }
 }
 
 impl From<&UpdateOptions> for PostParams {
     fn from(o: &UpdateOptions) -> Self {
-        PostParams {
-            dry_run: o.dry_run,
-            field_manager: o.field_manager.clone(),
-        }
+        PostParams { dry_run: o.dry_run, field_manager: o.field_manager.clone() }
     }
 }
 
 impl From<&GetOptions> for GetParams {
     fn from(o: &GetOptions) -> Self {
-        GetParams {
-            resource_version: o.resource_version.clone(),
-        }
+        GetParams { resource_version: o.resource_version.clone() }
     }
 }
 
@@ -215,12 +200,11 @@ impl From<&ListOptions> for WatchParams {
 
 impl From<&DeleteOptions> for DeleteParams {
     fn from(o: &DeleteOptions) -> Self {
-        let preconditions = (o.preconditions_uid.is_some()
-            || o.preconditions_resource_version.is_some())
-        .then(|| Preconditions {
-            resource_version: o.preconditions_resource_version.clone(),
-            uid: o.preconditions_uid.clone(),
-        });
+        let preconditions =
+            (o.preconditions_uid.is_some() || o.preconditions_resource_version.is_some()).then(|| Preconditions {
+                resource_version: o.preconditions_resource_version.clone(),
+                uid: o.preconditions_uid.clone(),
+            });
         DeleteParams {
             dry_run: o.dry_run,
             grace_period_seconds: o.grace_period_seconds,
@@ -257,11 +241,7 @@ pub struct TypedClient<K> {
 
 impl<K: Object> Clone for TypedClient<K> {
     fn clone(&self) -> Self {
-        Self {
-            api: self.api.clone(),
-            client: self.client.clone(),
-            namespace: self.namespace.clone(),
-        }
+        Self { api: self.api.clone(), client: self.client.clone(), namespace: self.namespace.clone() }
     }
 }
 
@@ -278,16 +258,8 @@ impl<K: Object> TypedClient<K> {
     /// A client for `K` in `namespace`; the namespace is ignored for
     /// cluster-scoped kinds.
     pub fn new(client: Client, namespace: Option<&str>) -> Self {
-        let namespace = if K::NAMESPACED {
-            namespace.map(str::to_owned)
-        } else {
-            None
-        };
-        Self {
-            api: K::api(client.clone(), namespace.as_deref()),
-            client,
-            namespace,
-        }
+        let namespace = if K::NAMESPACED { namespace.map(str::to_owned) } else { None };
+        Self { api: K::api(client.clone(), namespace.as_deref()), client, namespace }
     }
 
     /// The underlying kube `Api`, for anything this client does not cover.
@@ -309,9 +281,7 @@ impl<K: Object> TypedClient<K> {
     // namespaced kind, one bound to the object's namespace.
     fn api_for(&self, obj: &K) -> Api<K> {
         match (&self.namespace, obj.meta().namespace.as_deref()) {
-            (None, Some(ns)) if K::NAMESPACED && !ns.is_empty() => {
-                K::api(self.client.clone(), Some(ns))
-            }
+            (None, Some(ns)) if K::NAMESPACED && !ns.is_empty() => K::api(self.client.clone(), Some(ns)),
             _ => self.api.clone(),
         }
     }
@@ -319,10 +289,7 @@ impl<K: Object> TypedClient<K> {
     fn name_of(obj: &K) -> Result<String> {
         match obj.meta().name.as_deref() {
             Some(name) if !name.is_empty() => Ok(name.to_owned()),
-            _ => Err(Error::InvalidRequest(format!(
-                "{} has no metadata.name",
-                K::kind(&())
-            ))),
+            _ => Err(Error::InvalidRequest(format!("{} has no metadata.name", K::kind(&())))),
         }
     }
 
@@ -344,10 +311,7 @@ impl<K: Object> TypedClient<K> {
     /// `/status`); everything but `status` is ignored.
     pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K> {
         let name = Self::name_of(obj)?;
-        Ok(self
-            .api_for(obj)
-            .replace_status(&name, &opts.into(), obj)
-            .await?)
+        Ok(self.api_for(obj).replace_status(&name, &opts.into(), obj).await?)
     }
 
     /// Deletes the object `name`. With finalizers present the object stays,
@@ -358,14 +322,8 @@ impl<K: Object> TypedClient<K> {
     }
 
     /// Deletes every object matching the selectors in `list_opts`.
-    pub async fn delete_collection(
-        &self,
-        opts: &DeleteOptions,
-        list_opts: &ListOptions,
-    ) -> Result<()> {
-        self.api
-            .delete_collection(&opts.into(), &list_opts.into())
-            .await?;
+    pub async fn delete_collection(&self, opts: &DeleteOptions, list_opts: &ListOptions) -> Result<()> {
+        self.api.delete_collection(&opts.into(), &list_opts.into()).await?;
         Ok(())
     }
 
@@ -405,10 +363,7 @@ impl<K: Object> TypedClient<K> {
     /// unset or `"0"`, replays the current objects as ADDED first). The
     /// stream ends when the server closes the watch (see `timeout_seconds`);
     /// an expired version arrives as a `WatchEvent::Error` with code 410.
-    pub async fn watch(
-        &self,
-        opts: &ListOptions,
-    ) -> Result<BoxStream<'static, Result<WatchEvent<K>>>> {
+    pub async fn watch(&self, opts: &ListOptions) -> Result<BoxStream<'static, Result<WatchEvent<K>>>> {
         let version = opts.resource_version.clone().unwrap_or_default();
         let stream = self.api.watch(&opts.into(), &version).await?;
         Ok(stream.map(|event| event.map_err(Error::from)).boxed())
@@ -416,23 +371,12 @@ impl<K: Object> TypedClient<K> {
 
     /// Patches the object `name`.
     pub async fn patch(&self, name: &str, patch: &PatchType, opts: &PatchOptions) -> Result<K> {
-        Ok(self
-            .api
-            .patch(name, &opts.to_params(patch), &patch.to_kube())
-            .await?)
+        Ok(self.api.patch(name, &opts.to_params(patch), &patch.to_kube()).await?)
     }
 
     /// Patches the status of the object `name` (PATCH `/status`).
-    pub async fn patch_status(
-        &self,
-        name: &str,
-        patch: &PatchType,
-        opts: &PatchOptions,
-    ) -> Result<K> {
-        Ok(self
-            .api
-            .patch_status(name, &opts.to_params(patch), &patch.to_kube())
-            .await?)
+    pub async fn patch_status(&self, name: &str, patch: &PatchType, opts: &PatchOptions) -> Result<K> {
+        Ok(self.api.patch_status(name, &opts.to_params(patch), &patch.to_kube()).await?)
     }
 
     /// Server-side applies `obj` as `name`: sends it as an apply patch with
@@ -441,27 +385,19 @@ impl<K: Object> TypedClient<K> {
     /// set `metadata.resourceVersion` acts as a precondition.
     pub async fn apply(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
         let (params, body) = Self::apply_request(name, obj, opts)?;
-        Ok(self
-            .api_for(obj)
-            .patch(name, &params, &Patch::Apply(&body))
-            .await?)
+        Ok(self.api_for(obj).patch(name, &params, &Patch::Apply(&body)).await?)
     }
 
     /// Server-side applies the status of `obj` (apply patch to `/status`);
     /// only `status` fields are taken.
     pub async fn apply_status(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
         let (params, body) = Self::apply_request(name, obj, opts)?;
-        Ok(self
-            .api_for(obj)
-            .patch_status(name, &params, &Patch::Apply(&body))
-            .await?)
+        Ok(self.api_for(obj).patch_status(name, &params, &Patch::Apply(&body)).await?)
     }
 
     fn apply_request(name: &str, obj: &K, opts: &ApplyOptions) -> Result<(PatchParams, Value)> {
         if opts.field_manager.is_empty() {
-            return Err(Error::InvalidRequest(
-                "server-side apply needs a field manager".to_owned(),
-            ));
+            return Err(Error::InvalidRequest("server-side apply needs a field manager".to_owned()));
         }
         let mut params = PatchParams::apply(&opts.field_manager);
         params.force = opts.force;
@@ -470,15 +406,8 @@ impl<K: Object> TypedClient<K> {
     }
 
     /// Reads subresource `subresource` (e.g. `scale`) of the object `name`.
-    pub async fn get_subresource<S: DeserializeOwned>(
-        &self,
-        subresource: &str,
-        name: &str,
-    ) -> Result<S> {
-        let req = self
-            .request()
-            .get_subresource(subresource, name)
-            .map_err(build_error)?;
+    pub async fn get_subresource<S: DeserializeOwned>(&self, subresource: &str, name: &str) -> Result<S> {
+        let req = self.request().get_subresource(subresource, name).map_err(build_error)?;
         Ok(self.client.request::<S>(req).await?)
     }
 
@@ -491,10 +420,7 @@ impl<K: Object> TypedClient<K> {
         opts: &UpdateOptions,
     ) -> Result<S> {
         let body = serde_json::to_vec(value)?;
-        let req = self
-            .request()
-            .replace_subresource(subresource, name, &opts.into(), body)
-            .map_err(build_error)?;
+        let req = self.request().replace_subresource(subresource, name, &opts.into(), body).map_err(build_error)?;
         Ok(self.client.request::<S>(req).await?)
     }
 
@@ -509,10 +435,7 @@ impl<K: Object> TypedClient<K> {
         opts: &CreateOptions,
     ) -> Result<S> {
         let body = serde_json::to_vec(value)?;
-        let req = self
-            .request()
-            .create_subresource(subresource, name, &opts.into(), body)
-            .map_err(build_error)?;
+        let req = self.request().create_subresource(subresource, name, &opts.into(), body).map_err(build_error)?;
         Ok(self.client.request::<S>(req).await?)
     }
 
@@ -532,25 +455,14 @@ fn build_error(err: kube::core::request::Error) -> Error {
 pub fn apply_body<K: Object>(name: &str, obj: &K) -> Result<Value> {
     let mut body = serde_json::to_value(obj)?;
     let Some(map) = body.as_object_mut() else {
-        return Err(Error::InvalidRequest(format!(
-            "{} does not serialize to a JSON object",
-            K::kind(&())
-        )));
+        return Err(Error::InvalidRequest(format!("{} does not serialize to a JSON object", K::kind(&()))));
     };
-    map.insert(
-        "apiVersion".to_owned(),
-        Value::String(K::api_version(&()).into_owned()),
-    );
+    map.insert("apiVersion".to_owned(), Value::String(K::api_version(&()).into_owned()));
     map.insert("kind".to_owned(), Value::String(K::kind(&()).into_owned()));
-    let metadata = map
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    let metadata = map.entry("metadata").or_insert_with(|| Value::Object(serde_json::Map::new()));
     if let Some(meta) = metadata.as_object_mut() {
         meta.remove("managedFields");
-        let has_name = meta
-            .get("name")
-            .and_then(Value::as_str)
-            .is_some_and(|n| !n.is_empty());
+        let has_name = meta.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
         if !has_name {
             meta.insert("name".to_owned(), Value::String(name.to_owned()));
         }
@@ -567,10 +479,7 @@ mod tests {
     #[test]
     fn apply_body_sets_type_meta_and_strips_managed_fields() {
         let cm = ConfigMap {
-            metadata: ObjectMeta {
-                managed_fields: Some(vec![Default::default()]),
-                ..Default::default()
-            },
+            metadata: ObjectMeta { managed_fields: Some(vec![Default::default()]), ..Default::default() },
             ..Default::default()
         };
         let body = apply_body("a", &cm).unwrap();
@@ -582,22 +491,13 @@ mod tests {
 
     #[test]
     fn options_map_onto_kube_params() {
-        let dp: DeleteParams = (&DeleteOptions {
-            preconditions_resource_version: Some("7".into()),
-            ..Default::default()
-        })
-            .into();
-        assert_eq!(
-            dp.preconditions.unwrap().resource_version.as_deref(),
-            Some("7")
-        );
+        let dp: DeleteParams =
+            (&DeleteOptions { preconditions_resource_version: Some("7".into()), ..Default::default() }).into();
+        assert_eq!(dp.preconditions.unwrap().resource_version.as_deref(), Some("7"));
         let dp: DeleteParams = (&DeleteOptions::default()).into();
         assert!(dp.preconditions.is_none());
 
-        let opts = PatchOptions {
-            force: true,
-            ..Default::default()
-        };
+        let opts = PatchOptions { force: true, ..Default::default() };
         assert!(!opts.to_params(&PatchType::Merge(Value::Null)).force);
         assert!(opts.to_params(&PatchType::Apply(Value::Null)).force);
 

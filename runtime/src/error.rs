@@ -35,11 +35,7 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 fn describe_status(status: &Status) -> String {
-    let reason = if status.reason.is_empty() {
-        "Failure"
-    } else {
-        &status.reason
-    };
+    let reason = if status.reason.is_empty() { "Failure" } else { &status.reason };
     format!("API error {} ({reason}): {}", status.code, status.message)
 }
 
@@ -64,9 +60,7 @@ impl From<kube::runtime::watcher::Error> for Error {
         match err {
             W::InitialListFailed(e) | W::WatchStartFailed(e) | W::WatchFailed(e) => e.into(),
             W::WatchError(status) => Error::Api(status),
-            W::NoResourceVersion => {
-                Error::InvalidRequest("watch event without metadata.resourceVersion".to_owned())
-            }
+            W::NoResourceVersion => Error::InvalidRequest("watch event without metadata.resourceVersion".to_owned()),
         }
     }
 }
@@ -94,10 +88,7 @@ impl Error {
     /// The field causes of a failure, chiefly of an Invalid (422) error:
     /// each names the offending field (`spec.replicas`) and what is wrong.
     pub fn causes(&self) -> Vec<StatusCause> {
-        self.status()
-            .and_then(|s| s.details.as_ref())
-            .map(|d| d.causes.clone())
-            .unwrap_or_default()
+        self.status().and_then(|s| s.details.as_ref()).map(|d| d.causes.clone()).unwrap_or_default()
     }
 
     // apimachinery's rule: a known reason decides; only when the reason is
@@ -116,8 +107,7 @@ impl Error {
 
     /// The object to create already exists (409 AlreadyExists).
     pub fn is_already_exists(&self) -> bool {
-        self.status()
-            .is_some_and(|s| s.reason == reason::ALREADY_EXISTS)
+        self.status().is_some_and(|s| s.reason == reason::ALREADY_EXISTS)
     }
 
     /// The write lost an optimistic-concurrency race: the object's
@@ -164,10 +154,7 @@ impl Error {
 
     /// The request timed out on the server (504 Timeout or 500 ServerTimeout).
     pub fn is_timeout(&self) -> bool {
-        self.reason_or_code(reason::TIMEOUT, 504)
-            || self
-                .status()
-                .is_some_and(|s| s.reason == reason::SERVER_TIMEOUT)
+        self.reason_or_code(reason::TIMEOUT, 504) || self.status().is_some_and(|s| s.reason == reason::SERVER_TIMEOUT)
     }
 
     /// The server failed unexpectedly (500 InternalError).
@@ -203,20 +190,18 @@ mod tests {
 
     #[test]
     fn kube_api_errors_keep_their_status() {
-        let status = Status::failure("x", "Invalid")
-            .with_code(422)
-            .with_details(StatusDetails {
-                name: "a".into(),
-                group: String::new(),
-                kind: "configmaps".into(),
-                uid: String::new(),
-                causes: vec![StatusCause {
-                    reason: "FieldValueRequired".into(),
-                    message: "required".into(),
-                    field: "data.key".into(),
-                }],
-                retry_after_seconds: 0,
-            });
+        let status = Status::failure("x", "Invalid").with_code(422).with_details(StatusDetails {
+            name: "a".into(),
+            group: String::new(),
+            kind: "configmaps".into(),
+            uid: String::new(),
+            causes: vec![StatusCause {
+                reason: "FieldValueRequired".into(),
+                message: "required".into(),
+                field: "data.key".into(),
+            }],
+            retry_after_seconds: 0,
+        });
         let err: Error = kube::Error::Api(status.boxed()).into();
         assert!(err.is_invalid());
         assert_eq!(err.code(), Some(422));

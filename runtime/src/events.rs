@@ -50,19 +50,13 @@ impl EventRecorder {
     pub fn new(client: kube::Client, reporting_controller: &str, reporting_instance: Option<&str>) -> Self {
         Self::with_reporter(
             client,
-            Reporter {
-                controller: reporting_controller.to_owned(),
-                instance: reporting_instance.map(str::to_owned),
-            },
+            Reporter { controller: reporting_controller.to_owned(), instance: reporting_instance.map(str::to_owned) },
         )
     }
 
     /// A recorder for a [`Reporter`] built by the caller.
     pub fn with_reporter(client: kube::Client, reporter: Reporter) -> Self {
-        Self {
-            recorder: Recorder::new(client, reporter.clone()),
-            reporter,
-        }
+        Self { recorder: Recorder::new(client, reporter.clone()), reporter }
     }
 
     /// Who the events are reported by.
@@ -80,8 +74,7 @@ impl EventRecorder {
         K: Resource<DynamicType = ()>,
     {
         let reference = object_reference(regarding);
-        self.event(&reference, EventType::Normal, reason, reason, message)
-            .await
+        self.event(&reference, EventType::Normal, reason, reason, message).await
     }
 
     /// Records a `Warning` event about `regarding`; see
@@ -91,8 +84,7 @@ impl EventRecorder {
         K: Resource<DynamicType = ()>,
     {
         let reference = object_reference(regarding);
-        self.event(&reference, EventType::Warning, reason, reason, message)
-            .await
+        self.event(&reference, EventType::Warning, reason, reason, message).await
     }
 
     /// Records an event about the object `regarding` refers to (client-go's
@@ -110,8 +102,7 @@ impl EventRecorder {
         action: &str,
         message: &str,
     ) -> Result<()> {
-        self.event_with_related(regarding, None, event_type, reason, action, message)
-            .await
+        self.event_with_related(regarding, None, event_type, reason, action, message).await
     }
 
     /// Like [`event`](Self::event), also naming a secondary object the
@@ -140,9 +131,7 @@ impl EventRecorder {
 
 impl std::fmt::Debug for EventRecorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventRecorder")
-            .field("reporter", &self.reporter)
-            .finish_non_exhaustive()
+        f.debug_struct("EventRecorder").field("reporter", &self.reporter).finish_non_exhaustive()
     }
 }
 
@@ -209,10 +198,7 @@ mod tests {
     fn reference_to_a_cluster_scoped_object_in_a_group() {
         use k8s_openapi::api::rbac::v1::ClusterRole;
         let role = ClusterRole {
-            metadata: ObjectMeta {
-                name: Some("viewer".into()),
-                ..Default::default()
-            },
+            metadata: ObjectMeta { name: Some("viewer".into()), ..Default::default() },
             ..Default::default()
         };
         let reference = object_reference(&role);
@@ -254,11 +240,7 @@ mod tests {
                 let bytes = body.collect_bytes().await?;
                 let body: Value = serde_json::from_slice(&bytes)?;
                 let reply = serde_json::to_vec(&body)?;
-                log.lock().unwrap().push(Seen {
-                    method: parts.method,
-                    path: parts.uri.path().to_owned(),
-                    body,
-                });
+                log.lock().unwrap().push(Seen { method: parts.method, path: parts.uri.path().to_owned(), body });
                 Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
                     Response::builder().status(201).body(Body::from(reply))?,
                 )
@@ -271,10 +253,7 @@ mod tests {
     async fn first_event_is_created_with_reporter_and_reference() {
         let (client, seen) = stub_client();
         let recorder = EventRecorder::new(client, "example.com/student-controller", Some("pod-0"));
-        recorder
-            .warning(&config_map(), "FailedSync", "could not sync")
-            .await
-            .unwrap();
+        recorder.warning(&config_map(), "FailedSync", "could not sync").await.unwrap();
 
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 1);
@@ -317,10 +296,7 @@ mod tests {
         let (client, seen) = stub_client();
         let recorder = EventRecorder::new(client, "ctl", None);
         let ns = Namespace {
-            metadata: ObjectMeta {
-                name: Some("team-a".into()),
-                ..Default::default()
-            },
+            metadata: ObjectMeta { name: Some("team-a".into()), ..Default::default() },
             ..Default::default()
         };
         recorder.normal(&ns, "Labelled", "added team label").await.unwrap();
@@ -342,7 +318,14 @@ mod tests {
             ..Default::default()
         };
         recorder
-            .event_with_related(&regarding, Some(&related), EventType::Normal, "Created", "CreateDeployment", "created web")
+            .event_with_related(
+                &regarding,
+                Some(&related),
+                EventType::Normal,
+                "Created",
+                "CreateDeployment",
+                "created web",
+            )
             .await
             .unwrap();
         let seen = seen.lock().unwrap();
@@ -357,15 +340,10 @@ mod tests {
                 "kind": "Status", "apiVersion": "v1", "status": "Failure",
                 "message": "events.events.k8s.io is forbidden", "reason": "Forbidden", "code": 403
             });
-            Response::builder()
-                .status(403)
-                .body(Body::from(serde_json::to_vec(&status).unwrap()))
+            Response::builder().status(403).body(Body::from(serde_json::to_vec(&status).unwrap()))
         });
         let recorder = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None);
-        let err = recorder
-            .normal(&config_map(), "Synced", "ok")
-            .await
-            .unwrap_err();
+        let err = recorder.normal(&config_map(), "Synced", "ok").await.unwrap_err();
         assert!(err.is_forbidden(), "{err:?}");
     }
 }

@@ -161,15 +161,14 @@ impl SharedInformerFactory {
         {
             return informer.clone();
         }
-        let informer = SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), self.config_for::<K>());
+        let informer =
+            SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), self.config_for::<K>());
         if state.shutting_down {
             // It will never start: make waits on it return false at once.
             informer.mark_stopped();
         }
         let gvk = format!("{}/{}", K::api_version(&()), K::kind(&()));
-        state
-            .informers
-            .insert(type_id, Entry { informer: Arc::new(informer.clone()), gvk, started: false });
+        state.informers.insert(type_id, Entry { informer: Arc::new(informer.clone()), gvk, started: false });
         informer
     }
 

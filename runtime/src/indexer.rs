@@ -94,9 +94,7 @@ impl<K> Store<K> {
     }
 
     fn objects(&self, keys: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<Arc<K>> {
-        keys.into_iter()
-            .filter_map(|key| self.items.get(key.as_ref()).cloned())
-            .collect()
+        keys.into_iter().filter_map(|key| self.items.get(key.as_ref()).cloned()).collect()
     }
 }
 
@@ -157,13 +155,7 @@ impl<K: Resource + 'static> Indexer<K> {
         let mut all: BTreeMap<String, IndexFunc<K>> = BTreeMap::new();
         all.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
         all.extend(indexers);
-        Self {
-            store: Arc::new(RwLock::new(Store {
-                items: HashMap::new(),
-                indexers: all,
-                indices: HashMap::new(),
-            })),
-        }
+        Self { store: Arc::new(RwLock::new(Store { items: HashMap::new(), indexers: all, indices: HashMap::new() })) }
     }
 
     /// Adds named indexes, filing every object already stored in them, so it
@@ -227,17 +219,12 @@ impl<K: Resource + 'static> Indexer<K> {
     /// [`Indexer::replace`], handing back the previous content by key so the
     /// informer can tell updates and vanished objects apart.
     pub(crate) fn replace_returning_old(&self, items: Vec<Arc<K>>) -> HashMap<Arc<str>, Arc<K>> {
-        let new_items: HashMap<Arc<str>, Arc<K>> = items
-            .into_iter()
-            .map(|obj| (Arc::from(meta_namespace_key(&*obj)), obj))
-            .collect();
+        let new_items: HashMap<Arc<str>, Arc<K>> =
+            items.into_iter().map(|obj| (Arc::from(meta_namespace_key(&*obj)), obj)).collect();
         let mut store = self.write();
         let old = std::mem::replace(&mut store.items, new_items);
-        let indices = store
-            .indexers
-            .iter()
-            .map(|(name, index_func)| (name.clone(), store.build_index(index_func)))
-            .collect();
+        let indices =
+            store.indexers.iter().map(|(name, index_func)| (name.clone(), store.build_index(index_func))).collect();
         store.indices = indices;
         old
     }
@@ -279,10 +266,7 @@ impl<K> Indexer<K> {
     /// by key.
     pub fn by_index(&self, index_name: &str, indexed_value: &str) -> Result<Vec<Arc<K>>, IndexerError> {
         let store = self.read();
-        Ok(store
-            .keys_for(index_name, indexed_value)?
-            .map(|keys| store.objects(keys))
-            .unwrap_or_default())
+        Ok(store.keys_for(index_name, indexed_value)?.map(|keys| store.objects(keys)).unwrap_or_default())
     }
 
     /// The keys filed under `indexed_value` in index `index_name`, sorted.
@@ -302,11 +286,8 @@ impl<K> Indexer<K> {
         let Some(index_func) = store.indexers.get(index_name) else {
             return Err(IndexerError::IndexNotFound(index_name.to_owned()));
         };
-        let keys: BTreeSet<&Arc<str>> = index_func(obj)
-            .iter()
-            .filter_map(|value| index.and_then(|index| index.get(value)))
-            .flatten()
-            .collect();
+        let keys: BTreeSet<&Arc<str>> =
+            index_func(obj).iter().filter_map(|value| index.and_then(|index| index.get(value))).flatten().collect();
         Ok(store.objects(keys.into_iter().map(|key| &**key)))
     }
 
@@ -314,11 +295,8 @@ impl<K> Indexer<K> {
     /// `index_name`, sorted; empty for an unknown index.
     pub fn list_index_func_values(&self, index_name: &str) -> Vec<String> {
         let store = self.read();
-        let mut values: Vec<String> = store
-            .indices
-            .get(index_name)
-            .map(|index| index.keys().cloned().collect())
-            .unwrap_or_default();
+        let mut values: Vec<String> =
+            store.indices.get(index_name).map(|index| index.keys().cloned().collect()).unwrap_or_default();
         values.sort();
         values
     }
@@ -344,7 +322,8 @@ mod tests {
     }
 
     fn by_app() -> BTreeMap<String, IndexFunc<ConfigMap>> {
-        let index_func: IndexFunc<ConfigMap> = Arc::new(|cm: &ConfigMap| cm.labels().get("app").cloned().into_iter().collect());
+        let index_func: IndexFunc<ConfigMap> =
+            Arc::new(|cm: &ConfigMap| cm.labels().get("app").cloned().into_iter().collect());
         [("app".to_owned(), index_func)].into()
     }
 
@@ -421,7 +400,8 @@ mod tests {
         assert_eq!(indexer.add_indexers(by_app()), Err(IndexerError::IndexExists("app".into())));
 
         let ns_again: IndexFunc<ConfigMap> = Arc::new(|_: &ConfigMap| Vec::new());
-        let err = indexer.add_indexers([("other".to_owned(), ns_again.clone()), (NAMESPACE_INDEX.to_owned(), ns_again)].into());
+        let err = indexer
+            .add_indexers([("other".to_owned(), ns_again.clone()), (NAMESPACE_INDEX.to_owned(), ns_again)].into());
         assert_eq!(err, Err(IndexerError::IndexExists(NAMESPACE_INDEX.into())));
         assert_eq!(indexer.index_names(), ["app", NAMESPACE_INDEX], "a failed call adds nothing");
     }
@@ -438,13 +418,15 @@ mod tests {
 
     #[test]
     fn multi_value_index_and_index_query() {
-        let by_letter: IndexFunc<ConfigMap> = Arc::new(|cm: &ConfigMap| cm.name_any().chars().map(String::from).collect());
+        let by_letter: IndexFunc<ConfigMap> =
+            Arc::new(|cm: &ConfigMap| cm.name_any().chars().map(String::from).collect());
         let indexer = Indexer::with_indexers([("letters".to_owned(), by_letter)].into());
         indexer.add(cm("a", "ab", None));
         indexer.add(cm("a", "bc", None));
         indexer.add(cm("a", "cd", None));
         assert_eq!(indexer.index_keys("letters", "b").unwrap(), ["a/ab", "a/bc"]);
-        let names: Vec<_> = indexer.index("letters", &cm("a", "bd", None)).unwrap().iter().map(|o| o.name_any()).collect();
+        let names: Vec<_> =
+            indexer.index("letters", &cm("a", "bd", None)).unwrap().iter().map(|o| o.name_any()).collect();
         assert_eq!(names, ["ab", "bc", "cd"]);
     }
 

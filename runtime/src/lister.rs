@@ -87,10 +87,7 @@ impl<K> Clone for NamespaceLister<K> {
 
 impl<K> std::fmt::Debug for NamespaceLister<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NamespaceLister")
-            .field("namespace", &self.namespace)
-            .field("indexer", &self.indexer)
-            .finish()
+        f.debug_struct("NamespaceLister").field("namespace", &self.namespace).field("indexer", &self.indexer).finish()
     }
 }
 
@@ -138,7 +135,8 @@ mod tests {
     }
 
     fn names<K: Resource>(objs: Vec<Arc<K>>) -> Vec<String> {
-        let mut names: Vec<_> = objs.iter().map(|o| format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any())).collect();
+        let mut names: Vec<_> =
+            objs.iter().map(|o| format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any())).collect();
         names.sort();
         names
     }

@@ -61,14 +61,7 @@ where
 
 impl<K> Object for K
 where
-    K: Resource<DynamicType = ()>
-        + Clone
-        + Debug
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static,
+    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static,
     K::Scope: ScopedApi<K>,
 {
     const NAMESPACED: bool = <K::Scope as ScopedApi<K>>::NAMESPACED;
@@ -105,18 +98,12 @@ mod tests {
     #[test]
     fn keys_follow_client_go() {
         let cm = ConfigMap {
-            metadata: ObjectMeta {
-                name: Some("a".into()),
-                namespace: Some("ns".into()),
-                ..Default::default()
-            },
+            metadata: ObjectMeta { name: Some("a".into()), namespace: Some("ns".into()), ..Default::default() },
             ..Default::default()
         };
         assert_eq!(meta_namespace_key(&cm), "ns/a");
-        let ns = Namespace {
-            metadata: ObjectMeta { name: Some("ns".into()), ..Default::default() },
-            ..Default::default()
-        };
+        let ns =
+            Namespace { metadata: ObjectMeta { name: Some("ns".into()), ..Default::default() }, ..Default::default() };
         assert_eq!(meta_namespace_key(&ns), "ns");
         assert_eq!(split_meta_namespace_key("ns/a"), (Some("ns"), "a"));
         assert_eq!(split_meta_namespace_key("a"), (None, "a"));

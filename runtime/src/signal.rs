@@ -34,9 +34,7 @@ pub struct ShutdownSignal {
 impl ShutdownSignal {
     /// A signal that only [`trigger`](Self::trigger) fires.
     pub fn manual() -> Self {
-        Self {
-            tx: Arc::new(watch::Sender::new(false)),
-        }
+        Self { tx: Arc::new(watch::Sender::new(false)) }
     }
 
     /// Requests shutdown: every pending and future [`recv`](Self::recv)
@@ -111,10 +109,7 @@ mod listener {
         /// Installs the handlers now, so a signal arriving before the task
         /// first runs is not lost.
         pub(super) fn install() -> std::io::Result<Self> {
-            Ok(Self {
-                interrupt: signal(SignalKind::interrupt())?,
-                terminate: signal(SignalKind::terminate())?,
-            })
+            Ok(Self { interrupt: signal(SignalKind::interrupt())?, terminate: signal(SignalKind::terminate())? })
         }
 
         async fn next(&mut self) -> &'static str {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use codegen_runtime::client::{
-    ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchType,
-    TypedClient, UpdateOptions, json_patch,
+    ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchType, TypedClient,
+    UpdateOptions, json_patch,
 };
 use codegen_runtime::testing::{FakeApiServer, ResourceInfo};
 use futures::{Stream, StreamExt};
@@ -71,15 +71,8 @@ fn foo(name: &str, replicas: i32) -> Foo {
     Foo {
         api_version: "example.com/v1".into(),
         kind: "Foo".into(),
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some("ns".into()),
-            ..Default::default()
-        },
-        spec: FooSpec {
-            replicas,
-            image: "nginx".into(),
-        },
+        metadata: ObjectMeta { name: Some(name.into()), namespace: Some("ns".into()), ..Default::default() },
+        spec: FooSpec { replicas, image: "nginx".into() },
         status: None,
     }
 }
@@ -89,12 +82,7 @@ fn cm(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
         metadata: ObjectMeta {
             name: Some(name.into()),
             namespace: Some("ns".into()),
-            labels: Some(
-                labels
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            ),
+            labels: Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
             ..Default::default()
         },
         data: Some(BTreeMap::from([("k".to_string(), "v".to_string())])),
@@ -103,26 +91,16 @@ fn cm(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
 }
 
 fn rv<K: kube::Resource>(obj: &K) -> u64 {
-    obj.meta()
-        .resource_version
-        .as_deref()
-        .unwrap_or_default()
-        .parse()
-        .unwrap_or(0)
+    obj.meta().resource_version.as_deref().unwrap_or_default().parse().unwrap_or(0)
 }
 
 fn names(items: &[ConfigMap]) -> Vec<String> {
-    items
-        .iter()
-        .map(|c| c.metadata.name.clone().unwrap_or_default())
-        .collect()
+    items.iter().map(|c| c.metadata.name.clone().unwrap_or_default()).collect()
 }
 
 /// The next item of a stream; a hang is a failure, not a timing assertion.
 async fn next<S: Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
-    tokio::time::timeout(Duration::from_secs(30), stream.next())
-        .await
-        .expect("stream stalled")
+    tokio::time::timeout(Duration::from_secs(30), stream.next()).await.expect("stream stalled")
 }
 
 fn server() -> FakeApiServer {
@@ -138,90 +116,55 @@ async fn create_get_update_delete() {
     let server = server();
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
 
-    let created = client
-        .create(&cm("a", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    let created = client.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap();
     assert_eq!(rv(&created), 1);
     assert!(created.metadata.uid.is_some());
     assert!(created.metadata.creation_timestamp.is_some());
     assert_eq!(created.metadata.namespace.as_deref(), Some("ns"));
 
-    let err = client
-        .create(&cm("a", &[]), &CreateOptions::default())
-        .await
-        .unwrap_err();
+    let err = client.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap_err();
     assert!(err.is_already_exists(), "{err}");
     let details = err.status().and_then(|s| s.details.clone()).unwrap();
-    assert_eq!(
-        (details.name.as_str(), details.kind.as_str()),
-        ("a", "configmaps")
-    );
+    assert_eq!((details.name.as_str(), details.kind.as_str()), ("a", "configmaps"));
 
     let got = client.get("a", &GetOptions::default()).await.unwrap();
     assert_eq!(got, created);
 
     let mut changed = got.clone();
     changed.data = Some(BTreeMap::from([("k".to_string(), "w".to_string())]));
-    let updated = client
-        .update(&changed, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let updated = client.update(&changed, &UpdateOptions::default()).await.unwrap();
     assert_eq!(rv(&updated), 2);
 
     // `changed` still carries version 1: a lost optimistic-concurrency race.
-    let err = client
-        .update(&changed, &UpdateOptions::default())
-        .await
-        .unwrap_err();
+    let err = client.update(&changed, &UpdateOptions::default()).await.unwrap_err();
     assert!(err.is_conflict(), "{err}");
 
     // An update that changes nothing writes nothing.
-    let same = client
-        .update(&updated, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let same = client.update(&updated, &UpdateOptions::default()).await.unwrap();
     assert_eq!(rv(&same), 2);
     assert_eq!(server.resource_version(), 2);
 
     let mut generated = cm("", &[]);
     generated.metadata.name = None;
     generated.metadata.generate_name = Some("gen-".into());
-    let g = client
-        .create(&generated, &CreateOptions::default())
-        .await
-        .unwrap();
+    let g = client.create(&generated, &CreateOptions::default()).await.unwrap();
     let gname = g.metadata.name.clone().unwrap();
     assert!(gname.starts_with("gen-") && gname.len() == 9, "{gname}");
 
     let mut nameless = cm("", &[]);
     nameless.metadata.name = None;
-    let err = client
-        .create(&nameless, &CreateOptions::default())
-        .await
-        .unwrap_err();
+    let err = client.create(&nameless, &CreateOptions::default()).await.unwrap_err();
     assert!(err.is_invalid(), "{err}");
     assert_eq!(err.causes()[0].field, "metadata.name");
 
-    let dry = CreateOptions {
-        dry_run: true,
-        ..Default::default()
-    };
+    let dry = CreateOptions { dry_run: true, ..Default::default() };
     client.create(&cm("dry", &[]), &dry).await.unwrap();
-    assert!(
-        server
-            .object::<ConfigMap>(Some("ns"), "dry")
-            .unwrap()
-            .is_none()
-    );
+    assert!(server.object::<ConfigMap>(Some("ns"), "dry").unwrap().is_none());
 
     client.delete("a", &DeleteOptions::default()).await.unwrap();
     let err = client.get("a", &GetOptions::default()).await.unwrap_err();
     assert!(err.is_not_found(), "{err}");
-    let err = client
-        .delete("a", &DeleteOptions::default())
-        .await
-        .unwrap_err();
+    let err = client.delete("a", &DeleteOptions::default()).await.unwrap_err();
     assert!(err.is_not_found(), "{err}");
 
     let verbs: Vec<String> = server.actions().iter().map(|a| a.verb.clone()).collect();
@@ -234,15 +177,10 @@ async fn create_get_update_delete() {
 async fn create_uses_the_object_namespace_when_unbound() {
     let server = server();
     let all = TypedClient::<ConfigMap>::new(server.client(), None);
-    all.create(&cm("a", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    all.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap();
     let action = &server.actions()[0];
     assert_eq!(action.namespace.as_deref(), Some("ns"));
-    assert_eq!(
-        all.list_all(&ListOptions::default()).await.unwrap().len(),
-        1
-    );
+    assert_eq!(all.list_all(&ListOptions::default()).await.unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -252,39 +190,27 @@ async fn generation_and_status_subresource() {
 
     let mut with_status = foo("f", 1);
     with_status.status = Some(FooStatus { ready_replicas: 9 });
-    let created = foos
-        .create(&with_status, &CreateOptions::default())
-        .await
-        .unwrap();
+    let created = foos.create(&with_status, &CreateOptions::default()).await.unwrap();
     assert_eq!(created.metadata.generation, Some(1));
     assert_eq!(created.status, None, "create ignores status");
 
     // Status through the main resource is ignored: nothing changes at all.
     let mut status_only = created.clone();
     status_only.status = Some(FooStatus { ready_replicas: 1 });
-    let same = foos
-        .update(&status_only, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let same = foos.update(&status_only, &UpdateOptions::default()).await.unwrap();
     assert_eq!(same.status, None);
     assert_eq!(rv(&same), rv(&created));
 
     // A spec change bumps the generation.
     let mut scaled = created.clone();
     scaled.spec.replicas = 3;
-    let scaled = foos
-        .update(&scaled, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let scaled = foos.update(&scaled, &UpdateOptions::default()).await.unwrap();
     assert_eq!(scaled.metadata.generation, Some(2));
 
     // A metadata change does not.
     let mut labelled = scaled.clone();
     labelled.metadata.labels = Some(BTreeMap::from([("a".to_string(), "b".to_string())]));
-    let labelled = foos
-        .update(&labelled, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let labelled = foos.update(&labelled, &UpdateOptions::default()).await.unwrap();
     assert_eq!(labelled.metadata.generation, Some(2));
     assert!(rv(&labelled) > rv(&scaled));
 
@@ -292,10 +218,7 @@ async fn generation_and_status_subresource() {
     let mut status = labelled.clone();
     status.status = Some(FooStatus { ready_replicas: 3 });
     status.spec.replicas = 100;
-    let status = foos
-        .update_status(&status, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let status = foos.update_status(&status, &UpdateOptions::default()).await.unwrap();
     assert_eq!(status.status, Some(FooStatus { ready_replicas: 3 }));
     assert_eq!(status.spec.replicas, 3);
     assert_eq!(status.metadata.generation, Some(2));
@@ -311,30 +234,17 @@ async fn generation_and_status_subresource() {
     assert_eq!(patched.status, Some(FooStatus { ready_replicas: 2 }));
     assert_eq!(patched.spec.replicas, 3);
 
-    let action = server
-        .actions()
-        .into_iter()
-        .find(|a| a.subresource.is_some())
-        .unwrap();
-    assert_eq!(
-        (action.verb.as_str(), action.subresource.as_deref()),
-        ("update", Some("status"))
-    );
+    let action = server.actions().into_iter().find(|a| a.subresource.is_some()).unwrap();
+    assert_eq!((action.verb.as_str(), action.subresource.as_deref()), ("update", Some("status")));
 
     // Without a status subresource, status is part of the object.
     server.register_resource(ResourceInfo::of::<Foo>().with_status_subresource(false));
     let mut plain = patched.clone();
     plain.status = Some(FooStatus { ready_replicas: 5 });
-    let plain = foos
-        .update(&plain, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let plain = foos.update(&plain, &UpdateOptions::default()).await.unwrap();
     assert_eq!(plain.status, Some(FooStatus { ready_replicas: 5 }));
     assert_eq!(plain.metadata.generation, Some(3));
-    let err = foos
-        .update_status(&plain, &UpdateOptions::default())
-        .await
-        .unwrap_err();
+    let err = foos.update_status(&plain, &UpdateOptions::default()).await.unwrap_err();
     assert!(err.is_not_found(), "{err}");
 }
 
@@ -342,89 +252,46 @@ async fn generation_and_status_subresource() {
 async fn patch_types() {
     let server = server();
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
-    client
-        .create(&cm("a", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    client.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap();
 
     let merged = client
-        .patch(
-            "a",
-            &PatchType::Merge(json!({"data": {"k": null, "m": "1"}})),
-            &PatchOptions::default(),
-        )
+        .patch("a", &PatchType::Merge(json!({"data": {"k": null, "m": "1"}})), &PatchOptions::default())
         .await
         .unwrap();
-    assert_eq!(
-        merged.data,
-        Some(BTreeMap::from([("m".to_string(), "1".to_string())]))
-    );
+    assert_eq!(merged.data, Some(BTreeMap::from([("m".to_string(), "1".to_string())])));
 
     let ops: json_patch::Patch = serde_json::from_value(json!([
         {"op": "test", "path": "/data/m", "value": "1"},
         {"op": "add", "path": "/data/n", "value": "2"},
     ]))
     .unwrap();
-    let patched = client
-        .patch("a", &PatchType::Json(ops), &PatchOptions::default())
-        .await
-        .unwrap();
+    let patched = client.patch("a", &PatchType::Json(ops), &PatchOptions::default()).await.unwrap();
     assert_eq!(patched.data.unwrap()["n"], "2");
 
     let failing: json_patch::Patch =
         serde_json::from_value(json!([{"op": "test", "path": "/data/m", "value": "0"}])).unwrap();
-    let err = client
-        .patch("a", &PatchType::Json(failing), &PatchOptions::default())
-        .await
-        .unwrap_err();
+    let err = client.patch("a", &PatchType::Json(failing), &PatchOptions::default()).await.unwrap_err();
     assert!(err.is_invalid(), "{err}");
 
     let strategic = client
-        .patch(
-            "a",
-            &PatchType::StrategicMerge(json!({"data": {"s": "3"}})),
-            &PatchOptions::default(),
-        )
+        .patch("a", &PatchType::StrategicMerge(json!({"data": {"s": "3"}})), &PatchOptions::default())
         .await
         .unwrap();
     assert_eq!(strategic.data.unwrap()["s"], "3");
 
     // A stale resourceVersion inside a patch is a precondition failure.
     let err = client
-        .patch(
-            "a",
-            &PatchType::Merge(json!({"metadata": {"resourceVersion": "1"}})),
-            &PatchOptions::default(),
-        )
+        .patch("a", &PatchType::Merge(json!({"metadata": {"resourceVersion": "1"}})), &PatchOptions::default())
         .await
         .unwrap_err();
     assert!(err.is_conflict(), "{err}");
 
-    let err = client
-        .patch(
-            "missing",
-            &PatchType::Merge(json!({})),
-            &PatchOptions::default(),
-        )
-        .await
-        .unwrap_err();
+    let err = client.patch("missing", &PatchType::Merge(json!({})), &PatchOptions::default()).await.unwrap_err();
     assert!(err.is_not_found(), "{err}");
 
-    let types: Vec<Option<String>> = server
-        .actions()
-        .iter()
-        .filter(|a| a.verb == "patch")
-        .map(|a| a.patch_type.clone())
-        .collect();
-    assert_eq!(
-        types[..4],
-        [
-            Some("merge".into()),
-            Some("json".into()),
-            Some("json".into()),
-            Some("strategic".into())
-        ]
-    );
+    let types: Vec<Option<String>> =
+        server.actions().iter().filter(|a| a.verb == "patch").map(|a| a.patch_type.clone()).collect();
+    assert_eq!(types[..4], [Some("merge".into()), Some("json".into()), Some("json".into()), Some("strategic".into())]);
 }
 
 #[tokio::test]
@@ -436,19 +303,13 @@ async fn server_side_apply() {
     let mut desired = foo("f", 2);
     desired.api_version = String::new();
     desired.kind = String::new();
-    let applied = foos
-        .apply("f", &desired, &ApplyOptions::new("ctrl"))
-        .await
-        .unwrap();
+    let applied = foos.apply("f", &desired, &ApplyOptions::new("ctrl")).await.unwrap();
     assert_eq!(applied.spec.replicas, 2);
 
     let action = server.actions().pop().unwrap();
     assert_eq!(action.verb, "patch");
     assert_eq!(action.patch_type.as_deref(), Some("apply"));
-    assert_eq!(
-        action.params.get("fieldManager").map(String::as_str),
-        Some("ctrl")
-    );
+    assert_eq!(action.params.get("fieldManager").map(String::as_str), Some("ctrl"));
     assert_eq!(action.params.get("force").map(String::as_str), Some("true"));
     let body = action.body.unwrap();
     assert_eq!(body["apiVersion"], "example.com/v1");
@@ -456,51 +317,32 @@ async fn server_side_apply() {
     assert_eq!(body["metadata"]["name"], "f");
 
     desired.spec.replicas = 4;
-    let applied = foos
-        .apply("f", &desired, &ApplyOptions::new("ctrl"))
-        .await
-        .unwrap();
+    let applied = foos.apply("f", &desired, &ApplyOptions::new("ctrl")).await.unwrap();
     assert_eq!(applied.spec.replicas, 4);
     assert_eq!(applied.metadata.generation, Some(2));
 
     desired.status = Some(FooStatus { ready_replicas: 4 });
-    let applied = foos
-        .apply_status("f", &desired, &ApplyOptions::new("ctrl"))
-        .await
-        .unwrap();
+    let applied = foos.apply_status("f", &desired, &ApplyOptions::new("ctrl")).await.unwrap();
     assert_eq!(applied.status, Some(FooStatus { ready_replicas: 4 }));
     let action = server.actions().pop().unwrap();
     assert_eq!(action.subresource.as_deref(), Some("status"));
 
-    let err = foos
-        .apply("f", &desired, &ApplyOptions::default())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, codegen_runtime::Error::InvalidRequest(_)),
-        "{err}"
-    );
+    let err = foos.apply("f", &desired, &ApplyOptions::default()).await.unwrap_err();
+    assert!(matches!(err, codegen_runtime::Error::InvalidRequest(_)), "{err}");
 }
 
 #[tokio::test]
 async fn list_paging_and_selectors() {
     let server = server();
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
-    for (name, app, tier) in [
-        ("a", "web", "front"),
-        ("b", "web", "back"),
-        ("c", "db", "back"),
-        ("d", "cache", ""),
-        ("e", "web", "front"),
-    ] {
+    for (name, app, tier) in
+        [("a", "web", "front"), ("b", "web", "back"), ("c", "db", "back"), ("d", "cache", ""), ("e", "web", "front")]
+    {
         let mut labels = vec![("app", app)];
         if !tier.is_empty() {
             labels.push(("tier", tier));
         }
-        client
-            .create(&cm(name, &labels), &CreateOptions::default())
-            .await
-            .unwrap();
+        client.create(&cm(name, &labels), &CreateOptions::default()).await.unwrap();
     }
     let mut other = cm("z", &[("app", "web")]);
     other.metadata.namespace = Some("other".into());
@@ -509,55 +351,27 @@ async fn list_paging_and_selectors() {
         .await
         .unwrap();
 
-    let page = client
-        .list(&ListOptions {
-            limit: Some(2),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let page = client.list(&ListOptions { limit: Some(2), ..Default::default() }).await.unwrap();
     assert_eq!(names(&page.items), ["a", "b"]);
     let token = page.metadata.continue_.clone().unwrap();
     assert_eq!(page.metadata.remaining_item_count, Some(3));
     let list_rv = page.metadata.resource_version.clone().unwrap();
     assert_eq!(list_rv, server.resource_version().to_string());
-    let page2 = client
-        .list(&ListOptions {
-            limit: Some(2),
-            continue_token: Some(token),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let page2 =
+        client.list(&ListOptions { limit: Some(2), continue_token: Some(token), ..Default::default() }).await.unwrap();
     assert_eq!(names(&page2.items), ["c", "d"]);
     assert_eq!(page2.metadata.resource_version, Some(list_rv));
 
-    let all = client
-        .list_all(&ListOptions {
-            limit: Some(2),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let all = client.list_all(&ListOptions { limit: Some(2), ..Default::default() }).await.unwrap();
     assert_eq!(names(&all), ["a", "b", "c", "d", "e"]);
     let everywhere = TypedClient::<ConfigMap>::new(server.client(), None);
-    assert_eq!(
-        everywhere
-            .list_all(&ListOptions::default())
-            .await
-            .unwrap()
-            .len(),
-        6
-    );
+    assert_eq!(everywhere.list_all(&ListOptions::default()).await.unwrap().len(), 6);
 
     let select = |labels: &str| {
         let client = client.clone();
         let labels = labels.to_owned();
         async move {
-            let opts = ListOptions {
-                label_selector: Some(labels),
-                ..Default::default()
-            };
+            let opts = ListOptions { label_selector: Some(labels), ..Default::default() };
             names(&client.list(&opts).await.unwrap().items)
         }
     };
@@ -569,54 +383,22 @@ async fn list_paging_and_selectors() {
     assert_eq!(select("tier").await, ["a", "b", "c", "e"]);
     assert_eq!(select("!tier").await, ["d"]);
 
-    let by_name = ListOptions {
-        field_selector: Some("metadata.name=c".into()),
-        ..Default::default()
-    };
+    let by_name = ListOptions { field_selector: Some("metadata.name=c".into()), ..Default::default() };
     assert_eq!(names(&client.list(&by_name).await.unwrap().items), ["c"]);
-    let by_ns = ListOptions {
-        field_selector: Some("metadata.namespace!=ns".into()),
-        ..Default::default()
-    };
+    let by_ns = ListOptions { field_selector: Some("metadata.namespace!=ns".into()), ..Default::default() };
     assert_eq!(names(&everywhere.list(&by_ns).await.unwrap().items), ["z"]);
 
-    let bad = ListOptions {
-        label_selector: Some("app in web".into()),
-        ..Default::default()
-    };
+    let bad = ListOptions { label_selector: Some("app in web".into()), ..Default::default() };
     assert!(client.list(&bad).await.unwrap_err().is_bad_request());
-    let bad = ListOptions {
-        field_selector: Some("spec.x=1".into()),
-        ..Default::default()
-    };
+    let bad = ListOptions { field_selector: Some("spec.x=1".into()), ..Default::default() };
     assert!(client.list(&bad).await.unwrap_err().is_bad_request());
 
-    let web = ListOptions {
-        label_selector: Some("app=web".into()),
-        ..Default::default()
-    };
-    client
-        .delete_collection(&DeleteOptions::default(), &web)
-        .await
-        .unwrap();
-    assert_eq!(
-        names(&client.list_all(&ListOptions::default()).await.unwrap()),
-        ["c", "d"]
-    );
-    assert_eq!(
-        everywhere
-            .list_all(&ListOptions::default())
-            .await
-            .unwrap()
-            .len(),
-        3,
-        "other namespaces untouched"
-    );
+    let web = ListOptions { label_selector: Some("app=web".into()), ..Default::default() };
+    client.delete_collection(&DeleteOptions::default(), &web).await.unwrap();
+    assert_eq!(names(&client.list_all(&ListOptions::default()).await.unwrap()), ["c", "d"]);
+    assert_eq!(everywhere.list_all(&ListOptions::default()).await.unwrap().len(), 3, "other namespaces untouched");
     // As on a real server, a namespaced kind is not deleted across namespaces.
-    let err = everywhere
-        .delete_collection(&DeleteOptions::default(), &ListOptions::default())
-        .await
-        .unwrap_err();
+    let err = everywhere.delete_collection(&DeleteOptions::default(), &ListOptions::default()).await.unwrap_err();
     assert_eq!(err.code(), Some(405), "{err:?}");
 }
 
@@ -626,119 +408,49 @@ async fn finalizers_and_preconditions() {
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
     let mut held = cm("a", &[]);
     held.metadata.finalizers = Some(vec!["example.com/cleanup".into()]);
-    let created = client
-        .create(&held, &CreateOptions::default())
-        .await
-        .unwrap();
+    let created = client.create(&held, &CreateOptions::default()).await.unwrap();
 
-    let stale_rv = DeleteOptions {
-        preconditions_resource_version: Some("999".into()),
-        ..Default::default()
-    };
-    assert!(
-        client
-            .delete("a", &stale_rv)
-            .await
-            .unwrap_err()
-            .is_conflict()
-    );
-    let wrong_uid = DeleteOptions {
-        preconditions_uid: Some("nope".into()),
-        ..Default::default()
-    };
-    assert!(
-        client
-            .delete("a", &wrong_uid)
-            .await
-            .unwrap_err()
-            .is_conflict()
-    );
+    let stale_rv = DeleteOptions { preconditions_resource_version: Some("999".into()), ..Default::default() };
+    assert!(client.delete("a", &stale_rv).await.unwrap_err().is_conflict());
+    let wrong_uid = DeleteOptions { preconditions_uid: Some("nope".into()), ..Default::default() };
+    assert!(client.delete("a", &wrong_uid).await.unwrap_err().is_conflict());
 
-    let exact = DeleteOptions {
-        preconditions_uid: created.metadata.uid.clone(),
-        ..Default::default()
-    };
+    let exact = DeleteOptions { preconditions_uid: created.metadata.uid.clone(), ..Default::default() };
     client.delete("a", &exact).await.unwrap();
     let deleting = client.get("a", &GetOptions::default()).await.unwrap();
     assert!(deleting.metadata.deletion_timestamp.is_some());
 
     let mut more = deleting.clone();
-    more.metadata
-        .finalizers
-        .as_mut()
-        .unwrap()
-        .push("another".into());
-    assert!(
-        client
-            .update(&more, &UpdateOptions::default())
-            .await
-            .unwrap_err()
-            .is_invalid()
-    );
+    more.metadata.finalizers.as_mut().unwrap().push("another".into());
+    assert!(client.update(&more, &UpdateOptions::default()).await.unwrap_err().is_invalid());
 
     let mut released = deleting.clone();
     released.metadata.finalizers = None;
-    client
-        .update(&released, &UpdateOptions::default())
-        .await
-        .unwrap();
-    assert!(
-        client
-            .get("a", &GetOptions::default())
-            .await
-            .unwrap_err()
-            .is_not_found()
-    );
+    client.update(&released, &UpdateOptions::default()).await.unwrap();
+    assert!(client.get("a", &GetOptions::default()).await.unwrap_err().is_not_found());
 }
 
 #[tokio::test]
 async fn watch_delivers_events_in_order() {
     let server = server();
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
-    client
-        .create(&cm("before", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    client.create(&cm("before", &[]), &CreateOptions::default()).await.unwrap();
     let start = server.resource_version().to_string();
 
-    let mut from_now = client
-        .watch(&ListOptions {
-            resource_version: Some(start),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let mut from_zero = client
-        .watch(&ListOptions {
-            resource_version: Some("0".into()),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let mut web_only = client
-        .watch(&ListOptions {
-            label_selector: Some("app=web".into()),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let mut from_now =
+        client.watch(&ListOptions { resource_version: Some(start), ..Default::default() }).await.unwrap();
+    let mut from_zero =
+        client.watch(&ListOptions { resource_version: Some("0".into()), ..Default::default() }).await.unwrap();
+    let mut web_only =
+        client.watch(&ListOptions { label_selector: Some("app=web".into()), ..Default::default() }).await.unwrap();
 
-    let created = client
-        .create(&cm("a", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    let created = client.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap();
     let mut labelled = created.clone();
     labelled.metadata.labels = Some(BTreeMap::from([("app".to_string(), "web".to_string())]));
-    let labelled = client
-        .update(&labelled, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let labelled = client.update(&labelled, &UpdateOptions::default()).await.unwrap();
     let mut unlabelled = labelled.clone();
     unlabelled.metadata.labels = None;
-    client
-        .update(&unlabelled, &UpdateOptions::default())
-        .await
-        .unwrap();
+    client.update(&unlabelled, &UpdateOptions::default()).await.unwrap();
     client.delete("a", &DeleteOptions::default()).await.unwrap();
 
     let mut seen = Vec::new();
@@ -750,38 +462,22 @@ async fn watch_delivers_events_in_order() {
             other => panic!("unexpected {other:?}"),
         }
     }
-    assert_eq!(
-        seen,
-        [
-            ("ADDED", 2),
-            ("MODIFIED", 3),
-            ("MODIFIED", 4),
-            ("DELETED", 5)
-        ]
-    );
+    assert_eq!(seen, [("ADDED", 2), ("MODIFIED", 3), ("MODIFIED", 4), ("DELETED", 5)]);
 
     match next(&mut from_zero).await.unwrap().unwrap() {
         WatchEvent::Added(o) => assert_eq!(o.metadata.name.as_deref(), Some("before")),
         other => panic!("unexpected {other:?}"),
     }
-    assert!(matches!(
-        next(&mut from_zero).await.unwrap().unwrap(),
-        WatchEvent::Added(_)
-    ));
+    assert!(matches!(next(&mut from_zero).await.unwrap().unwrap(), WatchEvent::Added(_)));
 
     // Modified into the selection is ADDED, out of it DELETED.
-    assert!(
-        matches!(next(&mut web_only).await.unwrap().unwrap(), WatchEvent::Added(o) if rv(&o) == 3)
-    );
+    assert!(matches!(next(&mut web_only).await.unwrap().unwrap(), WatchEvent::Added(o) if rv(&o) == 3));
     // The DELETED event carries the last state that matched (still labelled
     // app=web), at the new resourceVersion, as the API server's does.
     match next(&mut web_only).await.unwrap().unwrap() {
         WatchEvent::Deleted(o) => {
             assert_eq!(rv(&o), 4);
-            assert_eq!(
-                o.metadata.labels.unwrap_or_default().get("app").map(String::as_str),
-                Some("web")
-            );
+            assert_eq!(o.metadata.labels.unwrap_or_default().get("app").map(String::as_str), Some("web"));
         }
         other => panic!("unexpected {other:?}"),
     }
@@ -792,28 +488,14 @@ async fn watch_from_a_compacted_version_is_gone() {
     let server = server().with_history_limit(2);
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
     for name in ["a", "b", "c", "d"] {
-        client
-            .create(&cm(name, &[]), &CreateOptions::default())
-            .await
-            .unwrap();
+        client.create(&cm(name, &[]), &CreateOptions::default()).await.unwrap();
     }
     // Versions 3 and 4 are retained: watching after 2 works, after 1 not.
-    let mut ok = client
-        .watch(&ListOptions {
-            resource_version: Some("2".into()),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let mut ok = client.watch(&ListOptions { resource_version: Some("2".into()), ..Default::default() }).await.unwrap();
     assert!(matches!(next(&mut ok).await.unwrap().unwrap(), WatchEvent::Added(o) if rv(&o) == 3));
 
-    let mut gone = client
-        .watch(&ListOptions {
-            resource_version: Some("1".into()),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let mut gone =
+        client.watch(&ListOptions { resource_version: Some("1".into()), ..Default::default() }).await.unwrap();
     match next(&mut gone).await.unwrap().unwrap() {
         WatchEvent::Error(status) => {
             assert_eq!(status.code, 410);
@@ -821,43 +503,20 @@ async fn watch_from_a_compacted_version_is_gone() {
         }
         other => panic!("expected a 410 ERROR event, got {other:?}"),
     }
-    assert!(
-        next(&mut gone).await.is_none(),
-        "the stream ends after the error"
-    );
+    assert!(next(&mut gone).await.is_none(), "the stream ends after the error");
 
     server.compact();
-    let mut gone = client
-        .watch(&ListOptions {
-            resource_version: Some("3".into()),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    assert!(
-        matches!(next(&mut gone).await.unwrap().unwrap(), WatchEvent::Error(s) if s.code == 410)
-    );
+    let mut gone =
+        client.watch(&ListOptions { resource_version: Some("3".into()), ..Default::default() }).await.unwrap();
+    assert!(matches!(next(&mut gone).await.unwrap().unwrap(), WatchEvent::Error(s) if s.code == 410));
 
     // A continue token from before the compaction is expired too.
-    let page = client
-        .list(&ListOptions {
-            limit: Some(1),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let page = client.list(&ListOptions { limit: Some(1), ..Default::default() }).await.unwrap();
     let token = page.metadata.continue_.unwrap();
-    client
-        .create(&cm("e", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    client.create(&cm("e", &[]), &CreateOptions::default()).await.unwrap();
     server.compact();
     let err = client
-        .list(&ListOptions {
-            limit: Some(1),
-            continue_token: Some(token),
-            ..Default::default()
-        })
+        .list(&ListOptions { limit: Some(1), continue_token: Some(token), ..Default::default() })
         .await
         .unwrap_err();
     assert!(err.is_gone() && err.is_resource_expired(), "{err}");
@@ -867,10 +526,7 @@ async fn watch_from_a_compacted_version_is_gone() {
 async fn watch_honours_timeout_and_bookmarks() {
     let server = server();
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
-    client
-        .create(&cm("a", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    client.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap();
     let opts = ListOptions {
         resource_version: Some(server.resource_version().to_string()),
         timeout_seconds: Some(1),
@@ -885,10 +541,7 @@ async fn watch_honours_timeout_and_bookmarks() {
     assert!(next(&mut stream).await.is_none());
 
     let mut closed = client.watch(&ListOptions::default()).await.unwrap();
-    assert!(matches!(
-        next(&mut closed).await.unwrap().unwrap(),
-        WatchEvent::Added(_)
-    ));
+    assert!(matches!(next(&mut closed).await.unwrap().unwrap(), WatchEvent::Added(_)));
     server.close_watches();
     assert!(next(&mut closed).await.is_none());
 }
@@ -897,19 +550,11 @@ async fn watch_honours_timeout_and_bookmarks() {
 async fn reactors_inject_responses() {
     let server = server();
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
-    client
-        .create(&cm("a", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    client.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap();
 
     server.prepend_reactor("get", "configmaps", |action| {
-        (action.name.as_deref() == Some("a")).then(|| {
-            Err(
-                Status::failure("configmaps \"a\" is forbidden", "Forbidden")
-                    .with_code(403)
-                    .boxed(),
-            )
-        })
+        (action.name.as_deref() == Some("a"))
+            .then(|| Err(Status::failure("configmaps \"a\" is forbidden", "Forbidden").with_code(403).boxed()))
     });
     let err = client.get("a", &GetOptions::default()).await.unwrap_err();
     assert!(err.is_forbidden(), "{err}");
@@ -917,10 +562,7 @@ async fn reactors_inject_responses() {
     server.prepend_reactor("*", "*", |action| {
         (action.verb == "delete").then(|| Err(Status::failure("boom", "InternalError").boxed()))
     });
-    let err = client
-        .delete("a", &DeleteOptions::default())
-        .await
-        .unwrap_err();
+    let err = client.delete("a", &DeleteOptions::default()).await.unwrap_err();
     assert!(err.is_internal_error(), "{err}");
     assert_eq!(err.code(), Some(500));
 
@@ -930,44 +572,27 @@ async fn reactors_inject_responses() {
     server.prepend_reactor("get", "configmaps", move |action| {
         (action.name.as_deref() == Some("canned")).then(|| Ok(canned_json.clone()))
     });
-    assert_eq!(
-        rv(&client.get("canned", &GetOptions::default()).await.unwrap()),
-        42
-    );
+    assert_eq!(rv(&client.get("canned", &GetOptions::default()).await.unwrap()), 42);
 
     // Subresources the fake does not implement come from reactors.
     server.prepend_reactor("get", "configmaps", |action| {
-        (action.subresource.as_deref() == Some("scale")).then(|| {
-            Ok(json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "spec": {"replicas": 3}}))
-        })
+        (action.subresource.as_deref() == Some("scale"))
+            .then(|| Ok(json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "spec": {"replicas": 3}})))
     });
-    let scale: k8s_openapi::api::autoscaling::v1::Scale =
-        client.get_subresource("scale", "a").await.unwrap();
+    let scale: k8s_openapi::api::autoscaling::v1::Scale = client.get_subresource("scale", "a").await.unwrap();
     assert_eq!(scale.spec.unwrap().replicas, Some(3));
 
     server.prepend_reactor("update", "configmaps", |action| {
-        (action.subresource.as_deref() == Some("scale"))
-            .then(|| Ok(action.body.clone().unwrap_or_default()))
+        (action.subresource.as_deref() == Some("scale")).then(|| Ok(action.body.clone().unwrap_or_default()))
     });
     let sent = json!({"spec": {"replicas": 5}});
-    let echoed: serde_json::Value = client
-        .update_subresource("scale", "a", &sent, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let echoed: serde_json::Value =
+        client.update_subresource("scale", "a", &sent, &UpdateOptions::default()).await.unwrap();
     assert_eq!(echoed, sent);
 
     server.clear_reactors();
-    assert!(
-        client
-            .get_subresource::<serde_json::Value>("scale", "a")
-            .await
-            .unwrap_err()
-            .is_not_found()
-    );
-    assert!(
-        server.actions().iter().any(|a| a.verb == "delete"),
-        "reacted requests are logged too"
-    );
+    assert!(client.get_subresource::<serde_json::Value>("scale", "a").await.unwrap_err().is_not_found());
+    assert!(server.actions().iter().any(|a| a.verb == "delete"), "reacted requests are logged too");
 }
 
 #[tokio::test]
@@ -975,38 +600,14 @@ async fn cluster_scoped_kinds_and_core_routing() {
     let server = server();
     let namespaces = TypedClient::<Namespace>::new(server.client(), Some("ignored"));
     assert_eq!(namespaces.namespace(), None);
-    let ns = Namespace {
-        metadata: ObjectMeta {
-            name: Some("team".into()),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    namespaces
-        .create(&ns, &CreateOptions::default())
-        .await
-        .unwrap();
-    let mut ns = namespaces
-        .get("team", &GetOptions::default())
-        .await
-        .unwrap();
-    ns.status = Some(NamespaceStatus {
-        phase: Some("Active".into()),
-        ..Default::default()
-    });
-    let ns = namespaces
-        .update_status(&ns, &UpdateOptions::default())
-        .await
-        .unwrap();
+    let ns =
+        Namespace { metadata: ObjectMeta { name: Some("team".into()), ..Default::default() }, ..Default::default() };
+    namespaces.create(&ns, &CreateOptions::default()).await.unwrap();
+    let mut ns = namespaces.get("team", &GetOptions::default()).await.unwrap();
+    ns.status = Some(NamespaceStatus { phase: Some("Active".into()), ..Default::default() });
+    let ns = namespaces.update_status(&ns, &UpdateOptions::default()).await.unwrap();
     assert_eq!(ns.status.unwrap().phase.as_deref(), Some("Active"));
-    assert_eq!(
-        namespaces
-            .list_all(&ListOptions::default())
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(namespaces.list_all(&ListOptions::default()).await.unwrap().len(), 1);
 
     // `/api/v1/namespaces/team/configmaps` is a ConfigMap path, not a Namespace's.
     let cms = TypedClient::<ConfigMap>::new(server.client(), Some("team"));
@@ -1016,32 +617,19 @@ async fn cluster_scoped_kinds_and_core_routing() {
     assert_eq!(server.objects::<ConfigMap>().unwrap().len(), 1);
 
     // Unregistered resources are not served.
-    let secrets =
-        TypedClient::<k8s_openapi::api::core::v1::Secret>::new(server.client(), Some("team"));
-    assert!(
-        secrets
-            .list(&ListOptions::default())
-            .await
-            .unwrap_err()
-            .is_not_found()
-    );
+    let secrets = TypedClient::<k8s_openapi::api::core::v1::Secret>::new(server.client(), Some("team"));
+    assert!(secrets.list(&ListOptions::default()).await.unwrap_err().is_not_found());
 
     // events.k8s.io/v1 is served once registered.
     use k8s_openapi::api::events::v1::Event;
     server.register::<Event>();
     let events = TypedClient::<Event>::new(server.client(), Some("team"));
     let event = Event {
-        metadata: ObjectMeta {
-            generate_name: Some("x.".into()),
-            ..Default::default()
-        },
+        metadata: ObjectMeta { generate_name: Some("x.".into()), ..Default::default() },
         reason: Some("Synced".into()),
         ..Default::default()
     };
-    let created = events
-        .create(&event, &CreateOptions::default())
-        .await
-        .unwrap();
+    let created = events.create(&event, &CreateOptions::default()).await.unwrap();
     assert_eq!(created.metadata.namespace.as_deref(), Some("team"));
     assert_eq!(server.actions().last().unwrap().group, "events.k8s.io");
 }
@@ -1079,10 +667,7 @@ async fn kube_watcher_runs_on_the_fake() {
     assert_eq!(initial, ["Init", "a", "b"]);
 
     let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
-    client
-        .create(&cm("c", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    client.create(&cm("c", &[]), &CreateOptions::default()).await.unwrap();
     client.delete("a", &DeleteOptions::default()).await.unwrap();
     assert!(
         matches!(next(&mut events).await.unwrap().unwrap(), watcher::Event::Apply(o) if o.metadata.name.as_deref() == Some("c"))
@@ -1093,10 +678,7 @@ async fn kube_watcher_runs_on_the_fake() {
 
     // A closed watch is resumed from the last version, without a relist.
     server.close_watches();
-    client
-        .create(&cm("d", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    client.create(&cm("d", &[]), &CreateOptions::default()).await.unwrap();
     assert!(
         matches!(next(&mut events).await.unwrap().unwrap(), watcher::Event::Apply(o) if o.metadata.name.as_deref() == Some("d"))
     );
@@ -1104,22 +686,14 @@ async fn kube_watcher_runs_on_the_fake() {
     // A write to another kind moves the version past the watcher's; after a
     // compaction its resumed watch gets 410 and it relists.
     let foos = TypedClient::<Foo>::new(server.client(), Some("ns"));
-    foos.create(&foo("f", 1), &CreateOptions::default())
-        .await
-        .unwrap();
+    foos.create(&foo("f", 1), &CreateOptions::default()).await.unwrap();
     server.compact();
     server.close_watches();
-    client
-        .create(&cm("e", &[]), &CreateOptions::default())
-        .await
-        .unwrap();
+    client.create(&cm("e", &[]), &CreateOptions::default()).await.unwrap();
     let mut after = Vec::new();
     loop {
         match next(&mut events).await.unwrap() {
-            Err(err) => after.push(format!(
-                "error {}",
-                codegen_runtime::Error::from(err).code().unwrap_or(0)
-            )),
+            Err(err) => after.push(format!("error {}", codegen_runtime::Error::from(err).code().unwrap_or(0))),
             Ok(watcher::Event::Init) => after.push("Init".into()),
             Ok(watcher::Event::InitApply(o)) => after.push(o.metadata.name.unwrap()),
             Ok(watcher::Event::InitDone) => break,
@@ -1135,16 +709,7 @@ async fn kube_watcher_streaming_lists() {
     server.seed([cm("a", &[])]).unwrap();
     let api: Api<ConfigMap> = Api::namespaced(server.client(), "ns");
     let mut events = watcher(api, watcher::Config::default().streaming_lists()).boxed();
-    assert!(matches!(
-        next(&mut events).await.unwrap().unwrap(),
-        watcher::Event::Init
-    ));
-    assert!(matches!(
-        next(&mut events).await.unwrap().unwrap(),
-        watcher::Event::InitApply(_)
-    ));
-    assert!(matches!(
-        next(&mut events).await.unwrap().unwrap(),
-        watcher::Event::InitDone
-    ));
+    assert!(matches!(next(&mut events).await.unwrap().unwrap(), watcher::Event::Init));
+    assert!(matches!(next(&mut events).await.unwrap().unwrap(), watcher::Event::InitApply(_)));
+    assert!(matches!(next(&mut events).await.unwrap().unwrap(), watcher::Event::InitDone));
 }

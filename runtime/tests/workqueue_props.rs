@@ -68,14 +68,8 @@ impl Model {
 
 /// Applies one hand-out to the model, checking the invariants on the way.
 fn hand_out(model: &mut Model, worker: usize, item: u8) -> Result<(), TestCaseError> {
-    prop_assert!(
-        !model.held(item),
-        "item {item} handed to worker {worker} while another worker holds it"
-    );
-    prop_assert!(
-        model.pending.remove(&item),
-        "item {item} handed out again without being added again (duplicate)"
-    );
+    prop_assert!(!model.held(item), "item {item} handed to worker {worker} while another worker holds it");
+    prop_assert!(model.pending.remove(&item), "item {item} handed out again without being added again (duplicate)");
     prop_assert_eq!(model.queued.pop_front(), Some(item), "not FIFO");
     model.workers[worker] = Some(item);
     Ok(())

@@ -7,18 +7,13 @@ use anyhow::{Result, bail};
 const VERSIONS: &str = include_str!("../versions.env");
 
 fn version(key: &str) -> &'static str {
-    VERSIONS
-        .lines()
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
-        .unwrap_or("unknown")
+    VERSIONS.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix('=')).unwrap_or("unknown")
 }
 
 /// The Kubernetes version of the test server (from `testenv/versions.env`).
-pub static KUBERNETES_VERSION: std::sync::LazyLock<&'static str> =
-    std::sync::LazyLock::new(|| version("K8S_VERSION"));
+pub static KUBERNETES_VERSION: std::sync::LazyLock<&'static str> = std::sync::LazyLock::new(|| version("K8S_VERSION"));
 /// The etcd version of the test server (from `testenv/versions.env`).
-pub static ETCD_VERSION: std::sync::LazyLock<&'static str> =
-    std::sync::LazyLock::new(|| version("ETCD_VERSION"));
+pub static ETCD_VERSION: std::sync::LazyLock<&'static str> = std::sync::LazyLock::new(|| version("ETCD_VERSION"));
 
 /// Paths of the three binaries a test environment runs.
 #[derive(Clone, Debug)]
@@ -40,16 +35,11 @@ impl Binaries {
         if let Some(dir) = std::env::var_os("KUBE_CODEGEN_TESTENV_BIN") {
             return PathBuf::from(dir);
         }
-        let cache = std::env::var_os("KUBE_CODEGEN_CACHE")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/root".into());
-                home.join(".cache/kube-codegen")
-            });
-        cache
-            .join("testenv")
-            .join(format!("k8s-v{}-etcd-{}", *KUBERNETES_VERSION, *ETCD_VERSION))
-            .join("bin")
+        let cache = std::env::var_os("KUBE_CODEGEN_CACHE").map(PathBuf::from).unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/root".into());
+            home.join(".cache/kube-codegen")
+        });
+        cache.join("testenv").join(format!("k8s-v{}-etcd-{}", *KUBERNETES_VERSION, *ETCD_VERSION)).join("bin")
     }
 
     /// Finds the binaries, or fails with the command that builds them.

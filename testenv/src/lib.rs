@@ -52,12 +52,22 @@ pub const SECOND_USER: &str = "bob";
 
 /// The RBAC subject of service account `name` in `namespace`.
 pub fn service_account_subject(namespace: &str, name: &str) -> Subject {
-    Subject { kind: "ServiceAccount".into(), name: name.into(), namespace: Some(namespace.into()), ..Default::default() }
+    Subject {
+        kind: "ServiceAccount".into(),
+        name: name.into(),
+        namespace: Some(namespace.into()),
+        ..Default::default()
+    }
 }
 
 /// The RBAC subject of the token user `name`.
 pub fn user_subject(name: &str) -> Subject {
-    Subject { kind: "User".into(), name: name.into(), api_group: Some("rbac.authorization.k8s.io".into()), ..Default::default() }
+    Subject {
+        kind: "User".into(),
+        name: name.into(),
+        api_group: Some("rbac.authorization.k8s.io".into()),
+        ..Default::default()
+    }
 }
 
 /// A running etcd + kube-apiserver pair on loopback.
@@ -318,16 +328,10 @@ impl TestEnv {
     /// Creates a namespace with a unique name starting with `prefix`.
     pub async fn create_namespace(&self, prefix: &str) -> Result<String> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
-        let name = format!(
-            "{prefix}-{}-{}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        );
+        let name = format!("{prefix}-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
         let api: Api<Namespace> = Api::all(self.admin_client().await?);
-        let ns = Namespace {
-            metadata: ObjectMeta { name: Some(name.clone()), ..Default::default() },
-            ..Default::default()
-        };
+        let ns =
+            Namespace { metadata: ObjectMeta { name: Some(name.clone()), ..Default::default() }, ..Default::default() };
         api.create(&PostParams::default(), &ns).await.with_context(|| format!("creating namespace {name}"))?;
         Ok(name)
     }
@@ -366,7 +370,14 @@ impl TestEnv {
 
     /// Creates Role `name` in `namespace` granting `verbs` on `resources` of
     /// API group `group` (`""` for the core group).
-    pub async fn create_role(&self, namespace: &str, name: &str, group: &str, resources: &[&str], verbs: &[&str]) -> Result<()> {
+    pub async fn create_role(
+        &self,
+        namespace: &str,
+        name: &str,
+        group: &str,
+        resources: &[&str],
+        verbs: &[&str],
+    ) -> Result<()> {
         let roles: Api<Role> = Api::namespaced(self.admin_client().await?, namespace);
         let role = Role {
             metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
@@ -383,7 +394,14 @@ impl TestEnv {
 
     /// Creates RoleBinding `name` in `namespace` from `role_kind` (`Role` or
     /// `ClusterRole`) `role` to `subject`.
-    pub async fn bind_role(&self, namespace: &str, name: &str, role_kind: &str, role: &str, subject: Subject) -> Result<()> {
+    pub async fn bind_role(
+        &self,
+        namespace: &str,
+        name: &str,
+        role_kind: &str,
+        role: &str,
+        subject: Subject,
+    ) -> Result<()> {
         let bindings: Api<RoleBinding> = Api::namespaced(self.admin_client().await?, namespace);
         let binding = RoleBinding {
             metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
@@ -394,7 +412,10 @@ impl TestEnv {
             },
             subjects: Some(vec![subject]),
         };
-        bindings.create(&PostParams::default(), &binding).await.with_context(|| format!("creating RoleBinding {name}"))?;
+        bindings
+            .create(&PostParams::default(), &binding)
+            .await
+            .with_context(|| format!("creating RoleBinding {name}"))?;
         Ok(())
     }
 
@@ -488,10 +509,7 @@ impl TestEnv {
 
     /// PIDs of the running server processes (etcd first).
     pub fn pids(&self) -> Vec<u32> {
-        self.processes
-            .lock()
-            .map(|procs| procs.iter().filter_map(Supervised::pid).collect())
-            .unwrap_or_default()
+        self.processes.lock().map(|procs| procs.iter().filter_map(Supervised::pid).collect()).unwrap_or_default()
     }
 
     /// The admin bearer token.
@@ -593,7 +611,20 @@ fn write_pki(pki: &Path) -> Result<String> {
         Ok(())
     };
     run(&["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ca.key"])?;
-    run(&["req", "-x509", "-new", "-key", "ca.key", "-sha256", "-days", "7", "-subj", "/CN=kube-codegen-testenv-ca", "-out", "ca.crt"])?;
+    run(&[
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        "ca.key",
+        "-sha256",
+        "-days",
+        "7",
+        "-subj",
+        "/CN=kube-codegen-testenv-ca",
+        "-out",
+        "ca.crt",
+    ])?;
     run(&["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "serving.key"])?;
     run(&["req", "-new", "-key", "serving.key", "-subj", "/CN=127.0.0.1", "-out", "serving.csr"])?;
     std::fs::write(
@@ -601,8 +632,22 @@ fn write_pki(pki: &Path) -> Result<String> {
         "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc,IP:10.0.0.1\n",
     )?;
     run(&[
-        "x509", "-req", "-in", "serving.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "7",
-        "-sha256", "-extfile", "serving.ext", "-out", "serving.crt",
+        "x509",
+        "-req",
+        "-in",
+        "serving.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "7",
+        "-sha256",
+        "-extfile",
+        "serving.ext",
+        "-out",
+        "serving.crt",
     ])?;
     run(&["genrsa", "-out", "sa.key", "2048"])?;
     Ok(std::fs::read_to_string(pki.join("ca.crt"))?)

@@ -60,10 +60,8 @@ impl Supervised {
             .map_err(|_| anyhow::anyhow!("testenv launcher lock poisoned"))?
             .send((command, tx))
             .context("testenv launcher thread is gone")?;
-        let child = rx
-            .recv()
-            .context("testenv launcher thread is gone")?
-            .with_context(|| format!("starting {name}"))?;
+        let child =
+            rx.recv().context("testenv launcher thread is gone")?.with_context(|| format!("starting {name}"))?;
         Ok(Self { name, child: Some(child) })
     }
 

@@ -147,14 +147,16 @@ fn parent() -> Result<()> {
 
     let exe = std::env::current_exe()?;
     let kubeconfig = env.admin_kubeconfig();
-    let mut results: Vec<(&str, Vec<(f64, u64)>)> =
-        vec![("kube reflector", Vec::new()), ("codegen informer", Vec::new()), ("codegen informer + 1 handler", Vec::new())];
+    let mut results: Vec<(&str, Vec<(f64, u64)>)> = vec![
+        ("kube reflector", Vec::new()),
+        ("codegen informer", Vec::new()),
+        ("codegen informer + 1 handler", Vec::new()),
+    ];
     let variants = ["reflector", "informer", "informer-handler"];
     for round in 0..=ROUNDS {
         for (i, variant) in variants.iter().enumerate() {
-            let out = Command::new(&exe)
-                .args(["--child", variant, &kubeconfig.to_string_lossy(), &namespace])
-                .output()?;
+            let out =
+                Command::new(&exe).args(["--child", variant, &kubeconfig.to_string_lossy(), &namespace]).output()?;
             if !out.status.success() {
                 bail!("{variant} child failed: {}", String::from_utf8_lossy(&out.stderr));
             }
@@ -168,7 +170,10 @@ fn parent() -> Result<()> {
             }
         }
     }
-    println!("initial sync of {OBJECTS} custom objects from kube-apiserver {} (median of {ROUNDS})", *codegen_testenv::KUBERNETES_VERSION);
+    println!(
+        "initial sync of {OBJECTS} custom objects from kube-apiserver {} (median of {ROUNDS})",
+        *codegen_testenv::KUBERNETES_VERSION
+    );
     let median = |v: &Vec<(f64, u64)>| -> (f64, u64) {
         let mut t: Vec<f64> = v.iter().map(|x| x.0).collect();
         let mut r: Vec<u64> = v.iter().map(|x| x.1).collect();
@@ -213,12 +218,14 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
                 let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
                 let registration = (variant == "informer-handler").then(|| {
                     let mut seen = 0usize;
-                    informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |_w: std::sync::Arc<Widget>, _| {
-                        seen += 1;
-                        if seen == OBJECTS {
-                            let _ = tx.send(());
-                        }
-                    }))
+                    informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(
+                        move |_w: std::sync::Arc<Widget>, _| {
+                            seen += 1;
+                            if seen == OBJECTS {
+                                let _ = tx.send(());
+                            }
+                        },
+                    ))
                 });
                 informer.start();
                 if !informer.wait_for_cache_sync().await {

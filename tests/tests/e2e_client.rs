@@ -40,9 +40,7 @@ async fn every_verb_on_a_namespaced_kind() -> Result<()> {
     let cms: TypedClient<ConfigMap> = TypedClient::new(env.admin_client().await?, Some(&ns));
 
     // create / get / AlreadyExists
-    let created = cms
-        .create(&config_map("a", &[("app", "web")], &[("k", "1")]), &CreateOptions::default())
-        .await?;
+    let created = cms.create(&config_map("a", &[("app", "web")], &[("k", "1")]), &CreateOptions::default()).await?;
     assert_eq!(created.metadata.namespace.as_deref(), Some(ns.as_str()));
     let err = cms.create(&config_map("a", &[], &[]), &CreateOptions::default()).await.unwrap_err();
     assert!(err.is_already_exists(), "{err:?}");
@@ -66,8 +64,7 @@ async fn every_verb_on_a_namespaced_kind() -> Result<()> {
     let json_patch: codegen_runtime::client::json_patch::Patch =
         serde_json::from_value(json!([{ "op": "add", "path": "/data/json", "value": "yes" }]))?;
     cms.patch("a", &PatchType::Json(json_patch), &PatchOptions::default()).await?;
-    cms.patch("a", &PatchType::StrategicMerge(json!({"data": {"smp": "yes"}})), &PatchOptions::default())
-        .await?;
+    cms.patch("a", &PatchType::StrategicMerge(json!({"data": {"smp": "yes"}})), &PatchOptions::default()).await?;
     let patched = cms.get("a", &GetOptions::default()).await?;
     let data = patched.data.unwrap_or_default();
     for key in ["merge", "json", "smp"] {
@@ -83,21 +80,17 @@ async fn every_verb_on_a_namespaced_kind() -> Result<()> {
 
     // server-side apply: create through apply, then a second manager conflicts unless forced
     let applied = cms
-        .apply("applied", &config_map("applied", &[("app", "web")], &[("owner", "one")]), &ApplyOptions::new("manager-one"))
+        .apply(
+            "applied",
+            &config_map("applied", &[("app", "web")], &[("owner", "one")]),
+            &ApplyOptions::new("manager-one"),
+        )
         .await?;
-    let managers: Vec<_> = applied
-        .metadata
-        .managed_fields
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|m| m.manager)
-        .collect();
+    let managers: Vec<_> =
+        applied.metadata.managed_fields.unwrap_or_default().into_iter().filter_map(|m| m.manager).collect();
     assert_eq!(managers, vec!["manager-one".to_string()]);
     let polite = ApplyOptions { force: false, ..ApplyOptions::new("manager-two") };
-    let err = cms
-        .apply("applied", &config_map("applied", &[], &[("owner", "two")]), &polite)
-        .await
-        .unwrap_err();
+    let err = cms.apply("applied", &config_map("applied", &[], &[("owner", "two")]), &polite).await.unwrap_err();
     assert!(err.is_conflict(), "{err:?}");
     let forced = cms
         .apply("applied", &config_map("applied", &[], &[("owner", "two")]), &ApplyOptions::new("manager-two"))
@@ -108,9 +101,7 @@ async fn every_verb_on_a_namespaced_kind() -> Result<()> {
     for i in 0..5 {
         cms.create(&config_map(&format!("page-{i}"), &[("paged", "true")], &[]), &CreateOptions::default()).await?;
     }
-    let selected = cms
-        .list(&ListOptions { label_selector: Some("app=web".into()), ..Default::default() })
-        .await?;
+    let selected = cms.list(&ListOptions { label_selector: Some("app=web".into()), ..Default::default() }).await?;
     let mut names: Vec<_> = selected.items.iter().filter_map(|c| c.metadata.name.clone()).collect();
     names.sort();
     assert_eq!(names, vec!["a", "applied"]);
@@ -126,16 +117,17 @@ async fn every_verb_on_a_namespaced_kind() -> Result<()> {
 
     // watch from the current version sees a modification and a deletion in order
     let from = cms.list(&ListOptions::default()).await?.metadata.resource_version;
-    let mut events = cms
-        .watch(&ListOptions { resource_version: from, timeout_seconds: Some(30), ..Default::default() })
-        .await?;
+    let mut events =
+        cms.watch(&ListOptions { resource_version: from, timeout_seconds: Some(30), ..Default::default() }).await?;
     cms.patch("page-0", &PatchType::Merge(json!({"data": {"w": "1"}})), &PatchOptions::default()).await?;
     cms.delete("page-0", &DeleteOptions::default()).await?;
     let mut seen = Vec::new();
     while seen.len() < 2 {
         let next = tokio::time::timeout(std::time::Duration::from_secs(30), events.next()).await?;
         match next {
-            Some(Ok(WatchEvent::Modified(cm))) => seen.push(format!("MODIFIED {}", cm.metadata.name.unwrap_or_default())),
+            Some(Ok(WatchEvent::Modified(cm))) => {
+                seen.push(format!("MODIFIED {}", cm.metadata.name.unwrap_or_default()))
+            }
             Some(Ok(WatchEvent::Deleted(cm))) => seen.push(format!("DELETED {}", cm.metadata.name.unwrap_or_default())),
             Some(Ok(WatchEvent::Bookmark(_))) => {}
             other => panic!("unexpected watch event {other:?}"),
@@ -145,10 +137,7 @@ async fn every_verb_on_a_namespaced_kind() -> Result<()> {
 
     // delete with a stale precondition is a Conflict; delete_collection by selector
     let err = cms
-        .delete(
-            "page-1",
-            &DeleteOptions { preconditions_resource_version: Some("1".into()), ..Default::default() },
-        )
+        .delete("page-1", &DeleteOptions { preconditions_resource_version: Some("1".into()), ..Default::default() })
         .await
         .unwrap_err();
     assert!(err.is_conflict(), "{err:?}");
@@ -169,10 +158,8 @@ async fn cluster_scoped_kinds_ignore_the_namespace() -> Result<()> {
     let env = TestEnv::shared();
     let roles: TypedClient<ClusterRole> = TypedClient::new(env.admin_client().await?, Some("ignored"));
     let name = format!("typed-client-{}", std::process::id());
-    let role = ClusterRole {
-        metadata: ObjectMeta { name: Some(name.clone()), ..Default::default() },
-        ..Default::default()
-    };
+    let role =
+        ClusterRole { metadata: ObjectMeta { name: Some(name.clone()), ..Default::default() }, ..Default::default() };
     roles.create(&role, &CreateOptions::default()).await?;
     let got = roles.get(&name, &GetOptions::default()).await?;
     assert_eq!(got.metadata.namespace, None);
@@ -193,7 +180,11 @@ fn deployment(name: &str) -> Deployment {
             template: PodTemplateSpec {
                 metadata: Some(ObjectMeta { labels: Some(labels), ..Default::default() }),
                 spec: Some(PodSpec {
-                    containers: vec![Container { name: "c".into(), image: Some("busybox".into()), ..Default::default() }],
+                    containers: vec![Container {
+                        name: "c".into(),
+                        image: Some("busybox".into()),
+                        ..Default::default()
+                    }],
                     ..Default::default()
                 }),
             },
@@ -212,7 +203,8 @@ async fn status_and_scale_subresources() -> Result<()> {
 
     // update_status changes status only; a spec change sent with it is ignored
     let mut with_status = created.clone();
-    with_status.status = Some(DeploymentStatus { observed_generation: Some(1), replicas: Some(1), ..Default::default() });
+    with_status.status =
+        Some(DeploymentStatus { observed_generation: Some(1), replicas: Some(1), ..Default::default() });
     with_status.spec.replicas = Some(7);
     let after = deployments.update_status(&with_status, &UpdateOptions::default()).await?;
     assert_eq!(after.status.as_ref().and_then(|s| s.observed_generation), Some(1));

@@ -40,27 +40,29 @@ async fn student_crd_lifecycle_through_kube_and_kubectl() -> Result<()> {
 
     let listed = kubectl_result(env.kubectl(&["get", "stu", "-n", &ns, "-o", "name"]))?;
     assert_eq!(listed.trim(), "student.example.k8s.io/object-name");
-    let school = kubectl_result(env.kubectl(&[
-        "get", "students", "object-name", "-n", &ns, "-o", "jsonpath={.spec.school}",
-    ]))?;
+    let school =
+        kubectl_result(env.kubectl(&["get", "students", "object-name", "-n", &ns, "-o", "jsonpath={.spec.school}"]))?;
     assert_eq!(school, "china");
 
     // Edit it the way `kubectl edit` would end up: a merge patch of spec.
     kubectl_result(env.kubectl(&[
-        "patch", "student", "object-name", "-n", &ns, "--type=merge", "-p", r#"{"spec":{"school":"tsinghua"}}"#,
+        "patch",
+        "student",
+        "object-name",
+        "-n",
+        &ns,
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"school":"tsinghua"}}"#,
     ]))?;
     let edited = api.get("object-name").await?;
     assert_eq!(edited.data["spec"]["school"], "tsinghua");
     assert_eq!(edited.data["spec"]["name"], "wang");
 
     // And through kube.
-    api.patch(
-        "object-name",
-        &PatchParams::default(),
-        &Patch::Merge(json!({ "spec": { "school": "peking" } })),
-    )
-    .await?;
-    let school = kubectl_result(env.kubectl(&["get", "stu", "object-name", "-n", &ns, "-o", "jsonpath={.spec.school}"]))?;
+    api.patch("object-name", &PatchParams::default(), &Patch::Merge(json!({ "spec": { "school": "peking" } }))).await?;
+    let school =
+        kubectl_result(env.kubectl(&["get", "stu", "object-name", "-n", &ns, "-o", "jsonpath={.spec.school}"]))?;
     assert_eq!(school, "peking");
 
     kubectl_result(env.kubectl(&["delete", "stu", "object-name", "-n", &ns]))?;

@@ -21,9 +21,7 @@ fn audited_requests(env: &TestEnv, verb: &str, namespace: &str) -> usize {
     log.lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter(|e| {
-            e["verb"] == verb
-                && e["objectRef"]["resource"] == "configmaps"
-                && e["objectRef"]["namespace"] == namespace
+            e["verb"] == verb && e["objectRef"]["resource"] == "configmaps" && e["objectRef"]["namespace"] == namespace
         })
         .filter_map(|e| e["auditID"].as_str().map(str::to_owned))
         .collect::<BTreeSet<_>>()

@@ -118,9 +118,8 @@ async fn the_generated_user_crd_validates_like_the_seed() -> Result<()> {
     let user = |name: &str, spec: serde_json::Value| DynamicObject::new(name, &users()).data(json!({ "spec": spec }));
 
     // Valid, and the server applies the declared default.
-    let created = api
-        .create(&PostParams::default(), &user("admin", json!({ "userID": 1, "groups": ["superusers"] })))
-        .await?;
+    let created =
+        api.create(&PostParams::default(), &user("admin", json!({ "userID": 1, "groups": ["superusers"] }))).await?;
     assert_eq!(created.data["spec"]["shell"], "bash");
 
     let reject = |spec: serde_json::Value| {
@@ -167,7 +166,8 @@ async fn scale_subresource_and_printer_columns_work_through_kubectl() -> Result<
     assert!(wide.contains("IMAGE") && wide.contains("nginx"), "priority-1 column in -o wide: {wide}");
 
     kubectl_result(env.kubectl(&["scale", "webapp", "web", "-n", &ns, "--replicas=3"]))?;
-    let replicas = kubectl_result(env.kubectl(&["get", "webapp", "web", "-n", &ns, "-o", "jsonpath={.spec.replicas}"]))?;
+    let replicas =
+        kubectl_result(env.kubectl(&["get", "webapp", "web", "-n", &ns, "-o", "jsonpath={.spec.replicas}"]))?;
     assert_eq!(replicas, "3");
     Ok(())
 }

@@ -171,10 +171,11 @@ async fn a_blocked_handler_does_not_hold_back_another() -> Result<()> {
     // call; dropping `gate` frees it.
     let (gate, gate_rx) = std_mpsc::channel::<()>();
     let (stuck_tx, mut stuck_seen) = mpsc::unbounded_channel();
-    let stuck = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |obj: Arc<Student>, initial| {
-        let _ = gate_rx.recv();
-        let _ = stuck_tx.send(add(obj.metadata.name.as_deref().unwrap_or_default(), &obj.spec.school, initial));
-    }));
+    let stuck =
+        informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |obj: Arc<Student>, initial| {
+            let _ = gate_rx.recv();
+            let _ = stuck_tx.send(add(obj.metadata.name.as_deref().unwrap_or_default(), &obj.spec.school, initial));
+        }));
     let (handler, mut seen) = recorder();
     let flowing = informer.add_event_handler(handler);
     informer.start();
@@ -219,8 +220,8 @@ async fn has_synced_flips_only_after_all_initial_adds_are_delivered() -> Result<
     let not_initial = Arc::new(AtomicUsize::new(0));
     let (counted, late) = (delivered.clone(), not_initial.clone());
     let mut first = Some(gate_rx);
-    let registration = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(
-        move |_: Arc<Student>, initial| {
+    let registration =
+        informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |_: Arc<Student>, initial| {
             // Hold the first add until the test has looked at the flags.
             if let Some(gate) = first.take() {
                 let _ = gate.recv();
@@ -229,8 +230,7 @@ async fn has_synced_flips_only_after_all_initial_adds_are_delivered() -> Result<
                 late.fetch_add(1, Ordering::AcqRel);
             }
             counted.fetch_add(1, Ordering::AcqRel);
-        },
-    ));
+        }));
     informer.start();
     assert!(timeout(GUARD, informer.wait_for_cache_sync()).await?);
     assert_eq!(informer.indexer().len(), OBJECTS, "synced means the whole list is cached");

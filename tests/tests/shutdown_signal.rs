@@ -20,10 +20,8 @@ fn wait_for_line(reader: &mut impl BufRead, want: &str) {
 
 /// Starts the two_signals binary and waits until it is ready.
 fn start() -> (Child, BufReader<ChildStdout>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_two_signals"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawning two_signals");
+    let mut child =
+        Command::new(env!("CARGO_BIN_EXE_two_signals")).stdout(Stdio::piped()).spawn().expect("spawning two_signals");
     let mut out = BufReader::new(child.stdout.take().expect("stdout"));
     wait_for_line(&mut out, "ready");
     (child, out)

@@ -40,9 +40,7 @@ pub const API_APPROVED: &str = "api-approved.kubernetes.io";
 /// without an approval annotation; kube-codegen marks them unapproved, as
 /// the seed's `example.k8s.io` is.
 pub fn required_annotations(group: &str) -> BTreeMap<String, String> {
-    let protected = ["k8s.io", "kubernetes.io"]
-        .iter()
-        .any(|p| group == *p || group.ends_with(&format!(".{p}")));
+    let protected = ["k8s.io", "kubernetes.io"].iter().any(|p| group == *p || group.ends_with(&format!(".{p}")));
     let mut annotations = BTreeMap::new();
     if protected {
         annotations.insert(API_APPROVED.to_owned(), "unapproved, experimental-only".to_owned());
@@ -160,7 +158,10 @@ pub fn generate(model: &Model, crd_dir: &Path, header: Option<&str>, diags: &mut
                 let yaml = match serde_yaml::to_string(&crd) {
                     Ok(y) => y,
                     Err(e) => {
-                        diags.push(Diagnostic::error(format!("cannot serialize the CRD for `{}`: {e}", crd.spec.names.kind)));
+                        diags.push(Diagnostic::error(format!(
+                            "cannot serialize the CRD for `{}`: {e}",
+                            crd.spec.names.kind
+                        )));
                         continue;
                     }
                 };
@@ -176,7 +177,11 @@ pub fn generate(model: &Model, crd_dir: &Path, header: Option<&str>, diags: &mut
 }
 
 /// The CRD of one kind across its versions.
-pub fn build(group: &Group, versions: &[(&Version, &Kind)], diags: &mut Diagnostics) -> Option<CustomResourceDefinition> {
+pub fn build(
+    group: &Group,
+    versions: &[(&Version, &Kind)],
+    diags: &mut Diagnostics,
+) -> Option<CustomResourceDefinition> {
     let (_, first) = versions.first()?;
     let single = versions.len() == 1;
     let mut crd_versions = Vec::new();
@@ -248,9 +253,12 @@ fn check_columns(k: &Kind, schema: &JsonSchemaProps, diags: &mut Diagnostics) {
         }
         if resolve_path(schema, &c.json_path.value).is_none() {
             diags.push(
-                Diagnostic::error(format!("printer column `{}` reads `{}`, which is not in the schema of `{}`", c.name.value, c.json_path.value, k.kind))
-                    .at(k.origin.with_span(c.json_path.span).location())
-                    .help("use the JSON names of the fields (after serde renames), e.g. `.spec.replicas`"),
+                Diagnostic::error(format!(
+                    "printer column `{}` reads `{}`, which is not in the schema of `{}`",
+                    c.name.value, c.json_path.value, k.kind
+                ))
+                .at(k.origin.with_span(c.json_path.span).location())
+                .help("use the JSON names of the fields (after serde renames), e.g. `.spec.replicas`"),
             );
         }
     }
@@ -268,23 +276,34 @@ fn check_columns(k: &Kind, schema: &JsonSchemaProps, diags: &mut Diagnostics) {
                 diags.push(
                     Diagnostic::error(format!("`{what}` must start with `{prefix}`, got `{}`", path.value))
                         .at(loc)
-                        .help(format!("e.g. `{what} = \"{prefix}{}\"`", if ty == "integer" { "replicas" } else { "selector" })),
+                        .help(format!(
+                            "e.g. `{what} = \"{prefix}{}\"`",
+                            if ty == "integer" { "replicas" } else { "selector" }
+                        )),
                 );
                 continue;
             }
             match resolve_path(schema, &path.value) {
                 None => diags.push(
-                    Diagnostic::error(format!("`{what}` points at `{}`, which is not in the schema of `{}`", path.value, k.kind))
-                        .at(loc)
-                        .help("use the JSON names of the fields (after serde renames)"),
+                    Diagnostic::error(format!(
+                        "`{what}` points at `{}`, which is not in the schema of `{}`",
+                        path.value, k.kind
+                    ))
+                    .at(loc)
+                    .help("use the JSON names of the fields (after serde renames)"),
                 ),
                 Some(p) if p.type_.as_deref().is_some_and(|t| t != ty) => {
                     let article = |t: &str| if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
                     let found = p.type_.as_deref().unwrap_or("?");
                     diags.push(
-                        Diagnostic::error(format!("`{what}` points at `{}`, which is {} {found} ({} {ty} is needed)", path.value, article(found), article(ty)))
-                            .at(loc)
-                            .help(format!("point it at {} {ty} field", article(ty))),
+                        Diagnostic::error(format!(
+                            "`{what}` points at `{}`, which is {} {found} ({} {ty} is needed)",
+                            path.value,
+                            article(found),
+                            article(ty)
+                        ))
+                        .at(loc)
+                        .help(format!("point it at {} {ty} field", article(ty))),
                     )
                 }
                 Some(_) => {}

@@ -130,7 +130,9 @@ fn keep(item: &syn::Item) -> bool {
     match item {
         syn::Item::Use(_) | syn::Item::Mod(_) => true,
         syn::Item::Macro(m) => markers::is_group_name_macro(&m.mac.path),
-        syn::Item::Impl(i) => i.trait_.as_ref().is_some_and(|(p, _)| p.segments.last().is_some_and(|s| s.ident == "Clone")),
+        syn::Item::Impl(i) => {
+            i.trait_.as_ref().is_some_and(|(p, _)| p.segments.last().is_some_and(|s| s.ident == "Clone"))
+        }
         other => api_type_of(other).is_some(),
     }
 }
@@ -188,7 +190,11 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
             });
             if let Some(attr) = genclient_attr {
                 inline |= names_version(attr);
-                roots.push(Root { name: ident.to_string(), file: f, genclient: markers::parse_genclient_attr(attr).ok() });
+                roots.push(Root {
+                    name: ident.to_string(),
+                    file: f,
+                    genclient: markers::parse_genclient_attr(attr).ok(),
+                });
             }
         }
     }
@@ -236,7 +242,14 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
     pkg.version = version.map(|(v, _)| v).unwrap_or_else(|| "v1".to_string());
 
     let mut settings = Settings::new(&dir)
-        .with_generators([GeneratorKind::Deepcopy, GeneratorKind::Register, GeneratorKind::Client, GeneratorKind::Lister, GeneratorKind::Informer, GeneratorKind::Crd])
+        .with_generators([
+            GeneratorKind::Deepcopy,
+            GeneratorKind::Register,
+            GeneratorKind::Client,
+            GeneratorKind::Lister,
+            GeneratorKind::Informer,
+            GeneratorKind::Crd,
+        ])
         .with_runtime_path(runtime_path)
         .with_apis_module("crate");
     settings.inline = true;
@@ -297,8 +310,9 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
 /// directory: neither the CLI (which needs the directory) nor the macro
 /// (which needs the version) would generate anything.
 fn missing_version(file: &Path, roots: &[Root], diags: &mut Diagnostics) {
-    let in_version_package = file.parent().and_then(|d| d.file_name()).and_then(|n| n.to_str()).is_some_and(parse::is_version_name)
-        || file.file_stem().and_then(|n| n.to_str()).is_some_and(parse::is_version_name);
+    let in_version_package =
+        file.parent().and_then(|d| d.file_name()).and_then(|n| n.to_str()).is_some_and(parse::is_version_name)
+            || file.file_stem().and_then(|n| n.to_str()).is_some_and(parse::is_version_name);
     if in_version_package {
         return;
     }
@@ -339,7 +353,15 @@ fn path(s: &str) -> Result<syn::Path, String> {
 }
 
 /// The hidden module of one kind and its re-exports.
-fn render_kind(p: &Paths, vv: &VersionView, kv: &KindView, vis: &syn::Visibility, yaml: &str, json: &str, crd_name: &str) -> Result<String, String> {
+fn render_kind(
+    p: &Paths,
+    vv: &VersionView,
+    kv: &KindView,
+    vis: &syn::Visibility,
+    yaml: &str,
+    json: &str,
+    crd_name: &str,
+) -> Result<String, String> {
     let mut k = kv.clone();
     k.listers_path = "super::lister".to_string();
     k.client_expansion = false;
@@ -405,7 +427,8 @@ fn render_kind(p: &Paths, vv: &VersionView, kv: &KindView, vis: &syn::Visibility
             }
         });
     }
-    let doc_yaml = format!("The CustomResourceDefinition of `{}` as YAML, exactly as `kube-codegen crd` writes it.", k.kind);
+    let doc_yaml =
+        format!("The CustomResourceDefinition of `{}` as YAML, exactly as `kube-codegen crd` writes it.", k.kind);
     let code = quote! {
         #[doc(hidden)]
         #[allow(dead_code, unused_imports, clippy::all)]

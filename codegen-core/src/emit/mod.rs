@@ -114,16 +114,28 @@ impl Emitter<'_> {
         let text = match rendered {
             Ok(t) => t,
             Err(e) => {
-                self.diags.push(Diagnostic::error(format!("cannot render `{}`: {e}", path.display())).note("this is a bug in kube-codegen"));
+                self.diags.push(
+                    Diagnostic::error(format!("cannot render `{}`: {e}", path.display()))
+                        .note("this is a bug in kube-codegen"),
+                );
                 return;
             }
         };
         match format_rust(&text) {
-            Ok(body) => self.output.files.push(GeneratedFile { path, contents: with_header(GENERATED_MARKER, "//", self.header, &body) }),
+            Ok(body) => self
+                .output
+                .files
+                .push(GeneratedFile { path, contents: with_header(GENERATED_MARKER, "//", self.header, &body) }),
             Err(e) => self.diags.push(
                 Diagnostic::error(format!("generated `{}` does not parse: {e}", path.display()))
                     .note("this is a bug in kube-codegen")
-                    .note(text.lines().nth(e.span().start().line.saturating_sub(1)).unwrap_or_default().trim().to_string()),
+                    .note(
+                        text.lines()
+                            .nth(e.span().start().line.saturating_sub(1))
+                            .unwrap_or_default()
+                            .trim()
+                            .to_string(),
+                    ),
             ),
         }
     }
@@ -174,16 +186,25 @@ pub fn generate(settings: &Settings, model: &Model, diags: &mut Diagnostics) -> 
         e.rust(dir.join("mod.rs"), ClientsetTemplate { p: &p, groups: &with_client }.render());
         for g in &with_client {
             let gdir = dir.join(g.module.trim_start_matches("r#"));
-            e.modules(&gdir, &format!("Clients of the `{}` group.", g.name), g.versions.iter().map(|v| v.module.clone()).collect(), vec![]);
+            e.modules(
+                &gdir,
+                &format!("Clients of the `{}` group.", g.name),
+                g.versions.iter().map(|v| v.module.clone()).collect(),
+                vec![],
+            );
             for v in &g.versions {
                 let vdir = gdir.join(v.module.trim_start_matches("r#"));
                 let mut v = v.clone();
                 for k in &mut v.kinds {
-                    k.client_expansion = hand_written(&vdir.join(format!("{}_expansion.rs", k.module.trim_start_matches("r#"))));
+                    k.client_expansion =
+                        hand_written(&vdir.join(format!("{}_expansion.rs", k.module.trim_start_matches("r#"))));
                 }
                 e.rust(vdir.join("mod.rs"), GroupVersionClientTemplate { p: &p, v: &v }.render());
                 for k in &v.kinds {
-                    e.rust(vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))), KindClientTemplate { p: &p, k }.render());
+                    e.rust(
+                        vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))),
+                        KindClientTemplate { p: &p, k }.render(),
+                    );
                 }
             }
         }
@@ -193,19 +214,34 @@ pub fn generate(settings: &Settings, model: &Model, diags: &mut Diagnostics) -> 
     if settings.runs(GeneratorKind::Lister) && !with_lister.is_empty() {
         client_modules.insert("listers".to_string());
         let dir = out_dir.join("listers");
-        e.modules(&dir, "Typed listers over informer caches (lister-gen).", with_lister.iter().map(|g| g.module.clone()).collect(), vec![]);
+        e.modules(
+            &dir,
+            "Typed listers over informer caches (lister-gen).",
+            with_lister.iter().map(|g| g.module.clone()).collect(),
+            vec![],
+        );
         for g in &with_lister {
             let gdir = dir.join(g.module.trim_start_matches("r#"));
-            e.modules(&gdir, &format!("Listers of the `{}` group.", g.name), g.versions.iter().map(|v| v.module.clone()).collect(), vec![]);
+            e.modules(
+                &gdir,
+                &format!("Listers of the `{}` group.", g.name),
+                g.versions.iter().map(|v| v.module.clone()).collect(),
+                vec![],
+            );
             for v in &g.versions {
                 let vdir = gdir.join(v.module.trim_start_matches("r#"));
                 let mods: Vec<String> = v.kinds.iter().map(|k| k.module.clone()).collect();
-                let mut reexports: Vec<String> = v.kinds.iter().map(|k| format!("{}::{}", k.module, k.lister)).collect();
-                reexports.extend(v.kinds.iter().filter(|k| k.namespaced).map(|k| format!("{}::{}", k.module, k.ns_lister)));
+                let mut reexports: Vec<String> =
+                    v.kinds.iter().map(|k| format!("{}::{}", k.module, k.lister)).collect();
+                reexports
+                    .extend(v.kinds.iter().filter(|k| k.namespaced).map(|k| format!("{}::{}", k.module, k.ns_lister)));
                 reexports.sort();
                 e.modules(&vdir, &format!("Listers of `{}`.", v.api_version), mods, reexports);
                 for k in &v.kinds {
-                    e.rust(vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))), ListerTemplate { p: &p, k }.render());
+                    e.rust(
+                        vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))),
+                        ListerTemplate { p: &p, k }.render(),
+                    );
                 }
             }
         }
@@ -223,7 +259,10 @@ pub fn generate(settings: &Settings, model: &Model, diags: &mut Diagnostics) -> 
                 let vdir = gdir.join(v.module.trim_start_matches("r#"));
                 e.rust(vdir.join("mod.rs"), InformerVersionTemplate { p: &p, v }.render());
                 for k in &v.kinds {
-                    e.rust(vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))), InformerKindTemplate { p: &p, k }.render());
+                    e.rust(
+                        vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))),
+                        InformerKindTemplate { p: &p, k }.render(),
+                    );
                 }
             }
         }

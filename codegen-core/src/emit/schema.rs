@@ -258,12 +258,22 @@ impl<'a> SchemaBuilder<'a> {
                         // A flattened newtype/transparent map keeps every other key.
                         preserve |= inner.additional_properties.is_some();
                         if inner.type_.as_deref() != Some("object") {
-                            self.error(&f.origin, None, format!("flattened field `{}` is not a struct", f.rust_name), "only structs and maps can be `#[serde(flatten)]`ed");
+                            self.error(
+                                &f.origin,
+                                None,
+                                format!("flattened field `{}` is not a struct", f.rust_name),
+                                "only structs and maps can be `#[serde(flatten)]`ed",
+                            );
                             continue;
                         }
                         for (k, v) in inner.properties.unwrap_or_default() {
                             if properties.insert(k.clone(), v).is_some() {
-                                self.error(&f.origin, None, format!("flattened field `{}` repeats property `{k}`", f.rust_name), "rename one of the two fields");
+                                self.error(
+                                    &f.origin,
+                                    None,
+                                    format!("flattened field `{}` repeats property `{k}`", f.rust_name),
+                                    "rename one of the two fields",
+                                );
                             }
                         }
                         if !matches!(f.ty, TypeRef::Option(_)) && !f.serde.default {
@@ -272,7 +282,12 @@ impl<'a> SchemaBuilder<'a> {
                         preserve |= inner.x_preserve_unknown_fields == Some(true);
                     }
                     TypeRef::Map(_) | TypeRef::Json | TypeRef::JsonObject => preserve = true,
-                    _ => self.error(&f.origin, None, format!("`#[serde(flatten)]` on `{}` has no structural schema", f.rust_name), "flatten a struct, or a `BTreeMap<String, serde_json::Value>` to keep unknown fields"),
+                    _ => self.error(
+                        &f.origin,
+                        None,
+                        format!("`#[serde(flatten)]` on `{}` has no structural schema", f.rust_name),
+                        "flatten a struct, or a `BTreeMap<String, serde_json::Value>` to keep unknown fields",
+                    ),
                 }
                 continue;
             }
@@ -281,7 +296,12 @@ impl<'a> SchemaBuilder<'a> {
                 required.push(f.json_name.clone());
             }
             if properties.insert(f.json_name.clone(), schema).is_some() {
-                self.error(&f.origin, None, format!("two fields are serialized as `{}`", f.json_name), "fix the `#[serde(rename)]`");
+                self.error(
+                    &f.origin,
+                    None,
+                    format!("two fields are serialized as `{}`", f.json_name),
+                    "fix the `#[serde(rename)]`",
+                );
             }
         }
         required.sort();
@@ -335,7 +355,9 @@ impl<'a> SchemaBuilder<'a> {
             TypeRef::Json => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() },
             TypeRef::JsonObject => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") },
             TypeRef::Option(inner) => self.type_schema(inner, origin),
-            TypeRef::List(inner) => JsonSchemaProps { items: Some(Box::new(self.type_schema(inner, origin))), ..typed("array") },
+            TypeRef::List(inner) => {
+                JsonSchemaProps { items: Some(Box::new(self.type_schema(inner, origin))), ..typed("array") }
+            }
             TypeRef::Set(inner) => {
                 let items = self.type_schema(inner, origin);
                 let scalar = matches!(items.type_.as_deref(), Some("string" | "integer" | "number" | "boolean"));
@@ -345,7 +367,10 @@ impl<'a> SchemaBuilder<'a> {
                     ..typed("array")
                 }
             }
-            TypeRef::Map(inner) => JsonSchemaProps { additional_properties: Some(Box::new(self.type_schema(inner, origin))), ..typed("object") },
+            TypeRef::Map(inner) => JsonSchemaProps {
+                additional_properties: Some(Box::new(self.type_schema(inner, origin))),
+                ..typed("object")
+            },
             TypeRef::Known(k) => known_schema(*k),
             TypeRef::Named(n) => self.named(n, origin),
         }
@@ -368,7 +393,9 @@ impl<'a> SchemaBuilder<'a> {
         };
         self.stack.push(name.to_string());
         let schema = match &def.body {
-            Body::Struct(fields) if def.serde.transparent && fields.len() == 1 => self.type_schema(&fields[0].ty, &fields[0].origin),
+            Body::Struct(fields) if def.serde.transparent && fields.len() == 1 => {
+                self.type_schema(&fields[0].ty, &fields[0].origin)
+            }
             Body::Struct(fields) => self.struct_schema(def, fields),
             Body::Newtype(inner) => {
                 let mut s = self.type_schema(inner, &def.origin);
@@ -377,7 +404,12 @@ impl<'a> SchemaBuilder<'a> {
             }
             Body::Enum(variants) => self.enum_schema(def, variants),
             Body::Other => {
-                self.error(&def.origin, None, format!("type `{name}` has no CRD schema"), "use a struct with named fields, a newtype or an enum");
+                self.error(
+                    &def.origin,
+                    None,
+                    format!("type `{name}` has no CRD schema"),
+                    "use a struct with named fields, a newtype or an enum",
+                );
                 typed("object")
             }
         };
@@ -396,7 +428,12 @@ impl<'a> SchemaBuilder<'a> {
                 ..typed("string")
             }
         } else if let (Some(_), Some(_)) = (&c.tag, &c.content) {
-            self.error(&def.origin, None, format!("adjacently tagged enum `{}` has no structural schema", def.name), "use an externally tagged enum (no `tag`/`content`) or an internally tagged one (`tag` only)");
+            self.error(
+                &def.origin,
+                None,
+                format!("adjacently tagged enum `{}` has no structural schema", def.name),
+                "use an externally tagged enum (no `tag`/`content`) or an internally tagged one (`tag` only)",
+            );
             typed("object")
         } else if let Some(tag) = &c.tag {
             self.internally_tagged(def, variants, tag)
@@ -427,7 +464,12 @@ impl<'a> SchemaBuilder<'a> {
                 Some(self.struct_schema(&fake, fields))
             }
             VariantBody::Tuple => {
-                self.error(&v.origin, None, format!("tuple variant `{}` has no structural schema", v.rust_name), "use a struct variant `{ .. }` or a newtype variant");
+                self.error(
+                    &v.origin,
+                    None,
+                    format!("tuple variant `{}` has no structural schema", v.rust_name),
+                    "use a struct variant `{ .. }` or a newtype variant",
+                );
                 None
             }
         }
@@ -468,12 +510,22 @@ impl<'a> SchemaBuilder<'a> {
         for v in variants {
             let Some(obj) = self.variant_object(v) else { continue };
             if obj.type_.as_deref() != Some("object") {
-                self.error(&v.origin, None, format!("variant `{}` of internally tagged enum `{}` is not an object", v.rust_name, def.name), "internally tagged variants must be structs or unit variants");
+                self.error(
+                    &v.origin,
+                    None,
+                    format!("variant `{}` of internally tagged enum `{}` is not an object", v.rust_name, def.name),
+                    "internally tagged variants must be structs or unit variants",
+                );
                 continue;
             }
             for (k, s) in obj.properties.unwrap_or_default() {
                 if k == tag {
-                    self.error(&v.origin, None, format!("variant `{}` has a field named like the tag `{tag}`", v.rust_name), "rename the field or the tag");
+                    self.error(
+                        &v.origin,
+                        None,
+                        format!("variant `{}` has a field named like the tag `{tag}`", v.rust_name),
+                        "rename the field or the tag",
+                    );
                     continue;
                 }
                 match properties.get(&k) {
@@ -491,7 +543,10 @@ impl<'a> SchemaBuilder<'a> {
         }
         properties.insert(
             tag.to_string(),
-            JsonSchemaProps { enum_: Some(variants.iter().map(|v| Value::String(v.json_name.clone())).collect()), ..typed("string") },
+            JsonSchemaProps {
+                enum_: Some(variants.iter().map(|v| Value::String(v.json_name.clone())).collect()),
+                ..typed("string")
+            },
         );
         JsonSchemaProps { properties: Some(properties), required: Some(vec![tag.to_string()]), ..typed("object") }
     }
@@ -515,7 +570,10 @@ impl<'a> SchemaBuilder<'a> {
                         Some(prev) if prev != &p => self.error(
                             &v.origin,
                             None,
-                            format!("variants of untagged enum `{}` declare property `{k}` with different schemas", def.name),
+                            format!(
+                                "variants of untagged enum `{}` declare property `{k}` with different schemas",
+                                def.name
+                            ),
                             "a structural schema has one schema per property",
                         ),
                         _ => {
@@ -564,8 +622,12 @@ impl<'a> SchemaBuilder<'a> {
                 // The Rust type's own range (u8, u32, ..) stays when it is tighter.
                 let user = n.value.as_f64();
                 match marker {
-                    "minimum" if s.minimum.as_ref().and_then(|m| m.as_f64()) < user || s.minimum.is_none() => s.minimum = Some(n.value.clone()),
-                    "maximum" if s.maximum.as_ref().and_then(|m| m.as_f64()).is_none_or(|m| Some(m) > user) => s.maximum = Some(n.value.clone()),
+                    "minimum" if s.minimum.as_ref().and_then(|m| m.as_f64()) < user || s.minimum.is_none() => {
+                        s.minimum = Some(n.value.clone())
+                    }
+                    "maximum" if s.maximum.as_ref().and_then(|m| m.as_f64()).is_none_or(|m| Some(m) > user) => {
+                        s.maximum = Some(n.value.clone())
+                    }
                     "minimum" | "maximum" => {}
                     _ => s.multiple_of = Some(n.value.clone()),
                 }
@@ -593,7 +655,12 @@ impl<'a> SchemaBuilder<'a> {
         if let (Some(min), Some(max)) = (&v.minimum, &v.maximum)
             && min.value.as_f64() > max.value.as_f64()
         {
-            self.error(origin, Some(min.span), format!("`minimum = {}` is greater than `maximum = {}`", min.value, max.value), "swap the bounds");
+            self.error(
+                origin,
+                Some(min.span),
+                format!("`minimum = {}` is greater than `maximum = {}`", min.value, max.value),
+                "swap the bounds",
+            );
         }
         let stringish = ty == "string" || ty == "int-or-string";
         for (marker, value) in [("min_length", &v.min_length), ("max_length", &v.max_length)] {
@@ -610,7 +677,12 @@ impl<'a> SchemaBuilder<'a> {
         if let (Some(min), Some(max)) = (&v.min_length, &v.max_length)
             && min.value > max.value
         {
-            self.error(origin, Some(min.span), format!("`min_length = {}` is greater than `max_length = {}`", min.value, max.value), "swap the bounds");
+            self.error(
+                origin,
+                Some(min.span),
+                format!("`min_length = {}` is greater than `max_length = {}`", min.value, max.value),
+                "swap the bounds",
+            );
         }
         if let Some(p) = &v.pattern {
             if stringish {
@@ -628,7 +700,12 @@ impl<'a> SchemaBuilder<'a> {
         }
         if let Some(values) = &v.enum_values {
             if let Some(bad) = values.value.iter().find(|val| !value_fits(val, ty)) {
-                self.error(origin, Some(values.span), format!("enum value {bad} does not fit `{name}`, which is {}", describe(ty)), "use values of the field's type");
+                self.error(
+                    origin,
+                    Some(values.span),
+                    format!("enum value {bad} does not fit `{name}`, which is {}", describe(ty)),
+                    "use values of the field's type",
+                );
             } else {
                 s.enum_ = Some(values.value.clone());
             }
@@ -667,7 +744,12 @@ impl<'a> SchemaBuilder<'a> {
             if value_fits(&d.value, ty) {
                 s.default = Some(d.value.clone());
             } else {
-                self.error(origin, Some(d.span), format!("default {} does not fit `{name}`, which is {}", d.value, describe(ty)), "use a value of the field's type");
+                self.error(
+                    origin,
+                    Some(d.span),
+                    format!("default {} does not fit `{name}`, which is {}", d.value, describe(ty)),
+                    "use a value of the field's type",
+                );
             }
         }
         if v.nullable.is_some() {
@@ -700,7 +782,12 @@ impl<'a> SchemaBuilder<'a> {
                 self.list_type(s, lt, v.list_map_keys.as_ref(), origin, name);
             }
         } else if let Some(keys) = &v.list_map_keys {
-            self.error(origin, Some(keys.span), "`list_map_keys` needs `list_type = \"map\"`".into(), "add `list_type = \"map\"`");
+            self.error(
+                origin,
+                Some(keys.span),
+                "`list_map_keys` needs `list_type = \"map\"`".into(),
+                "add `list_type = \"map\"`",
+            );
         }
         if let Some(mt) = &v.map_type {
             if ty != "object" {
@@ -730,7 +817,14 @@ impl<'a> SchemaBuilder<'a> {
         }
     }
 
-    fn list_type(&mut self, s: &mut JsonSchemaProps, lt: &Spanned<String>, keys: Option<&Spanned<Vec<Spanned<String>>>>, origin: &Origin, name: &str) {
+    fn list_type(
+        &mut self,
+        s: &mut JsonSchemaProps,
+        lt: &Spanned<String>,
+        keys: Option<&Spanned<Vec<Spanned<String>>>>,
+        origin: &Origin,
+        name: &str,
+    ) {
         let item = s.items.as_deref().cloned().unwrap_or_default();
         let item_scalar = matches!(item.type_.as_deref(), Some("string" | "integer" | "number" | "boolean"));
         match lt.value.as_str() {
@@ -740,20 +834,40 @@ impl<'a> SchemaBuilder<'a> {
             }
             "map" => {
                 let Some(keys) = keys else {
-                    self.error(origin, Some(lt.span), "`list_type = \"map\"` needs `list_map_keys(..)`".into(), "name the item fields that identify an entry, e.g. `list_map_keys(\"name\")`");
+                    self.error(
+                        origin,
+                        Some(lt.span),
+                        "`list_type = \"map\"` needs `list_map_keys(..)`".into(),
+                        "name the item fields that identify an entry, e.g. `list_map_keys(\"name\")`",
+                    );
                     return;
                 };
                 if item.type_.as_deref() != Some("object") {
-                    self.error(origin, Some(lt.span), format!("`list_type = \"map\"` on `{name}`, whose items are not objects"), "map lists hold structs");
+                    self.error(
+                        origin,
+                        Some(lt.span),
+                        format!("`list_type = \"map\"` on `{name}`, whose items are not objects"),
+                        "map lists hold structs",
+                    );
                     return;
                 }
                 let props = item.properties.clone().unwrap_or_default();
                 let required = item.required.clone().unwrap_or_default();
                 for k in &keys.value {
                     match props.get(&k.value) {
-                        None => self.error(origin, Some(k.span), format!("list map key `{}` is not a field of the items of `{name}`", k.value), format!("items have: {}", props.keys().cloned().collect::<Vec<_>>().join(", "))),
+                        None => self.error(
+                            origin,
+                            Some(k.span),
+                            format!("list map key `{}` is not a field of the items of `{name}`", k.value),
+                            format!("items have: {}", props.keys().cloned().collect::<Vec<_>>().join(", ")),
+                        ),
                         Some(p) if !matches!(p.type_.as_deref(), Some("string" | "integer" | "number" | "boolean")) => {
-                            self.error(origin, Some(k.span), format!("list map key `{}` is not a scalar", k.value), "keys must be strings, numbers or booleans")
+                            self.error(
+                                origin,
+                                Some(k.span),
+                                format!("list map key `{}` is not a scalar", k.value),
+                                "keys must be strings, numbers or booleans",
+                            )
                         }
                         Some(p) if !required.contains(&k.value) && p.default.is_none() => self.error(
                             origin,
@@ -779,7 +893,11 @@ impl<'a> SchemaBuilder<'a> {
 fn check_default(value: &Value, s: &JsonSchemaProps, path: &str) -> Result<(), (String, String)> {
     let bad = |what: String, help: String| Err((format!("default of `{path}` {what}"), help));
     if value.is_null() {
-        return if s.nullable == Some(true) { Ok(()) } else { bad("is null".into(), "remove the default, or add `nullable`".into()) };
+        return if s.nullable == Some(true) {
+            Ok(())
+        } else {
+            bad("is null".into(), "remove the default, or add `nullable`".into())
+        };
     }
     if let Some(allowed) = &s.enum_
         && !allowed.contains(value)
@@ -807,13 +925,23 @@ fn check_default(value: &Value, s: &JsonSchemaProps, path: &str) -> Result<(), (
     if let Some(text) = value.as_str() {
         let len = text.chars().count() as u64;
         if s.min_length.is_some_and(|m| len < m) || s.max_length.is_some_and(|m| len > m) {
-            return bad(format!("{value} has a length outside {}..={}", s.min_length.unwrap_or(0), s.max_length.map_or("".into(), |m| m.to_string())), "use a value within the length bounds".into());
+            return bad(
+                format!(
+                    "{value} has a length outside {}..={}",
+                    s.min_length.unwrap_or(0),
+                    s.max_length.map_or("".into(), |m| m.to_string())
+                ),
+                "use a value within the length bounds".into(),
+            );
         }
     }
     if let Some(items) = value.as_array() {
         let len = items.len() as u64;
         if s.min_items.is_some_and(|m| len < m) || s.max_items.is_some_and(|m| len > m) {
-            return bad(format!("has {len} items, outside the item bounds"), "use a list within `min_items`/`max_items`".into());
+            return bad(
+                format!("has {len} items, outside the item bounds"),
+                "use a list within `min_items`/`max_items`".into(),
+            );
         }
         if let Some(item_schema) = &s.items {
             for (i, item) in items.iter().enumerate() {

@@ -155,7 +155,13 @@ fn group(g: &Group, p: &Paths, exceptions: &BTreeMap<String, String>) -> GroupVi
     }
 }
 
-fn version(g: &Group, v: &Version, group_module: &str, p: &Paths, exceptions: &BTreeMap<String, String>) -> VersionView {
+fn version(
+    g: &Group,
+    v: &Version,
+    group_module: &str,
+    p: &Paths,
+    exceptions: &BTreeMap<String, String>,
+) -> VersionView {
     let gv = format!("{}_{}", group_module.trim_start_matches("r#"), v.name);
     VersionView {
         group: g.name.clone(),
@@ -168,7 +174,14 @@ fn version(g: &Group, v: &Version, group_module: &str, p: &Paths, exceptions: &B
     }
 }
 
-fn kind(g: &Group, v: &Version, k: &Kind, group_module: &str, p: &Paths, exceptions: &BTreeMap<String, String>) -> KindView {
+fn kind(
+    g: &Group,
+    v: &Version,
+    k: &Kind,
+    group_module: &str,
+    p: &Paths,
+    exceptions: &BTreeMap<String, String>,
+) -> KindView {
     let has = |verb: Verb| k.has_verb(verb);
     let verbs = Verbs {
         create: has(Verb::Create),
@@ -194,11 +207,10 @@ fn kind(g: &Group, v: &Version, k: &Kind, group_module: &str, p: &Paths, excepti
                     verb: m.verb.value.as_str().to_string(),
                     subresource: m.subresource.as_ref().map(|s| s.value.clone()).unwrap_or_default(),
                     update: m.verb.value == Verb::Update,
-                    result: m
-                        .result
-                        .as_ref()
-                        .or(m.input.as_ref())
-                        .map_or_else(|| format!("{}::{}", v.module_path, k.rust_name), |r| absolute_type(&r.value, &v.module_path)),
+                    result: m.result.as_ref().or(m.input.as_ref()).map_or_else(
+                        || format!("{}::{}", v.module_path, k.rust_name),
+                        |r| absolute_type(&r.value, &v.module_path),
+                    ),
                 })
                 .collect()
         })
@@ -212,7 +224,12 @@ fn kind(g: &Group, v: &Version, k: &Kind, group_module: &str, p: &Paths, excepti
             k.kind
         ),
         TypeMetaForm::Fields { api_version, kind } => {
-            format!("self.{} = API_VERSION.to_string(); self.{} = \"{}\".to_string();", rust_ident(api_version), rust_ident(kind), k.kind)
+            format!(
+                "self.{} = API_VERSION.to_string(); self.{} = \"{}\".to_string();",
+                rust_ident(api_version),
+                rust_ident(kind),
+                k.kind
+            )
         }
     };
     KindView {
@@ -232,7 +249,12 @@ fn kind(g: &Group, v: &Version, k: &Kind, group_module: &str, p: &Paths, excepti
         lister: format!("{}Lister", k.rust_name),
         ns_lister: format!("{}NamespaceLister", k.rust_name),
         informer: format!("{}Informer", k.rust_name),
-        generic_variant: format!("{}{}{}", upper_camel(group_module.trim_start_matches("r#")), upper_camel(&v.name), k.rust_name),
+        generic_variant: format!(
+            "{}{}{}",
+            upper_camel(group_module.trim_start_matches("r#")),
+            upper_camel(&v.name),
+            k.rust_name
+        ),
         verbs,
         methods,
         spec: k.spec_field.clone(),
@@ -268,7 +290,9 @@ fn absolute_type(ty: &str, module_path: &str) -> String {
 fn has_new(v: &Version, k: &Kind) -> bool {
     let Some(def) = v.types.get(&k.rust_name) else { return false };
     let spec = match &def.body {
-        Body::Struct(fields) if k.spec_field.is_some() => fields.iter().find(|f| f.json_name == "spec").map(|f| f.rust_name.clone()),
+        Body::Struct(fields) if k.spec_field.is_some() => {
+            fields.iter().find(|f| f.json_name == "spec").map(|f| f.rust_name.clone())
+        }
         _ => None,
     };
     def.rust_fields.iter().all(|(name, _)| {
@@ -292,7 +316,10 @@ fn new_fields(v: &Version, k: &Kind, p: &Paths) -> String {
         let ident = rust_ident(name);
         let json = json_name(name).unwrap_or_default();
         let value = if matches!(&k.type_meta, TypeMetaForm::Flatten(t) if t == name) {
-            format!("{}::core::TypeMeta {{ api_version: API_VERSION.to_string(), kind: \"{}\".to_string() }}", p.kube, k.kind)
+            format!(
+                "{}::core::TypeMeta {{ api_version: API_VERSION.to_string(), kind: \"{}\".to_string() }}",
+                p.kube, k.kind
+            )
         } else if matches!(&k.type_meta, TypeMetaForm::Fields { api_version, .. } if api_version == name) {
             "API_VERSION.to_string()".to_string()
         } else if matches!(&k.type_meta, TypeMetaForm::Fields { kind, .. } if kind == name) {

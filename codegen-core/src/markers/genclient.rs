@@ -1,8 +1,8 @@
 //! `#[genclient(..)]`: client-gen tags and verbs.
 
 use proc_macro2::Span;
-use syn::spanned::Spanned as _;
 use syn::parse::Parser as _;
+use syn::spanned::Spanned as _;
 use syn::{Attribute, Meta};
 
 use super::*;
@@ -153,10 +153,11 @@ pub fn parse_genclient_attr(attr: &Attribute) -> Result<GenClient, Vec<MarkerErr
     match &attr.meta {
         Meta::Path(_) => Ok(GenClient::default()),
         Meta::List(list) => parse_genclient_args(list.tokens.clone(), attr.span()),
-        Meta::NameValue(nv) => Err(vec![
-            MarkerError::new(nv.span(), "`genclient` takes no value")
-                .help("write `#[genclient]` or `#[genclient(no_status, ...)]` (Go's `+genclient=<x>` is an error too)"),
-        ]),
+        Meta::NameValue(nv) => {
+            Err(vec![MarkerError::new(nv.span(), "`genclient` takes no value").help(
+                "write `#[genclient]` or `#[genclient(no_status, ...)]` (Go's `+genclient=<x>` is an error too)",
+            )])
+        }
     }
 }
 
@@ -286,9 +287,10 @@ fn method(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result
         return Ok(None);
     };
     let Some(verb) = verb else {
-        errors.push(MarkerError::new(span, format!("`method(name = \"{}\")` needs a `verb`", name.value)).help(
-            "one of: create, update, get, list, patch, apply",
-        ));
+        errors.push(
+            MarkerError::new(span, format!("`method(name = \"{}\")` needs a `verb`", name.value))
+                .help("one of: create, update, get, list, patch, apply"),
+        );
         return Ok(None);
     };
     if !is_snake_ident(&name.value) {
@@ -309,8 +311,11 @@ fn method(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result
         && !matches!(verb.value, Verb::Create | Verb::Update | Verb::Apply)
     {
         errors.push(
-            MarkerError::new(i.span, format!("`input` is only allowed for create, update and apply, not `{}`", verb.value.as_str()))
-                .help("remove `input`; the request has no body"),
+            MarkerError::new(
+                i.span,
+                format!("`input` is only allowed for create, update and apply, not `{}`", verb.value.as_str()),
+            )
+            .help("remove `input`; the request has no body"),
         );
     }
     Ok(Some(Method { name, verb, subresource, input, result, span }))
@@ -321,8 +326,11 @@ fn check_genclient(g: &GenClient, span: Span, errors: &mut Errors) {
         for s in &skip.value {
             if only.value.iter().any(|o| o.value == s.value) {
                 errors.push(
-                    MarkerError::new(s.span, format!("verb `{}` is in both `only_verbs` and `skip_verbs`", s.value.as_str()))
-                        .help("keep it in one of the two lists"),
+                    MarkerError::new(
+                        s.span,
+                        format!("verb `{}` is in both `only_verbs` and `skip_verbs`", s.value.as_str()),
+                    )
+                    .help("keep it in one of the two lists"),
                 );
             }
         }
@@ -343,4 +351,3 @@ fn check_genclient(g: &GenClient, span: Span, errors: &mut Errors) {
     }
     let _ = span;
 }
-

@@ -205,7 +205,9 @@ fn lit_str(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Spanned<String>> {
         syn::Error::new(span, format!("`{}` needs a value: `{} = \"...\"`", path_key(&meta.path), path_key(&meta.path)))
     })?;
     let key = path_key(&meta.path);
-    let lit: LitStr = value.parse().map_err(|e| syn::Error::new(e.span(), format!("`{key}` takes a string literal, e.g. `{key} = \"...\"`")))?;
+    let lit: LitStr = value
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), format!("`{key}` takes a string literal, e.g. `{key} = \"...\"`")))?;
     Ok(Spanned::new(lit.value(), lit.span()))
 }
 
@@ -286,7 +288,9 @@ pub fn expr_to_json(expr: &Expr) -> syn::Result<Value> {
                     Ok(Value::Number((-i).into()))
                 } else {
                     let f = n.as_f64().unwrap_or_default();
-                    Number::from_f64(-f).map(Value::Number).ok_or_else(|| syn::Error::new(expr.span(), "not a finite number"))
+                    Number::from_f64(-f)
+                        .map(Value::Number)
+                        .ok_or_else(|| syn::Error::new(expr.span(), "not a finite number"))
                 }
             }
             _ => Err(syn::Error::new(expr.span(), "only numbers can be negated")),
@@ -359,9 +363,8 @@ pub fn check_derive_input(input: &syn::DeriveInput) -> Result<(), Vec<MarkerErro
                 check_fields(&v.fields, &mut errors);
             }
         }
-        syn::Data::Union(u) => errors.push(
-            MarkerError::new(u.union_token.span, "API types cannot be unions").help("use a struct or an enum"),
-        ),
+        syn::Data::Union(u) => errors
+            .push(MarkerError::new(u.union_token.span, "API types cannot be unions").help("use a struct or an enum")),
     }
     if errors.is_empty() { Ok(()) } else { Err(errors) }
 }
@@ -377,12 +380,16 @@ mod tests {
     }
 
     fn messages(errors: Vec<MarkerError>) -> Vec<String> {
-        errors.into_iter().map(|e| format!("{}{}", e.message, e.help.map(|h| format!(" | {h}")).unwrap_or_default())).collect()
+        errors
+            .into_iter()
+            .map(|e| format!("{}{}", e.message, e.help.map(|h| format!(" | {h}")).unwrap_or_default()))
+            .collect()
     }
 
     #[test]
     fn genclient_tags() {
-        let g = parse_genclient_attr(&attr(quote!(#[genclient(no_status, cluster_scoped, skip_verbs(delete, watch))]))).unwrap();
+        let g = parse_genclient_attr(&attr(quote!(#[genclient(no_status, cluster_scoped, skip_verbs(delete, watch))])))
+            .unwrap();
         assert!(g.no_status.is_some() && g.cluster_scoped.is_some());
         let skipped: Vec<Verb> = g.skip_verbs.unwrap().value.iter().map(|v| v.value).collect();
         assert_eq!(skipped, vec![Verb::Delete, Verb::Watch]);
@@ -402,9 +409,16 @@ mod tests {
             ]
         );
         let e = parse_genclient_attr(&attr(quote!(#[genclient(only_verbs(get), skip_verbs(get))]))).unwrap_err();
-        assert_eq!(messages(e), vec!["verb `get` is in both `only_verbs` and `skip_verbs` | keep it in one of the two lists"]);
-        let e = parse_genclient_attr(&attr(quote!(#[genclient(method(name = "watch_all", verb = "watch"))]))).unwrap_err();
-        assert_eq!(messages(e)[0], "verb `watch` cannot be used for an extra method | extra methods may use: create, update, get, list, patch, apply");
+        assert_eq!(
+            messages(e),
+            vec!["verb `get` is in both `only_verbs` and `skip_verbs` | keep it in one of the two lists"]
+        );
+        let e =
+            parse_genclient_attr(&attr(quote!(#[genclient(method(name = "watch_all", verb = "watch"))]))).unwrap_err();
+        assert_eq!(
+            messages(e)[0],
+            "verb `watch` cannot be used for an extra method | extra methods may use: create, update, get, list, patch, apply"
+        );
     }
 
     #[test]
@@ -430,7 +444,10 @@ mod tests {
         let e = parse_validate_attr(&attr(quote!(#[validate(minimun = 1, format = "pasword")])), &mut v).unwrap_err();
         assert_eq!(
             messages(e),
-            vec!["unknown `validate` marker `minimun` | did you mean `minimum`?", "unknown format `pasword` | did you mean `password`?"]
+            vec![
+                "unknown `validate` marker `minimun` | did you mean `minimum`?",
+                "unknown format `pasword` | did you mean `password`?"
+            ]
         );
     }
 
@@ -439,7 +456,9 @@ mod tests {
         assert_eq!(parse_group_name(quote!("example.k8s.io")).unwrap().value, "example.k8s.io");
         assert_eq!(
             messages(parse_group_name(quote!("example")).unwrap_err()),
-            vec!["API group `example` has no dot; the API server rejects such CRDs | use a domain you own, e.g. \"example.example.com\""]
+            vec![
+                "API group `example` has no dot; the API server rejects such CRDs | use a domain you own, e.g. \"example.example.com\""
+            ]
         );
         assert!(parse_group_name(quote!("Example.io")).is_err());
     }

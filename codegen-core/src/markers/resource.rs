@@ -199,17 +199,14 @@ fn scale(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result<
         Ok(())
     })?;
     match (spec, status) {
-        (Some(spec_replicas_path), Some(status_replicas_path)) => Ok(Some(Scale {
-            spec_replicas_path,
-            status_replicas_path,
-            label_selector_path: selector,
-            span,
-        })),
+        (Some(spec_replicas_path), Some(status_replicas_path)) => {
+            Ok(Some(Scale { spec_replicas_path, status_replicas_path, label_selector_path: selector, span }))
+        }
         _ => {
-            errors.push(
-                MarkerError::new(span, "`scale(..)` needs `spec_replicas_path` and `status_replicas_path`")
-                    .help("e.g. `scale(spec_replicas_path = \".spec.replicas\", status_replicas_path = \".status.replicas\")`"),
-            );
+            errors
+                .push(MarkerError::new(span, "`scale(..)` needs `spec_replicas_path` and `status_replicas_path`").help(
+                "e.g. `scale(spec_replicas_path = \".spec.replicas\", status_replicas_path = \".status.replicas\")`",
+            ));
             Ok(None)
         }
     }
@@ -275,4 +272,3 @@ fn print_column(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::
         span,
     }))
 }
-

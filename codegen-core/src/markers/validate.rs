@@ -121,9 +121,34 @@ pub const VALIDATE_KEYS: &[&str] = &[
 
 /// Formats the API server knows (apiextensions `supportedFormats`).
 pub const FORMATS: &[&str] = &[
-    "bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3",
-    "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn", "hexcolor", "rgbcolor",
-    "byte", "password", "date", "duration", "datetime", "date-time", "int32", "int64", "float",
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "byte",
+    "password",
+    "date",
+    "duration",
+    "datetime",
+    "date-time",
+    "int32",
+    "int64",
+    "float",
     "double",
 ];
 
@@ -145,7 +170,8 @@ pub fn parse_validate_attr(attr: &Attribute, out: &mut Validate) -> Result<(), V
             }
         }
         _ => errors.push(
-            MarkerError::new(attr.span(), "`validate` needs arguments").help("e.g. `#[validate(minimum = 1, maximum = 65535)]`"),
+            MarkerError::new(attr.span(), "`validate` needs arguments")
+                .help("e.g. `#[validate(minimum = 1, maximum = 65535)]`"),
         ),
     }
     if errors.is_empty() { Ok(()) } else { Err(errors) }
@@ -242,7 +268,8 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
             let v = lit_str(&meta)?;
             if !["atomic", "set", "map"].contains(&v.value.as_str()) {
                 errors.push(
-                    MarkerError::new(v.span, format!("unknown list type `{}`", v.value)).help("list_type is \"atomic\", \"set\" or \"map\""),
+                    MarkerError::new(v.span, format!("unknown list type `{}`", v.value))
+                        .help("list_type is \"atomic\", \"set\" or \"map\""),
                 );
             }
             set_once(&mut out.list_type, v, &key, errors);
@@ -251,7 +278,8 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
             let v = lit_str(&meta)?;
             if !["atomic", "granular"].contains(&v.value.as_str()) {
                 errors.push(
-                    MarkerError::new(v.span, format!("unknown map type `{}`", v.value)).help("map_type is \"atomic\" or \"granular\""),
+                    MarkerError::new(v.span, format!("unknown map type `{}`", v.value))
+                        .help("map_type is \"atomic\" or \"granular\""),
                 );
             }
             set_once(&mut out.map_type, v, &key, errors);
@@ -319,7 +347,8 @@ fn rule(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result<O
     })?;
     let Some(rule) = r else {
         errors.push(
-            MarkerError::new(span, "`rule(..)` needs a `rule`").help("e.g. `rule(rule = \"self.min <= self.max\", message = \"min must not exceed max\")`"),
+            MarkerError::new(span, "`rule(..)` needs a `rule`")
+                .help("e.g. `rule(rule = \"self.min <= self.max\", message = \"min must not exceed max\")`"),
         );
         return Ok(None);
     };
@@ -335,4 +364,3 @@ fn rule(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result<O
         optional_old_self: old.map(|m: Spanned<bool>| m.value),
     }))
 }
-

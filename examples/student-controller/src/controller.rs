@@ -132,7 +132,8 @@ impl Controller {
         let (forbidden_tx, mut forbidden_rx) = mpsc::unbounded_channel::<String>();
         let student_informer = self.factory.example().v1().students().informer();
         let config_map_informer = self.config_maps_factory.informer_for::<ConfigMap>();
-        for (what, informer_errors) in [("students.example.k8s.io", forbidden_tx.clone()), ("configmaps", forbidden_tx)] {
+        for (what, informer_errors) in [("students.example.k8s.io", forbidden_tx.clone()), ("configmaps", forbidden_tx)]
+        {
             let report = move |e: &watcher::Error| {
                 if is_forbidden(e) {
                     let _ = informer_errors.send(format!("cannot list/watch {what}: {e}"));
@@ -165,7 +166,8 @@ impl Controller {
         );
         let owner_of = |cm: &ConfigMap| -> Option<String> {
             let owner = cm.metadata.owner_references.as_ref()?.iter().find(|o| o.controller == Some(true))?;
-            (owner.kind == "Student").then(|| format!("{}/{}", cm.metadata.namespace.as_deref().unwrap_or_default(), owner.name))
+            (owner.kind == "Student")
+                .then(|| format!("{}/{}", cm.metadata.namespace.as_deref().unwrap_or_default(), owner.name))
         };
         config_map_informer.add_event_handler(
             ResourceEventHandlerFuncs::new()
@@ -247,7 +249,9 @@ impl Controller {
                 }
                 Err(e) => {
                     let (reason, message) = match e {
-                        SyncError::Transient(e) => ("SyncFailed", format!("giving up after {MAX_RETRIES} retries: {e:#}")),
+                        SyncError::Transient(e) => {
+                            ("SyncFailed", format!("giving up after {MAX_RETRIES} retries: {e:#}"))
+                        }
                         SyncError::Permanent { reason, message } => (reason, message),
                     };
                     tracing::error!("error syncing '{key}', not retrying: {message}");
@@ -326,8 +330,7 @@ impl Controller {
 
         let generation = student.metadata.generation;
         let ready = student.status.as_ref().is_some_and(|s| {
-            s.observed_generation == generation
-                && s.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True")
+            s.observed_generation == generation && s.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True")
         });
         if !ready {
             student.status = Some(StudentStatus {

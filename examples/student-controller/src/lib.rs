@@ -54,7 +54,8 @@ mod tests {
 
         // Status goes through the status subresource.
         let mut with_status = updated.clone();
-        with_status.status = Some(crate::pkg::apis::example::v1::StudentStatus { observed_generation: Some(1), conditions: vec![] });
+        with_status.status =
+            Some(crate::pkg::apis::example::v1::StudentStatus { observed_generation: Some(1), conditions: vec![] });
         let stored = students.update_status(&with_status, &UpdateOptions::default()).await.unwrap();
         assert_eq!(stored.status.and_then(|s| s.observed_generation), Some(1));
 

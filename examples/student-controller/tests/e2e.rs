@@ -30,8 +30,14 @@ async fn install_crd(env: &TestEnv) -> Result<()> {
 /// ClusterRole; returns its kubeconfig.
 async fn controller_identity(env: &TestEnv, ns: &str) -> Result<PathBuf> {
     let kubeconfig = env.service_account_kubeconfig(ns, "student-controller").await?;
-    env.bind_role(ns, "student-controller", "ClusterRole", "student-controller", service_account_subject(ns, "student-controller"))
-        .await?;
+    env.bind_role(
+        ns,
+        "student-controller",
+        "ClusterRole",
+        "student-controller",
+        service_account_subject(ns, "student-controller"),
+    )
+    .await?;
     Ok(kubeconfig)
 }
 
@@ -122,11 +128,7 @@ fn student_yaml(ns: &str, name: &str, school: &str) -> String {
 
 async fn config_map_school(env: &TestEnv, ns: &str, student: &str) -> Result<Option<String>> {
     let cms: Api<ConfigMap> = Api::namespaced(env.admin_client().await?, ns);
-    Ok(cms
-        .get_opt(&config_map_name(student))
-        .await?
-        .and_then(|cm| cm.data)
-        .and_then(|d| d.get("school").cloned()))
+    Ok(cms.get_opt(&config_map_name(student)).await?.and_then(|cm| cm.data).and_then(|d| d.get("school").cloned()))
 }
 
 #[tokio::test]
@@ -178,7 +180,16 @@ async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
     assert!(listed.contains("Student synced successfully"), "{listed}");
 
     // Edit the school: the ConfigMap follows.
-    kubectl_result(env.kubectl(&["patch", "stu", "wang", "-n", &ns, "--type=merge", "-p", r#"{"spec":{"school":"tsinghua"}}"#]))?;
+    kubectl_result(env.kubectl(&[
+        "patch",
+        "stu",
+        "wang",
+        "-n",
+        &ns,
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"school":"tsinghua"}}"#,
+    ]))?;
     eventually("the edited ConfigMap", Duration::from_secs(60), || {
         let ns = ns.clone();
         async move { Ok(config_map_school(env, &ns, "wang").await?.filter(|s| s == "tsinghua")) }

@@ -18,7 +18,9 @@ use tokio::sync::mpsc;
 #[tokio::test]
 async fn clientset_informer_and_lister_round_trip() -> Result<()> {
     let env = TestEnv::shared();
-    env.kubectl_apply_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/crd/example.k8s.io_students.yaml"))?;
+    env.kubectl_apply_file(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/crd/example.k8s.io_students.yaml"),
+    )?;
     env.wait_crd_established("students.example.k8s.io", Duration::from_secs(60)).await?;
     let ns = env.create_namespace("generated").await?;
     let client = env.admin_client().await?;
@@ -51,7 +53,10 @@ async fn clientset_informer_and_lister_round_trip() -> Result<()> {
     };
 
     let created = students
-        .create(&Student::new("wang", StudentSpec { name: "wang".into(), school: "china".into() }), &CreateOptions::default())
+        .create(
+            &Student::new("wang", StudentSpec { name: "wang".into(), school: "china".into() }),
+            &CreateOptions::default(),
+        )
         .await?;
     assert_eq!(created.types.api_version, "example.k8s.io/v1");
     assert_eq!(next().await, "add wang");

@@ -27,7 +27,10 @@ enum Seen {
 
 async fn next(rx: &mut mpsc::UnboundedReceiver<Seen>) -> Result<Seen> {
     // A hang guard, not a timing assertion.
-    tokio::time::timeout(Duration::from_secs(60), rx.recv()).await.context("no informer event within 60s")?.context("handler dropped")
+    tokio::time::timeout(Duration::from_secs(60), rx.recv())
+        .await
+        .context("no informer event within 60s")?
+        .context("handler dropped")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -72,7 +75,9 @@ async fn macro_client_and_informer_on_a_real_apiserver() -> Result<()> {
     assert_eq!(next(&mut rx).await?, Seen::Add("alice".into()));
     let got = users.get("alice", &GetOptions::default()).await?;
     assert_eq!(got.spec.groups, vec!["dev".to_string()]);
-    users.create(&User::new("bob", UserSpec { user_id: 1001, ..Default::default() }), &CreateOptions::default()).await?;
+    users
+        .create(&User::new("bob", UserSpec { user_id: 1001, ..Default::default() }), &CreateOptions::default())
+        .await?;
     assert_eq!(next(&mut rx).await?, Seen::Add("bob".into()));
     let mut names: Vec<String> =
         users.list_all(&ListOptions::default()).await?.into_iter().filter_map(|u| u.metadata.name).collect();

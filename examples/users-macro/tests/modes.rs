@@ -22,7 +22,10 @@ fn macro_and_build_rs_crds_are_identical() {
 #[test]
 fn both_modes_build_the_same_objects() {
     let a = api::User::new("alice", api::UserSpec { user_id: 7, ..Default::default() });
-    let b = built::apis::auth::v1beta1::User::new("alice", built::apis::auth::v1beta1::UserSpec { user_id: 7, ..Default::default() });
+    let b = built::apis::auth::v1beta1::User::new(
+        "alice",
+        built::apis::auth::v1beta1::UserSpec { user_id: 7, ..Default::default() },
+    );
     assert_eq!(serde_json::to_value(&a).unwrap(), serde_json::to_value(&b).unwrap());
     assert_eq!(serde_json::to_value(&a).unwrap()["apiVersion"], "auth.ilinux.io/v1beta1");
     assert_eq!(<api::User as kube::Resource>::plural(&()), "users");

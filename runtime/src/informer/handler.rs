@@ -228,7 +228,10 @@ mod tests {
             .on_delete(move |obj| d.lock().unwrap().push(format!("delete {}", obj.object())));
         ResourceEventHandler::on_add(&mut handler, Arc::new(1), true);
         ResourceEventHandler::on_update(&mut handler, Arc::new(1), Arc::new(2));
-        ResourceEventHandler::on_delete(&mut handler, DeletedObject::Tombstone(DeletedFinalStateUnknown { key: "k".into(), obj: Arc::new(2) }));
+        ResourceEventHandler::on_delete(
+            &mut handler,
+            DeletedObject::Tombstone(DeletedFinalStateUnknown { key: "k".into(), obj: Arc::new(2) }),
+        );
         assert_eq!(*seen.lock().unwrap(), ["add 1 true", "delete 2"]);
     }
 

@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use kube::{Api, ResourceExt};
 use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, ResourceExt};
 use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -221,12 +221,8 @@ impl<K: Object> SharedIndexInformer<K> {
         };
         lock(&self.shared.processor).start(runtime.clone());
         let (stop, stopped) = oneshot::channel();
-        let task = runtime.spawn(run(
-            Arc::downgrade(&self.shared),
-            self.shared.resync_changed.clone(),
-            events,
-            stopped,
-        ));
+        let task =
+            runtime.spawn(run(Arc::downgrade(&self.shared), self.shared.resync_changed.clone(), events, stopped));
         *lifecycle = Lifecycle::Running { stop, task };
     }
 

@@ -26,7 +26,9 @@ pub(crate) enum Notification<K> {
 impl<K> Clone for Notification<K> {
     fn clone(&self) -> Self {
         match self {
-            Self::Add { obj, is_in_initial_list } => Self::Add { obj: obj.clone(), is_in_initial_list: *is_in_initial_list },
+            Self::Add { obj, is_in_initial_list } => {
+                Self::Add { obj: obj.clone(), is_in_initial_list: *is_in_initial_list }
+            }
             Self::Update { old, new } => Self::Update { old: old.clone(), new: new.clone() },
             Self::Delete(obj) => Self::Delete(obj.clone()),
         }

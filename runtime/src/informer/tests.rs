@@ -338,10 +338,7 @@ async fn resync_goes_only_to_handlers_that_asked_for_it() {
     // Handlers see events in order, so an event sent after the resyncs
     // arriving right after the initial list proves none were sent here.
     feed.send(Event::Apply(cm("c", 2)));
-    assert_eq!(
-        take(&mut quiet_seen, 3).await,
-        [add("a", 1, true), add("b", 1, true), add("c", 2, false)]
-    );
+    assert_eq!(take(&mut quiet_seen, 3).await, [add("a", 1, true), add("b", 1, true), add("c", 2, false)]);
     informer.shutdown().await;
 }
 
@@ -358,9 +355,10 @@ async fn transform_runs_before_caching() {
     let (informer, mut feed) = informer(config);
     let labels = Arc::new(Mutex::new(Vec::new()));
     let recorded = labels.clone();
-    let registration = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |obj: Arc<ConfigMap>, _| {
-        lock(&recorded).push(obj.labels().get("seen").cloned());
-    }));
+    let registration =
+        informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |obj: Arc<ConfigMap>, _| {
+            lock(&recorded).push(obj.labels().get("seen").cloned());
+        }));
     informer.start();
     let mut obj = cm("a", 1);
     obj.metadata.managed_fields = Some(Vec::new());
@@ -473,11 +471,9 @@ async fn relist_does_not_notify_objects_at_the_same_resource_version() {
 #[tokio::test]
 async fn a_panicking_handler_stops_its_registration_instead_of_hanging_sync() {
     let (informer, mut feed) = informer(InformerConfig::default());
-    let registration = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(
-        |obj: Arc<ConfigMap>, _| {
-            assert_ne!(obj.name_any(), "poison", "handler bug");
-        },
-    ));
+    let registration = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(|obj: Arc<ConfigMap>, _| {
+        assert_ne!(obj.name_any(), "poison", "handler bug");
+    }));
     let (healthy, mut seen) = recorder();
     let other = informer.add_event_handler(healthy);
     informer.start();

@@ -15,26 +15,17 @@ pub(crate) fn meta(obj: &Value) -> Option<&Map<String, Value>> {
 
 /// A non-empty string field of `metadata`.
 pub(crate) fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
-    meta(obj)
-        .and_then(|m| m.get(field))
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
+    meta(obj).and_then(|m| m.get(field)).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
 /// The `metadata` map of a request body, created when missing.
 pub(crate) fn meta_mut(obj: &mut Value) -> Result<&mut Map<String, Value>, ApiError> {
-    let map = obj
-        .as_object_mut()
-        .ok_or_else(|| ApiError::bad_request("the request body must be a JSON object"))?;
-    let metadata = map
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(Map::new()));
+    let map = obj.as_object_mut().ok_or_else(|| ApiError::bad_request("the request body must be a JSON object"))?;
+    let metadata = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
     if !metadata.is_object() {
         *metadata = Value::Object(Map::new());
     }
-    metadata
-        .as_object_mut()
-        .ok_or_else(|| ApiError::internal("metadata is not an object"))
+    metadata.as_object_mut().ok_or_else(|| ApiError::internal("metadata is not an object"))
 }
 
 /// `metadata.finalizers`.
@@ -49,8 +40,7 @@ pub(crate) fn finalizers(obj: &Value) -> Vec<&str> {
 /// The current time as the API server writes timestamps.
 pub(crate) fn now() -> Value {
     let ts = k8s_openapi::jiff::Timestamp::now();
-    let text = k8s_openapi::jiff::fmt::strtime::format("%Y-%m-%dT%H:%M:%SZ", ts)
-        .unwrap_or_else(|_| ts.to_string());
+    let text = k8s_openapi::jiff::fmt::strtime::format("%Y-%m-%dT%H:%M:%SZ", ts).unwrap_or_else(|_| ts.to_string());
     Value::String(text)
 }
 
@@ -72,9 +62,7 @@ fn spec_changed(old: &Value, new: &Value, has_status: bool) -> bool {
 
 /// Checks apiVersion/kind of a request body and fills them in.
 pub(crate) fn type_meta(info: &ResourceInfo, body: &mut Value) -> Result<(), ApiError> {
-    let map = body
-        .as_object_mut()
-        .ok_or_else(|| ApiError::bad_request("the request body must be a JSON object"))?;
+    let map = body.as_object_mut().ok_or_else(|| ApiError::bad_request("the request body must be a JSON object"))?;
     let api_version = info.api_version();
     match map.get("apiVersion").and_then(Value::as_str) {
         Some(v) if !v.is_empty() && v != api_version => {
@@ -126,9 +114,7 @@ pub(crate) fn namespace_of(t: &Target, body: &mut Value) -> Result<(), ApiError>
 /// stored one; no resourceVersion means an unconditional write.
 fn check_resource_version(t: &Target, old: &Value, body: &Value) -> Result<(), ApiError> {
     match meta_str(body, "resourceVersion") {
-        Some(rv) if Some(rv) != meta_str(old, "resourceVersion") => {
-            Err(ApiError::stale(&t.info, t.name()))
-        }
+        Some(rv) if Some(rv) != meta_str(old, "resourceVersion") => Err(ApiError::stale(&t.info, t.name())),
         _ => Ok(()),
     }
 }
@@ -159,10 +145,7 @@ pub(crate) fn prepare_update(t: &Target, old: &Value, mut body: Value) -> Result
     let old_meta = meta(old).cloned().unwrap_or_default();
     if old_meta.contains_key("deletionTimestamp") {
         let before = finalizers(old);
-        let added: Vec<&str> = finalizers(&body)
-            .into_iter()
-            .filter(|f| !before.contains(f))
-            .collect();
+        let added: Vec<&str> = finalizers(&body).into_iter().filter(|f| !before.contains(f)).collect();
         if !added.is_empty() {
             return Err(ApiError::invalid(
                 info,
@@ -176,14 +159,9 @@ pub(crate) fn prepare_update(t: &Target, old: &Value, mut body: Value) -> Result
         }
     }
     let m = meta_mut(&mut body)?;
-    for owned in [
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-        "resourceVersion",
-    ] {
+    for owned in
+        ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion"]
+    {
         match old_meta.get(owned) {
             Some(v) => m.insert(owned.into(), v.clone()),
             None => m.remove(owned),
@@ -203,25 +181,16 @@ pub(crate) fn prepare_update(t: &Target, old: &Value, mut body: Value) -> Result
         };
     }
     if spec_changed(old, &body, info.has_status_subresource) {
-        let generation = old_meta
-            .get("generation")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
+        let generation = old_meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
         meta_mut(&mut body)?.insert("generation".into(), (generation + 1).into());
     }
     Ok(body)
 }
 
 /// The new state of a status update: `old` with the body's status.
-pub(crate) fn prepare_status_update(
-    t: &Target,
-    old: &Value,
-    body: &Value,
-) -> Result<Value, ApiError> {
+pub(crate) fn prepare_status_update(t: &Target, old: &Value, body: &Value) -> Result<Value, ApiError> {
     if !body.is_object() {
-        return Err(ApiError::bad_request(
-            "the request body must be a JSON object",
-        ));
+        return Err(ApiError::bad_request("the request body must be a JSON object"));
     }
     check_resource_version(t, old, body)?;
     let mut new = old.clone();

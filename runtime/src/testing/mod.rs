@@ -148,28 +148,16 @@ impl ResourceInfo {
 
     /// `group/version`, or just `version` for the core group.
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
     }
 
     pub(crate) fn key(&self) -> ResourceKey {
-        (
-            self.group.clone(),
-            self.version.clone(),
-            self.plural.clone(),
-        )
+        (self.group.clone(), self.version.clone(), self.plural.clone())
     }
 
     /// `plural.group` as the API server names a resource in messages.
     pub(crate) fn qualified(&self) -> String {
-        if self.group.is_empty() {
-            self.plural.clone()
-        } else {
-            format!("{}.{}", self.plural, self.group)
-        }
+        if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
     }
 }
 
@@ -210,9 +198,7 @@ pub struct FakeApiServer {
 
 impl std::fmt::Debug for FakeApiServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FakeApiServer")
-            .field("resource_version", &self.resource_version())
-            .finish_non_exhaustive()
+        f.debug_struct("FakeApiServer").field("resource_version", &self.resource_version()).finish_non_exhaustive()
     }
 }
 
@@ -262,10 +248,7 @@ impl FakeApiServer {
         let info = self.info_of::<K>();
         for obj in objects {
             let value = serde_json::to_value(&obj)?;
-            self.shared
-                .lock_store()
-                .seed(&info, value)
-                .map_err(status_error)?;
+            self.shared.lock_store().seed(&info, value).map_err(status_error)?;
         }
         Ok(())
     }
@@ -286,13 +269,8 @@ impl FakeApiServer {
     /// The stored object, read directly (no action is logged).
     pub fn object<K: Object>(&self, namespace: Option<&str>, name: &str) -> Result<Option<K>> {
         let info = self.info_of::<K>();
-        let value = self
-            .shared
-            .lock_store()
-            .object(&info.key(), namespace, name);
-        value
-            .map(|v| serde_json::from_value(v).map_err(Error::from))
-            .transpose()
+        let value = self.shared.lock_store().object(&info.key(), namespace, name);
+        value.map(|v| serde_json::from_value(v).map_err(Error::from)).transpose()
     }
 
     /// Every stored object of `K`, ordered by namespace and name (no action
@@ -300,10 +278,7 @@ impl FakeApiServer {
     pub fn objects<K: Object>(&self) -> Result<Vec<K>> {
         let info = self.info_of::<K>();
         let values = self.shared.lock_store().objects(&info.key());
-        values
-            .into_iter()
-            .map(|v| serde_json::from_value(v).map_err(Error::from))
-            .collect()
+        values.into_iter().map(|v| serde_json::from_value(v).map_err(Error::from)).collect()
     }
 
     /// A `kube::Client` talking to this server in memory, with default
@@ -316,9 +291,7 @@ impl FakeApiServer {
     /// The server as a tower service, to wrap in layers before
     /// `kube::Client::new`.
     pub fn service(&self) -> FakeApiService {
-        FakeApiService {
-            shared: Arc::clone(&self.shared),
-        }
+        FakeApiService { shared: Arc::clone(&self.shared) }
     }
 
     /// Every request received so far, in order.
@@ -338,11 +311,7 @@ impl FakeApiServer {
     where
         F: Fn(&Action) -> ReactorResult + Send + Sync + 'static,
     {
-        let reactor = Reactor {
-            verb: verb.to_owned(),
-            resource: resource.to_owned(),
-            react: Arc::new(react),
-        };
+        let reactor = Reactor { verb: verb.to_owned(), resource: resource.to_owned(), react: Arc::new(react) };
         self.shared.lock_reactors().insert(0, reactor);
     }
 
@@ -352,11 +321,7 @@ impl FakeApiServer {
     where
         F: Fn(&Action) -> ReactorResult + Send + Sync + 'static,
     {
-        let reactor = Reactor {
-            verb: verb.to_owned(),
-            resource: resource.to_owned(),
-            react: Arc::new(react),
-        };
+        let reactor = Reactor { verb: verb.to_owned(), resource: resource.to_owned(), react: Arc::new(react) };
         self.shared.lock_reactors().push(reactor);
     }
 

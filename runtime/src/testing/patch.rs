@@ -54,13 +54,12 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
     let mut doc = live.clone();
     match kind {
         PatchKind::Json => {
-            let ops: json_patch::Patch = serde_json::from_slice(patch)
-                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+            let ops: json_patch::Patch =
+                serde_json::from_slice(patch).map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
             json_patch::patch(&mut doc, &ops).map_err(|e| {
                 // The API server answers a failed `test` or a missing path
                 // with 422, as for any unprocessable patch.
-                let mut err =
-                    ApiError::bad_request(format!("the JSON patch could not be applied: {e}"));
+                let mut err = ApiError::bad_request(format!("the JSON patch could not be applied: {e}"));
                 err.code = 422;
                 err.reason = "Invalid";
                 err
@@ -90,8 +89,7 @@ mod tests {
     #[test]
     fn merge_and_json_patches() {
         let live = json!({"metadata": {"name": "a"}, "data": {"x": "1", "y": "2"}});
-        let merged =
-            apply_patch(PatchKind::Merge, &live, br#"{"data":{"x":null,"z":"3"}}"#).unwrap();
+        let merged = apply_patch(PatchKind::Merge, &live, br#"{"data":{"x":null,"z":"3"}}"#).unwrap();
         assert_eq!(merged["data"], json!({"y": "2", "z": "3"}));
 
         let patched = apply_patch(
@@ -102,33 +100,18 @@ mod tests {
         .unwrap();
         assert_eq!(patched["data"]["x"], "9");
 
-        let failed = apply_patch(
-            PatchKind::Json,
-            &live,
-            br#"[{"op":"test","path":"/data/x","value":"0"}]"#,
-        );
+        let failed = apply_patch(PatchKind::Json, &live, br#"[{"op":"test","path":"/data/x","value":"0"}]"#);
         assert_eq!(failed.unwrap_err().code, 422);
-        assert_eq!(
-            apply_patch(PatchKind::Merge, &live, b"[1]")
-                .unwrap_err()
-                .code,
-            400
-        );
+        assert_eq!(apply_patch(PatchKind::Merge, &live, b"[1]").unwrap_err().code, 400);
     }
 
     #[test]
     fn content_types() {
-        assert_eq!(
-            PatchKind::from_content_type("application/apply-patch+yaml").unwrap(),
-            PatchKind::Apply
-        );
+        assert_eq!(PatchKind::from_content_type("application/apply-patch+yaml").unwrap(), PatchKind::Apply);
         assert_eq!(
             PatchKind::from_content_type("application/merge-patch+json; charset=utf-8").unwrap(),
             PatchKind::Merge
         );
-        assert_eq!(
-            PatchKind::from_content_type("text/plain").unwrap_err().code,
-            415
-        );
+        assert_eq!(PatchKind::from_content_type("text/plain").unwrap_err().code, 415);
     }
 }

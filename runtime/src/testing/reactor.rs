@@ -61,17 +61,11 @@ pub(crate) struct Reactor {
 
 impl std::fmt::Debug for Reactor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reactor")
-            .field("verb", &self.verb)
-            .field("resource", &self.resource)
-            .finish()
+        f.debug_struct("Reactor").field("verb", &self.verb).field("resource", &self.resource).finish()
     }
 }
 
 /// Runs the chain in order; the first reactor that answers wins.
 pub(crate) fn react(reactors: &[Reactor], action: &Action) -> ReactorResult {
-    reactors
-        .iter()
-        .filter(|r| action.matches(&r.verb, &r.resource))
-        .find_map(|r| (r.react)(action))
+    reactors.iter().filter(|r| action.matches(&r.verb, &r.resource)).find_map(|r| (r.react)(action))
 }

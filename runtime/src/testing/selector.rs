@@ -93,18 +93,11 @@ fn tokenize(input: &str) -> Vec<Token> {
 }
 
 fn valid_key(key: &str) -> bool {
-    !key.is_empty()
-        && key.len() <= 316
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+    !key.is_empty() && key.len() <= 316 && key.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
 }
 
 fn valid_value(value: &str) -> bool {
-    value.len() <= 63
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    value.len() <= 63 && value.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
 struct Parser {
@@ -193,11 +186,7 @@ impl Parser {
                 let negate = op == "notin";
                 self.next();
                 let set = self.set()?;
-                Ok(if negate {
-                    Requirement::NotIn(key, set)
-                } else {
-                    Requirement::In(key, set)
-                })
+                Ok(if negate { Requirement::NotIn(key, set) } else { Requirement::In(key, set) })
             }
             other => Err(format!("unexpected {other:?} after label key {key:?}")),
         }
@@ -215,9 +204,7 @@ impl LabelSelector {
         let mut requirements = vec![parser.requirement()?];
         while let Some(token) = parser.next() {
             if token != Token::Comma {
-                return Err(format!(
-                    "expected ',' between requirements, found {token:?}"
-                ));
+                return Err(format!("expected ',' between requirements, found {token:?}"));
             }
             requirements.push(parser.requirement()?);
         }
@@ -233,12 +220,8 @@ impl LabelSelector {
             Requirement::DoesNotExist(k) => label(k).is_none(),
             Requirement::In(k, set) => label(k).is_some_and(|v| set.contains(v)),
             Requirement::NotIn(k, set) => label(k).is_none_or(|v| !set.contains(v)),
-            Requirement::GreaterThan(k, n) => label(k)
-                .and_then(|v| v.parse::<i64>().ok())
-                .is_some_and(|v| v > *n),
-            Requirement::LessThan(k, n) => label(k)
-                .and_then(|v| v.parse::<i64>().ok())
-                .is_some_and(|v| v < *n),
+            Requirement::GreaterThan(k, n) => label(k).and_then(|v| v.parse::<i64>().ok()).is_some_and(|v| v > *n),
+            Requirement::LessThan(k, n) => label(k).and_then(|v| v.parse::<i64>().ok()).is_some_and(|v| v < *n),
         })
     }
 }
@@ -276,15 +259,8 @@ impl FieldSelector {
     /// Whether the object's name/namespace satisfy every term.
     pub(crate) fn matches(&self, obj: &Value) -> bool {
         self.0.iter().all(|(field, equal, value)| {
-            let pointer = if field == "metadata.name" {
-                "/metadata/name"
-            } else {
-                "/metadata/namespace"
-            };
-            let actual = obj
-                .pointer(pointer)
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let pointer = if field == "metadata.name" { "/metadata/name" } else { "/metadata/namespace" };
+            let actual = obj.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
             (actual == value) == *equal
         })
     }
@@ -319,40 +295,18 @@ mod tests {
             " app = web , tier in (front) ",
         ];
         for s in yes {
-            assert!(
-                LabelSelector::parse(s).unwrap().matches(&o),
-                "{s} should match"
-            );
+            assert!(LabelSelector::parse(s).unwrap().matches(&o), "{s} should match");
         }
-        let no = [
-            "app=db",
-            "app!=web",
-            "app in (db)",
-            "app notin (web)",
-            "missing",
-            "!app",
-            "gen>5",
-            "app=web,tier=back",
-        ];
+        let no =
+            ["app=db", "app!=web", "app in (db)", "app notin (web)", "missing", "!app", "gen>5", "app=web,tier=back"];
         for s in no {
-            assert!(
-                !LabelSelector::parse(s).unwrap().matches(&o),
-                "{s} should not match"
-            );
+            assert!(!LabelSelector::parse(s).unwrap().matches(&o), "{s} should not match");
         }
     }
 
     #[test]
     fn label_syntax_errors() {
-        for s in [
-            "app in web",
-            "app in (web",
-            "=web",
-            "app=web,",
-            "app >x",
-            "a b",
-            "app=we b",
-        ] {
+        for s in ["app in web", "app in (web", "=web", "app=web,", "app >x", "a b", "app=we b"] {
             assert!(LabelSelector::parse(s).is_err(), "{s} should not parse");
         }
     }
@@ -361,16 +315,8 @@ mod tests {
     fn field_selectors() {
         let o = obj(json!({}));
         assert!(FieldSelector::parse("metadata.name=a").unwrap().matches(&o));
-        assert!(
-            FieldSelector::parse("metadata.name==a,metadata.namespace=ns")
-                .unwrap()
-                .matches(&o)
-        );
-        assert!(
-            !FieldSelector::parse("metadata.namespace!=ns")
-                .unwrap()
-                .matches(&o)
-        );
+        assert!(FieldSelector::parse("metadata.name==a,metadata.namespace=ns").unwrap().matches(&o));
+        assert!(!FieldSelector::parse("metadata.namespace!=ns").unwrap().matches(&o));
         assert!(FieldSelector::parse("spec.x=1").is_err());
         assert!(FieldSelector::parse("").unwrap().matches(&o));
     }

@@ -50,17 +50,13 @@ impl tower::Service<Request<kube::client::Body>> for FakeApiService {
             let body = match body.collect_bytes().await {
                 Ok(bytes) => bytes,
                 Err(e) => {
-                    return Ok(error_response(&ApiError::bad_request(format!(
-                        "could not read the request body: {e}"
-                    ))));
+                    return Ok(error_response(&ApiError::bad_request(format!("could not read the request body: {e}"))));
                 }
             };
             // A bug in the fake must fail the request, not the test thread
             // that happens to poll it.
             let response = catch_unwind(AssertUnwindSafe(|| handle(&shared, &parts, &body)))
-                .unwrap_or_else(|_| {
-                    error_response(&ApiError::internal("the fake API server panicked"))
-                });
+                .unwrap_or_else(|_| error_response(&ApiError::internal("the fake API server panicked")));
             Ok(response)
         })
     }
@@ -70,10 +66,7 @@ fn json_response(code: StatusCode, body: &Value) -> Response<FakeBody> {
     let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
     let mut response = Response::new(FakeBody::full(bytes));
     *response.status_mut() = code;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
     response
 }
 
@@ -84,10 +77,7 @@ fn error_response(err: &ApiError) -> Response<FakeBody> {
 
 fn watch_response(stream: WatchStream) -> Response<FakeBody> {
     let mut response = Response::new(FakeBody::watch(stream));
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
     response
 }
 
@@ -118,11 +108,7 @@ fn decode(input: &str, plus_is_space: bool) -> String {
 
 fn parse_query(query: Option<&str>) -> Query {
     let mut params = BTreeMap::new();
-    for pair in query
-        .unwrap_or_default()
-        .split('&')
-        .filter(|p| !p.is_empty())
-    {
+    for pair in query.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         params.insert(decode(k, true), decode(v, true));
     }
@@ -138,11 +124,7 @@ struct Route {
 }
 
 fn route(shared: &Shared, path: &str) -> Option<Route> {
-    let segments: Vec<String> = path
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .map(|s| decode(s, false))
-        .collect();
+    let segments: Vec<String> = path.split('/').filter(|s| !s.is_empty()).map(|s| decode(s, false)).collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let (group, version, rest) = match segments.as_slice() {
         ["api", version, rest @ ..] => ("", *version, rest),
@@ -153,11 +135,7 @@ fn route(shared: &Shared, path: &str) -> Option<Route> {
     // `/namespaces/{ns}/{plural}` addresses a namespaced resource; anything
     // else under `namespaces` is the Namespace kind itself.
     let (namespace, rest) = match rest {
-        ["namespaces", ns, plural, ..]
-            if store
-                .resource(group, version, plural)
-                .is_some_and(|i| i.namespaced) =>
-        {
+        ["namespaces", ns, plural, ..] if store.resource(group, version, plural).is_some_and(|i| i.namespaced) => {
             (Some((*ns).to_owned()), &rest[2..])
         }
         _ => (None, rest),
@@ -172,12 +150,7 @@ fn route(shared: &Shared, path: &str) -> Option<Route> {
     if info.namespaced && namespace.is_none() && name.is_some() {
         return None;
     }
-    Some(Route {
-        info,
-        namespace,
-        name: name.map(str::to_owned),
-        subresource: subresource.map(str::to_owned),
-    })
+    Some(Route { info, namespace, name: name.map(str::to_owned), subresource: subresource.map(str::to_owned) })
 }
 
 fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> Response<FakeBody> {
@@ -204,23 +177,13 @@ fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> R
         }
         (&Method::DELETE, false) => "delete-collection",
         (method, _) => {
-            return error_response(&ApiError::method_not_allowed(format!(
-                "{method} is not supported on this path"
-            )));
+            return error_response(&ApiError::method_not_allowed(format!("{method} is not supported on this path")));
         }
     };
-    let content_type = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
+    let content_type =
+        parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
     let patch_kind = (verb == "patch").then(|| PatchKind::from_content_type(&content_type));
-    let json_body: Option<Value> = if body.is_empty() {
-        None
-    } else {
-        serde_json::from_slice(body).ok()
-    };
+    let json_body: Option<Value> = if body.is_empty() { None } else { serde_json::from_slice(body).ok() };
     let action = Action {
         verb: verb.to_owned(),
         group: route.info.group.clone(),
@@ -230,10 +193,7 @@ fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> R
         name: route.name.clone(),
         subresource: route.subresource.clone(),
         params: query.0.clone(),
-        patch_type: patch_kind
-            .as_ref()
-            .and_then(|k| k.as_ref().ok())
-            .map(|k| k.as_str().to_owned()),
+        patch_type: patch_kind.as_ref().and_then(|k| k.as_ref().ok()).map(|k| k.as_str().to_owned()),
         body: json_body.clone(),
     };
     shared.lock_actions().push(action.clone());
@@ -248,29 +208,18 @@ fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> R
         Some(Ok(value)) => return json_response(StatusCode::OK, &value),
         Some(Err(status)) => {
             let (code, body) = ApiError::from_status(&status);
-            return json_response(
-                StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-                &body,
-            );
+            return json_response(StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), &body);
         }
         None => {}
     }
 
     let status = match route.subresource.as_deref() {
         None => false,
-        Some("status")
-            if route.info.has_status_subresource && matches!(verb, "get" | "update" | "patch") =>
-        {
-            true
-        }
+        Some("status") if route.info.has_status_subresource && matches!(verb, "get" | "update" | "patch") => true,
         // Other subresources (scale, custom ones) only exist through reactors.
         Some(_) => return error_response(&ApiError::no_route()),
     };
-    let target = Target {
-        info: route.info.clone(),
-        namespace: route.namespace,
-        name: route.name,
-    };
+    let target = Target { info: route.info.clone(), namespace: route.namespace, name: route.name };
     let body_json = || -> Result<Value, ApiError> {
         match &json_body {
             Some(v) => Ok(v.clone()),
@@ -281,14 +230,9 @@ fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> R
     if verb == "watch" {
         let start = shared.lock_store().watch(&target, &query);
         return match start {
-            Ok(WatchStart::Expired(line)) => {
-                watch_response(WatchStream::finished(target.info, vec![line]))
-            }
+            Ok(WatchStart::Expired(line)) => watch_response(WatchStream::finished(target.info, vec![line])),
             Ok(WatchStart::Open { id, initial, rx }) => {
-                let timeout = query
-                    .get("timeoutSeconds")
-                    .and_then(|t| t.parse::<u64>().ok())
-                    .map(Duration::from_secs);
+                let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).map(Duration::from_secs);
                 let bookmarks = matches!(query.get("allowWatchBookmarks"), Some("true" | "1"));
                 watch_response(WatchStream::open(
                     Arc::downgrade(shared),

@@ -17,12 +17,7 @@ pub(crate) struct ApiError {
 
 impl ApiError {
     fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            reason,
-            message: message.into(),
-            details: None,
-        }
+        Self { code, reason, message: message.into(), details: None }
     }
 
     fn with_details(mut self, info: &ResourceInfo, name: &str) -> Self {
@@ -35,42 +30,22 @@ impl ApiError {
     }
 
     pub(crate) fn not_found(info: &ResourceInfo, name: &str) -> Self {
-        Self::new(
-            404,
-            "NotFound",
-            format!("{} \"{name}\" not found", info.qualified()),
-        )
-        .with_details(info, name)
+        Self::new(404, "NotFound", format!("{} \"{name}\" not found", info.qualified())).with_details(info, name)
     }
 
     /// A path no registered resource serves.
     pub(crate) fn no_route() -> Self {
-        Self::new(
-            404,
-            "NotFound",
-            "the server could not find the requested resource",
-        )
+        Self::new(404, "NotFound", "the server could not find the requested resource")
     }
 
     pub(crate) fn already_exists(info: &ResourceInfo, name: &str) -> Self {
-        Self::new(
-            409,
-            "AlreadyExists",
-            format!("{} \"{name}\" already exists", info.qualified()),
-        )
-        .with_details(info, name)
+        Self::new(409, "AlreadyExists", format!("{} \"{name}\" already exists", info.qualified()))
+            .with_details(info, name)
     }
 
     pub(crate) fn conflict(info: &ResourceInfo, name: &str, why: &str) -> Self {
-        Self::new(
-            409,
-            "Conflict",
-            format!(
-                "Operation cannot be fulfilled on {} \"{name}\": {why}",
-                info.qualified()
-            ),
-        )
-        .with_details(info, name)
+        Self::new(409, "Conflict", format!("Operation cannot be fulfilled on {} \"{name}\": {why}", info.qualified()))
+            .with_details(info, name)
     }
 
     /// 409 for an update with a stale `metadata.resourceVersion`.
@@ -85,23 +60,13 @@ impl ApiError {
     /// 422 with field causes `(reason, field, message)`.
     pub(crate) fn invalid(info: &ResourceInfo, name: &str, causes: &[(&str, &str, &str)]) -> Self {
         let summary: Vec<String> = causes.iter().map(|(_, f, m)| format!("{f}: {m}")).collect();
-        let mut err = Self::new(
-            422,
-            "Invalid",
-            format!(
-                "{} \"{name}\" is invalid: {}",
-                info.kind,
-                summary.join(", ")
-            ),
-        )
-        .with_details(info, name);
+        let mut err = Self::new(422, "Invalid", format!("{} \"{name}\" is invalid: {}", info.kind, summary.join(", ")))
+            .with_details(info, name);
         if let Some(details) = err.details.as_mut() {
             details["kind"] = Value::String(info.kind.clone());
             details["causes"] = causes
                 .iter()
-                .map(|(reason, field, message)| {
-                    json!({"reason": reason, "field": field, "message": message})
-                })
+                .map(|(reason, field, message)| json!({"reason": reason, "field": field, "message": message}))
                 .collect();
         }
         err
@@ -179,26 +144,17 @@ mod tests {
             namespaced: true,
             has_status_subresource: true,
         };
-        let status: Status =
-            serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
+        let status: Status = serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
         assert!(status.is_not_found());
         assert_eq!(status.code, 404);
         assert_eq!(status.message, "foos.example.com \"a\" not found");
         let details = status.details.unwrap();
         assert_eq!(
-            (
-                details.name.as_str(),
-                details.group.as_str(),
-                details.kind.as_str()
-            ),
+            (details.name.as_str(), details.group.as_str(), details.kind.as_str()),
             ("a", "example.com", "foos")
         );
 
-        let invalid = ApiError::invalid(
-            &info,
-            "a",
-            &[("FieldValueRequired", "metadata.name", "Required value")],
-        );
+        let invalid = ApiError::invalid(&info, "a", &[("FieldValueRequired", "metadata.name", "Required value")]);
         let status: Status = serde_json::from_value(invalid.to_value()).unwrap();
         assert!(status.is_invalid());
         assert_eq!(status.details.unwrap().causes[0].field, "metadata.name");

@@ -10,8 +10,8 @@ use tokio::sync::mpsc;
 
 use super::ResourceInfo;
 use super::meta::{
-    check_name, finalizers, meta, meta_mut, meta_str, namespace_of, now, prepare_status_update,
-    prepare_update, type_meta,
+    check_name, finalizers, meta, meta_mut, meta_str, namespace_of, now, prepare_status_update, prepare_update,
+    type_meta,
 };
 use super::patch::{PatchKind, apply_patch};
 use super::selector::{FieldSelector, LabelSelector};
@@ -29,10 +29,7 @@ pub(crate) struct Query(pub(crate) BTreeMap<String, String>);
 
 impl Query {
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
-        self.0
-            .get(key)
-            .map(String::as_str)
-            .filter(|v| !v.is_empty())
+        self.0.get(key).map(String::as_str).filter(|v| !v.is_empty())
     }
 
     fn flag(&self, key: &str) -> bool {
@@ -62,10 +59,7 @@ impl Target {
     }
 
     fn object_key(&self) -> ObjectKey {
-        (
-            self.namespace.clone().unwrap_or_default(),
-            self.name().to_owned(),
-        )
+        (self.namespace.clone().unwrap_or_default(), self.name().to_owned())
     }
 }
 
@@ -105,7 +99,9 @@ impl Event {
         match (&self.kind, kind, &self.previous) {
             (EventType::Modified, EventType::Deleted, Some(previous)) => {
                 let mut obj = previous.clone();
-                if let (Some(meta), Some(rv)) = (obj.get_mut("metadata"), self.object["metadata"].get("resourceVersion")) {
+                if let (Some(meta), Some(rv)) =
+                    (obj.get_mut("metadata"), self.object["metadata"].get("resourceVersion"))
+                {
                     meta["resourceVersion"] = rv.clone();
                 }
                 obj
@@ -162,11 +158,7 @@ struct Watcher {
 /// How a watch request starts.
 pub(crate) enum WatchStart {
     /// Stream `initial`, then everything arriving on `rx`.
-    Open {
-        id: u64,
-        initial: Vec<Bytes>,
-        rx: mpsc::UnboundedReceiver<Bytes>,
-    },
+    Open { id: u64, initial: Vec<Bytes>, rx: mpsc::UnboundedReceiver<Bytes> },
     /// The requested version is older than the retained history: a single
     /// ERROR event with a 410 Status, then the end of the stream.
     Expired(Bytes),
@@ -191,8 +183,7 @@ pub(crate) struct Store {
 pub(crate) const DEFAULT_HISTORY_LIMIT: usize = 1000;
 
 fn line(kind: &str, object: &Value) -> Bytes {
-    let mut bytes = serde_json::to_vec(&json!({"type": kind, "object": object}))
-        .unwrap_or_else(|_| b"{}".to_vec());
+    let mut bytes = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     Bytes::from(bytes)
 }
@@ -222,14 +213,8 @@ impl Store {
         self.resources.insert(info.key(), info);
     }
 
-    pub(crate) fn resource(
-        &self,
-        group: &str,
-        version: &str,
-        plural: &str,
-    ) -> Option<&ResourceInfo> {
-        self.resources
-            .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
+    pub(crate) fn resource(&self, group: &str, version: &str, plural: &str) -> Option<&ResourceInfo> {
+        self.resources.get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
     }
 
     pub(crate) fn resource_version(&self) -> u64 {
@@ -259,18 +244,10 @@ impl Store {
 
     /// The stored objects of a resource, in key order.
     pub(crate) fn objects(&self, key: &ResourceKey) -> Vec<Value> {
-        self.objects
-            .get(key)
-            .map(|m| m.values().cloned().collect())
-            .unwrap_or_default()
+        self.objects.get(key).map(|m| m.values().cloned().collect()).unwrap_or_default()
     }
 
-    pub(crate) fn object(
-        &self,
-        key: &ResourceKey,
-        namespace: Option<&str>,
-        name: &str,
-    ) -> Option<Value> {
+    pub(crate) fn object(&self, key: &ResourceKey, namespace: Option<&str>, name: &str) -> Option<Value> {
         let okey = (namespace.unwrap_or_default().to_owned(), name.to_owned());
         self.objects.get(key).and_then(|m| m.get(&okey)).cloned()
     }
@@ -316,29 +293,13 @@ impl Store {
         self.trim_history();
     }
 
-    fn put(
-        &mut self,
-        info: &ResourceInfo,
-        okey: ObjectKey,
-        mut obj: Value,
-        previous: Option<Value>,
-    ) -> Value {
+    fn put(&mut self, info: &ResourceInfo, okey: ObjectKey, mut obj: Value, previous: Option<Value>) -> Value {
         self.resource_version += 1;
         if let Ok(m) = meta_mut(&mut obj) {
-            m.insert(
-                "resourceVersion".into(),
-                self.resource_version.to_string().into(),
-            );
+            m.insert("resourceVersion".into(), self.resource_version.to_string().into());
         }
-        let kind = if previous.is_some() {
-            EventType::Modified
-        } else {
-            EventType::Added
-        };
-        self.objects
-            .entry(info.key())
-            .or_default()
-            .insert(okey, obj.clone());
+        let kind = if previous.is_some() { EventType::Modified } else { EventType::Added };
+        self.objects.entry(info.key()).or_default().insert(okey, obj.clone());
         self.record(Event {
             resource_version: self.resource_version,
             key: info.key(),
@@ -352,10 +313,7 @@ impl Store {
     fn remove(&mut self, info: &ResourceInfo, okey: &ObjectKey, mut obj: Value) -> Value {
         self.resource_version += 1;
         if let Ok(m) = meta_mut(&mut obj) {
-            m.insert(
-                "resourceVersion".into(),
-                self.resource_version.to_string().into(),
-            );
+            m.insert("resourceVersion".into(), self.resource_version.to_string().into());
         }
         if let Some(objects) = self.objects.get_mut(&info.key()) {
             objects.remove(okey);
@@ -392,11 +350,7 @@ impl Store {
             return Err(ApiError::invalid(
                 info,
                 "",
-                &[(
-                    "FieldValueRequired",
-                    "metadata.name",
-                    "Required value: name is required",
-                )],
+                &[("FieldValueRequired", "metadata.name", "Required value: name is required")],
             ));
         }
         if info.namespaced && namespace.is_none() {
@@ -422,12 +376,7 @@ impl Store {
         self.existing(t)
     }
 
-    pub(crate) fn create(
-        &mut self,
-        t: &Target,
-        mut body: Value,
-        q: &Query,
-    ) -> Result<Value, ApiError> {
+    pub(crate) fn create(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
         let info = &t.info;
         type_meta(info, &mut body)?;
         let mut target = t.clone();
@@ -450,11 +399,7 @@ impl Store {
                     return Err(ApiError::invalid(
                         info,
                         "",
-                        &[(
-                            "FieldValueRequired",
-                            "metadata.name",
-                            "Required value: name or generateName is required",
-                        )],
+                        &[("FieldValueRequired", "metadata.name", "Required value: name or generateName is required")],
                     ));
                 }
             },
@@ -469,12 +414,7 @@ impl Store {
         m.insert("uid".into(), uid.into());
         m.insert("creationTimestamp".into(), now());
         m.insert("generation".into(), 1.into());
-        for server_owned in [
-            "resourceVersion",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "selfLink",
-        ] {
+        for server_owned in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
             m.remove(server_owned);
         }
         if info.has_status_subresource
@@ -510,12 +450,7 @@ impl Store {
         Ok(self.commit_update(t, old, new, q))
     }
 
-    pub(crate) fn update_status(
-        &mut self,
-        t: &Target,
-        body: Value,
-        q: &Query,
-    ) -> Result<Value, ApiError> {
+    pub(crate) fn update_status(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
         let old = self.existing(t)?;
         let new = prepare_status_update(t, &old, &body)?;
         Ok(self.commit_update(t, old, new, q))
@@ -540,20 +475,11 @@ impl Store {
             Err(err) => return Err(err),
         };
         let patched = apply_patch(kind, &old, patch)?;
-        let new = if status {
-            prepare_status_update(t, &old, &patched)?
-        } else {
-            prepare_update(t, &old, patched)?
-        };
+        let new = if status { prepare_status_update(t, &old, &patched)? } else { prepare_update(t, &old, patched)? };
         Ok(self.commit_update(t, old, new, q))
     }
 
-    pub(crate) fn delete(
-        &mut self,
-        t: &Target,
-        opts: &Value,
-        q: &Query,
-    ) -> Result<Value, ApiError> {
+    pub(crate) fn delete(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
         let old = self.existing(t)?;
         let dry_run = q.dry_run() || opts.get("dryRun").is_some_and(|d| !d.is_null());
         if let Some(pre) = opts.get("preconditions") {
@@ -596,12 +522,10 @@ impl Store {
     fn filter(t: &Target, q: &Query) -> Result<WatchFilter, ApiError> {
         Ok(WatchFilter {
             namespace: t.namespace.clone(),
-            labels: LabelSelector::parse(q.get("labelSelector").unwrap_or_default()).map_err(
-                |e| ApiError::bad_request(format!("unable to parse labelSelector: {e}")),
-            )?,
-            fields: FieldSelector::parse(q.get("fieldSelector").unwrap_or_default()).map_err(
-                |e| ApiError::bad_request(format!("unable to parse fieldSelector: {e}")),
-            )?,
+            labels: LabelSelector::parse(q.get("labelSelector").unwrap_or_default())
+                .map_err(|e| ApiError::bad_request(format!("unable to parse labelSelector: {e}")))?,
+            fields: FieldSelector::parse(q.get("fieldSelector").unwrap_or_default())
+                .map_err(|e| ApiError::bad_request(format!("unable to parse fieldSelector: {e}")))?,
         })
     }
 
@@ -614,23 +538,12 @@ impl Store {
         })
     }
 
-    pub(crate) fn delete_collection(
-        &mut self,
-        t: &Target,
-        opts: &Value,
-        q: &Query,
-    ) -> Result<Value, ApiError> {
+    pub(crate) fn delete_collection(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
         let filter = Self::filter(t, q)?;
         let matching: Vec<ObjectKey> = self
             .objects
             .get(&t.key())
-            .map(|objects| {
-                objects
-                    .iter()
-                    .filter(|(_, o)| filter.matches(o))
-                    .map(|(k, _)| k.clone())
-                    .collect()
-            })
+            .map(|objects| objects.iter().filter(|(_, o)| filter.matches(o)).map(|(k, _)| k.clone()).collect())
             .unwrap_or_default();
         // Preconditions name one object; they make no sense here.
         let mut opts = opts.clone();
@@ -639,11 +552,7 @@ impl Store {
         }
         let mut deleted = Vec::new();
         for (ns, name) in matching {
-            let one = Target {
-                info: t.info.clone(),
-                namespace: (!ns.is_empty()).then_some(ns),
-                name: Some(name),
-            };
+            let one = Target { info: t.info.clone(), namespace: (!ns.is_empty()).then_some(ns), name: Some(name) };
             deleted.push(self.delete(&one, &opts, q)?);
         }
         Ok(self.list_body(&t.info, self.resource_version, deleted))
@@ -652,9 +561,7 @@ impl Store {
     pub(crate) fn list(&self, t: &Target, q: &Query) -> Result<Value, ApiError> {
         let filter = Self::filter(t, q)?;
         let limit = match q.get("limit") {
-            Some(l) => l
-                .parse::<usize>()
-                .map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))?,
+            Some(l) => l.parse::<usize>().map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))?,
             None => 0,
         };
         let (list_rv, after) = match q.get("continue") {
@@ -671,9 +578,7 @@ impl Store {
                         (rv, Some((ns.to_owned(), name.to_owned())))
                     }
                     _ => {
-                        return Err(ApiError::bad_request(format!(
-                            "invalid continue token {token:?}"
-                        )));
+                        return Err(ApiError::bad_request(format!("invalid continue token {token:?}")));
                     }
                 }
             }
@@ -712,21 +617,13 @@ impl Store {
         let mut initial = Vec::new();
         match q.get("resourceVersion") {
             Some(rv) if rv != "0" && !send_initial => {
-                let rv: u64 = rv.parse().map_err(|_| {
-                    ApiError::bad_request(format!("invalid resourceVersion {rv:?}"))
-                })?;
+                let rv: u64 =
+                    rv.parse().map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
                 if rv < self.compacted {
-                    let status = ApiError::expired(format!(
-                        "too old resource version: {rv} ({})",
-                        self.compacted + 1
-                    ));
+                    let status = ApiError::expired(format!("too old resource version: {rv} ({})", self.compacted + 1));
                     return Ok(WatchStart::Expired(line("ERROR", &status.to_value())));
                 }
-                for event in self
-                    .history
-                    .iter()
-                    .filter(|e| e.resource_version > rv && e.key == info.key())
-                {
+                for event in self.history.iter().filter(|e| e.resource_version > rv && e.key == info.key()) {
                     if let Some(kind) = filter.view(event) {
                         initial.push(line(kind.as_str(), &event.payload(kind)));
                     }
@@ -748,12 +645,7 @@ impl Store {
         let (tx, rx) = mpsc::unbounded_channel();
         self.next_watcher_id += 1;
         let id = self.next_watcher_id;
-        self.watchers.push(Watcher {
-            id,
-            key: info.key(),
-            filter,
-            tx,
-        });
+        self.watchers.push(Watcher { id, key: info.key(), filter, tx });
         Ok(WatchStart::Open { id, initial, rx })
     }
 

@@ -30,15 +30,11 @@ enum BodyKind {
 
 impl FakeBody {
     pub(crate) fn full(bytes: Vec<u8>) -> Self {
-        Self {
-            kind: BodyKind::Full(Some(Bytes::from(bytes))),
-        }
+        Self { kind: BodyKind::Full(Some(Bytes::from(bytes))) }
     }
 
     pub(crate) fn watch(stream: WatchStream) -> Self {
-        Self {
-            kind: BodyKind::Watch(Box::new(stream)),
-        }
+        Self { kind: BodyKind::Watch(Box::new(stream)) }
     }
 }
 
@@ -46,10 +42,7 @@ impl http_body::Body for FakeBody {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match &mut self.get_mut().kind {
             BodyKind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             BodyKind::Watch(stream) => stream.poll_line(cx).map(|l| l.map(|b| Ok(Frame::data(b)))),
@@ -85,10 +78,7 @@ pub(crate) struct WatchStream {
 
 impl std::fmt::Debug for WatchStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WatchStream")
-            .field("id", &self.id)
-            .field("resource", &self.info.plural)
-            .finish()
+        f.debug_struct("WatchStream").field("id", &self.id).field("resource", &self.info.plural).finish()
     }
 }
 

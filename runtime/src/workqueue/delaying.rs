@@ -56,11 +56,7 @@ impl<T> Ord for Deadline<T> {
 
 impl<T> Default for Waiting<T> {
     fn default() -> Self {
-        Waiting {
-            heap: BinaryHeap::new(),
-            known: HashMap::new(),
-            next_seq: 0,
-        }
+        Waiting { heap: BinaryHeap::new(), known: HashMap::new(), next_seq: 0 }
     }
 }
 
@@ -105,10 +101,7 @@ impl<T: Clone + Eq + Hash> Waiting<T> {
     fn compact(&mut self) {
         let known = &self.known;
         let heap = std::mem::take(&mut self.heap);
-        self.heap = heap
-            .into_iter()
-            .filter(|Reverse(d)| known.get(&d.item) == Some(&(d.at, d.seq)))
-            .collect();
+        self.heap = heap.into_iter().filter(|Reverse(d)| known.get(&d.item) == Some(&(d.at, d.seq))).collect();
     }
 
     /// Removes and returns the next item due at or before `now`.
@@ -149,17 +142,12 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
             return;
         }
         if !self.ensure_timer() {
-            tracing::error!(
-                "WorkQueue::add_after called outside a Tokio runtime; adding the item without delay"
-            );
+            tracing::error!("WorkQueue::add_after called outside a Tokio runtime; adding the item without delay");
             self.add(item);
             return;
         }
         let now = Instant::now();
-        let at = now
-            .checked_add(delay)
-            .or_else(|| now.checked_add(FAR_FUTURE))
-            .unwrap_or(now);
+        let at = now.checked_add(delay).or_else(|| now.checked_add(FAR_FUTURE)).unwrap_or(now);
         let mut st = self.shared.lock();
         if st.is_shutting_down() {
             return;
@@ -196,10 +184,7 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
 /// Moves due items onto the queue, then sleeps until the next deadline or a
 /// wake-up. Holds only a `Weak` while sleeping so it never keeps a dropped
 /// queue alive.
-async fn run_timer<T: Clone + Eq + Hash + Send + Sync + 'static>(
-    weak: Weak<Shared<T>>,
-    wake: Arc<Notify>,
-) {
+async fn run_timer<T: Clone + Eq + Hash + Send + Sync + 'static>(weak: Weak<Shared<T>>, wake: Arc<Notify>) {
     loop {
         let next = {
             let Some(shared) = weak.upgrade() else {

@@ -16,7 +16,7 @@ mod rate_limiting;
 
 pub use queue::WorkQueue;
 pub use rate_limiter::{
-    BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter,
-    MaxOfRateLimiter, RateLimiter, default_controller_rate_limiter,
+    BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter, RateLimiter,
+    default_controller_rate_limiter,
 };
 pub use rate_limiting::RateLimitingQueue;

@@ -324,9 +324,7 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> Default for WorkQueue<T> {
 
 impl<T> Clone for WorkQueue<T> {
     fn clone(&self) -> Self {
-        Self {
-            shared: Arc::clone(&self.shared),
-        }
+        Self { shared: Arc::clone(&self.shared) }
     }
 }
 

@@ -48,8 +48,7 @@ impl<T, R: RateLimiter<T> + ?Sized> RateLimiter<T> for Arc<R> {
 /// client-go's `DefaultTypedControllerRateLimiter`: the larger of a per-item
 /// exponential backoff (5 ms doubling up to 1000 s) and an overall token
 /// bucket (10 qps, burst 100).
-pub fn default_controller_rate_limiter<T: Clone + Eq + Hash + Send + Sync + 'static>()
--> MaxOfRateLimiter<T> {
+pub fn default_controller_rate_limiter<T: Clone + Eq + Hash + Send + Sync + 'static>() -> MaxOfRateLimiter<T> {
     MaxOfRateLimiter::new(vec![
         Box::new(ItemExponentialFailureRateLimiter::default()),
         Box::new(BucketRateLimiter::default()),
@@ -90,17 +89,11 @@ pub struct ItemExponentialFailureRateLimiter<T> {
 impl<T> ItemExponentialFailureRateLimiter<T> {
     /// Backoff starting at `base` and doubling up to `max`.
     pub fn new(base: Duration, max: Duration) -> Self {
-        ItemExponentialFailureRateLimiter {
-            base,
-            max,
-            failures: Mutex::new(HashMap::new()),
-        }
+        ItemExponentialFailureRateLimiter { base, max, failures: Mutex::new(HashMap::new()) }
     }
 
     fn backoff(&self, exp: u32) -> Duration {
-        1u32.checked_shl(exp)
-            .and_then(|factor| self.base.checked_mul(factor))
-            .map_or(self.max, |d| d.min(self.max))
+        1u32.checked_shl(exp).and_then(|factor| self.base.checked_mul(factor)).map_or(self.max, |d| d.min(self.max))
     }
 }
 
@@ -144,23 +137,14 @@ pub struct ItemFastSlowRateLimiter<T> {
 impl<T> ItemFastSlowRateLimiter<T> {
     /// `fast` for the first `max_fast_attempts` failures of an item, then `slow`.
     pub fn new(fast: Duration, slow: Duration, max_fast_attempts: u32) -> Self {
-        ItemFastSlowRateLimiter {
-            fast,
-            slow,
-            max_fast_attempts,
-            failures: Mutex::new(HashMap::new()),
-        }
+        ItemFastSlowRateLimiter { fast, slow, max_fast_attempts, failures: Mutex::new(HashMap::new()) }
     }
 }
 
 impl<T: Clone + Eq + Hash + Send + Sync> RateLimiter<T> for ItemFastSlowRateLimiter<T> {
     fn when(&self, item: &T) -> Duration {
         let failures = bump(&self.failures, item).saturating_add(1);
-        if failures <= self.max_fast_attempts {
-            self.fast
-        } else {
-            self.slow
-        }
+        if failures <= self.max_fast_attempts { self.fast } else { self.slow }
     }
     fn forget(&self, item: &T) {
         lock(&self.failures).remove(item);
@@ -207,14 +191,7 @@ struct Bucket {
 impl BucketRateLimiter {
     /// A bucket of `burst` tokens refilled at `qps` tokens per second.
     pub fn new(qps: f64, burst: u32) -> Self {
-        BucketRateLimiter {
-            qps,
-            burst,
-            bucket: Mutex::new(Bucket {
-                tokens: f64::from(burst),
-                last: None,
-            }),
-        }
+        BucketRateLimiter { qps, burst, bucket: Mutex::new(Bucket { tokens: f64::from(burst), last: None }) }
     }
 
     /// Reserves one token at `now`; returns how long until it may be used
@@ -264,10 +241,7 @@ impl<T> RateLimiter<T> for BucketRateLimiter {
 
 impl fmt::Debug for BucketRateLimiter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BucketRateLimiter")
-            .field("qps", &self.qps)
-            .field("burst", &self.burst)
-            .finish()
+        f.debug_struct("BucketRateLimiter").field("qps", &self.qps).field("burst", &self.burst).finish()
     }
 }
 
@@ -288,11 +262,7 @@ impl<T> MaxOfRateLimiter<T> {
 
 impl<T> RateLimiter<T> for MaxOfRateLimiter<T> {
     fn when(&self, item: &T) -> Duration {
-        self.limiters
-            .iter()
-            .map(|l| l.when(item))
-            .max()
-            .unwrap_or(Duration::ZERO)
+        self.limiters.iter().map(|l| l.when(item)).max().unwrap_or(Duration::ZERO)
     }
     fn forget(&self, item: &T) {
         for l in &self.limiters {
@@ -300,19 +270,13 @@ impl<T> RateLimiter<T> for MaxOfRateLimiter<T> {
         }
     }
     fn num_requeues(&self, item: &T) -> u32 {
-        self.limiters
-            .iter()
-            .map(|l| l.num_requeues(item))
-            .max()
-            .unwrap_or(0)
+        self.limiters.iter().map(|l| l.num_requeues(item)).max().unwrap_or(0)
     }
 }
 
 impl<T> fmt::Debug for MaxOfRateLimiter<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MaxOfRateLimiter")
-            .field("limiters", &self.limiters.len())
-            .finish()
+        f.debug_struct("MaxOfRateLimiter").field("limiters", &self.limiters.len()).finish()
     }
 }
 
@@ -326,10 +290,7 @@ mod tests {
     fn exponential_doubles_from_base_and_caps() {
         let rl = ItemExponentialFailureRateLimiter::new(5 * MS, Duration::from_secs(1));
         let got: Vec<_> = (0..10).map(|_| rl.when(&"a")).collect();
-        let want: Vec<_> = [5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000]
-            .iter()
-            .map(|&n| n * MS)
-            .collect();
+        let want: Vec<_> = [5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000].iter().map(|&n| n * MS).collect();
         assert_eq!(got, want);
         assert_eq!(rl.num_requeues(&"a"), 10);
         // Items are independent.
@@ -425,10 +386,7 @@ mod tests {
             Box::new(ItemExponentialFailureRateLimiter::new(MS, Duration::from_secs(1))),
         ]);
         let got: Vec<_> = (0..5).map(|_| rl.when(&"one")).collect();
-        assert_eq!(
-            got,
-            vec![5 * MS, 5 * MS, 5 * MS, Duration::from_secs(3), Duration::from_secs(3)]
-        );
+        assert_eq!(got, vec![5 * MS, 5 * MS, 5 * MS, Duration::from_secs(3), Duration::from_secs(3)]);
         assert_eq!(rl.num_requeues(&"one"), 5);
         rl.forget(&"one");
         assert_eq!(rl.num_requeues(&"one"), 0);

@@ -45,10 +45,7 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> RateLimitingQueue<T> {
 
     /// A queue using `limiter`.
     pub fn with_rate_limiter(limiter: impl RateLimiter<T> + 'static) -> Self {
-        RateLimitingQueue {
-            queue: WorkQueue::new(),
-            limiter: Arc::new(limiter),
-        }
+        RateLimitingQueue { queue: WorkQueue::new(), limiter: Arc::new(limiter) }
     }
 
     /// Adds `item` after the delay the rate limiter assigns it (client-go's
@@ -92,18 +89,13 @@ impl<T> Deref for RateLimitingQueue<T> {
 
 impl<T> Clone for RateLimitingQueue<T> {
     fn clone(&self) -> Self {
-        RateLimitingQueue {
-            queue: self.queue.clone(),
-            limiter: Arc::clone(&self.limiter),
-        }
+        RateLimitingQueue { queue: self.queue.clone(), limiter: Arc::clone(&self.limiter) }
     }
 }
 
 impl<T> fmt::Debug for RateLimitingQueue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RateLimitingQueue")
-            .field("queue", &self.queue)
-            .finish_non_exhaustive()
+        f.debug_struct("RateLimitingQueue").field("queue", &self.queue).finish_non_exhaustive()
     }
 }
 
@@ -120,9 +112,7 @@ mod tests {
     const GUARD: Duration = Duration::from_secs(3600);
 
     /// Takes the next item and returns it with the (virtual) time waited.
-    async fn next<T: Clone + Eq + Hash + Send + Sync + 'static>(
-        q: &RateLimitingQueue<T>,
-    ) -> (T, Duration) {
+    async fn next<T: Clone + Eq + Hash + Send + Sync + 'static>(q: &RateLimitingQueue<T>) -> (T, Duration) {
         let start = Instant::now();
         let item = tokio::time::timeout(GUARD, q.get()).await.unwrap().unwrap();
         (item, start.elapsed())
@@ -157,11 +147,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn custom_limiter_and_deref_to_the_queue() {
-        let q = RateLimitingQueue::with_rate_limiter(ItemFastSlowRateLimiter::new(
-            MS,
-            Duration::from_secs(60),
-            1,
-        ));
+        let q = RateLimitingQueue::with_rate_limiter(ItemFastSlowRateLimiter::new(MS, Duration::from_secs(60), 1));
         q.add_rate_limited(1u8);
         let (_, fast) = next(&q).await;
         assert!(fast < 3 * MS, "{fast:?}");

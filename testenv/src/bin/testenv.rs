@@ -12,10 +12,7 @@ fn main() -> anyhow::Result<()> {
     let took = started.elapsed();
     println!("kube-apiserver {} ready at {} in {:.2?}", *codegen_testenv::KUBERNETES_VERSION, env.server_url(), took);
     println!("export KUBECONFIG={}", env.admin_kubeconfig().display());
-    println!(
-        "# unprivileged user: {}",
-        env.kubeconfig_for(codegen_testenv::UNPRIVILEGED_USER).display()
-    );
+    println!("# unprivileged user: {}", env.kubeconfig_for(codegen_testenv::UNPRIVILEGED_USER).display());
     println!("# kubectl: {}", env.binaries().kubectl.display());
     println!("press Enter (or close stdin) to stop the server");
     let mut line = String::new();
