@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod build;
+pub mod builtin;
 pub mod check;
 pub mod diag;
 pub mod emit;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::diag::{Diagnostic, Diagnostics};
@@ -15,8 +15,8 @@ use crate::parse::Origin;
 /// apiextensions.k8s.io/v1 `JSONSchemaProps`, the subset a structural schema
 /// may use. Fields are declared in alphabetical order of their JSON names so
 /// the YAML reads like controller-gen's.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct JsonSchemaProps {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,8 +84,8 @@ pub struct JsonSchemaProps {
 }
 
 /// One `x-kubernetes-validations` entry.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct ValidationRule {
     #[serde(skip_serializing_if = "Option::is_none")]

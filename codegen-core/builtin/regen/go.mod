@@ -1,0 +1,3 @@
+module kube-codegen.invalid/builtin-regen
+
+go 1.24
