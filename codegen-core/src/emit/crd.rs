@@ -155,7 +155,7 @@ pub fn generate(model: &Model, crd_dir: &Path, header: Option<&str>, diags: &mut
         }
         for versions in by_kind.values() {
             if let Some(crd) = build(group, versions, diags) {
-                let yaml = match serde_yaml::to_string(&crd) {
+                let yaml = match to_yaml(&crd) {
                     Ok(y) => y,
                     Err(e) => {
                         diags.push(Diagnostic::error(format!(
@@ -174,6 +174,12 @@ pub fn generate(model: &Model, crd_dir: &Path, header: Option<&str>, diags: &mut
         }
     }
     out
+}
+
+/// The CRD as YAML (the writer of [`super::yaml`]: quoted wherever any
+/// YAML reader could take a string for another type).
+pub fn to_yaml(crd: &CustomResourceDefinition) -> Result<String, serde_json::Error> {
+    Ok(super::yaml::to_string(&serde_json::to_value(crd)?))
 }
 
 /// The CRD of one kind across its versions.

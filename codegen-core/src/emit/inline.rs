@@ -273,7 +273,7 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
                 if diags.has_errors() {
                     continue;
                 }
-                let (yaml, json) = match (serde_yaml::to_string(&crd), serde_json::to_string(&crd)) {
+                let (yaml, json) = match (crd::to_yaml(&crd), serde_json::to_string(&crd)) {
                     (Ok(y), Ok(j)) => (format!("---\n{y}"), j),
                     (Err(e), _) => {
                         diags.push(Diagnostic::error(format!("cannot serialize the CRD of `{}`: {e}", k.kind)));

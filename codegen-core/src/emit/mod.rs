@@ -6,6 +6,7 @@ pub mod crd;
 pub mod inline;
 pub mod schema;
 pub mod views;
+pub mod yaml;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
