@@ -56,7 +56,7 @@ impl {{ p.k8s }}::Metadata for super::{{ k.rust_name }} {
 impl super::{{ k.rust_name }} {
 {%- if k.has_new %}
     /// A new `{{ k.kind }}` named `name`{% if k.spec.is_some() %} with `spec`{% endif %}, `apiVersion` and `kind` set.
-    pub fn new(name: &str{% if let Some(spec) = k.spec %}, spec: super::{{ spec }}{% endif %}) -> Self {
+    pub fn new(name: &str{% if let Some(spec) = k.spec %}, spec: {{ spec }}{% endif %}) -> Self {
         Self {
             {{ k.new_fields }}
         }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use codegen_core::builtin::KubeVersion;
 use codegen_core::{Diagnostic, GeneratorKind, GroupVersions, Mode, Settings, diag::render_all};
 
 const EXAMPLES: &str = "\
@@ -20,6 +21,9 @@ Examples:
 
   # CI: fail (exit 1) and print a diff when the committed output is stale
   kube-codegen all pkg/apis example:v1 --verify
+
+  # CRDs for Kubernetes 1.35 clusters, descriptions capped like crd:maxDescLen=200
+  kube-codegen crd pkg/apis example:v1 --kube-version 1.35 --max-desc-len 200
 
 Exit status: 0 success, 1 --verify found drift, 2 errors.";
 
@@ -58,6 +62,21 @@ struct Cli {
     /// Plural exceptions, `Kind:plural` comma-separated (client-gen's --plural-exceptions)
     #[arg(long, value_delimiter = ',')]
     plural_exceptions: Vec<String>,
+    /// Kubernetes version of the built-in types embedded in CRDs (1.33 .. 1.37)
+    /// [default: k8s-openapi's `v1_*` feature in Cargo.toml, else the newest]
+    #[arg(long, value_name = "1.NN")]
+    kube_version: Option<String>,
+    /// Cap every CRD description at N bytes (cut at a sentence or word); 0 drops them
+    /// (controller-gen's crd:maxDescLen)
+    #[arg(long, value_name = "N")]
+    max_desc_len: Option<usize>,
+    /// Give an embedded ObjectMeta (a pod template's metadata) its name, namespace,
+    /// labels, annotations and finalizers (controller-gen's crd:generateEmbeddedObjectMeta)
+    #[arg(long)]
+    generate_embedded_object_meta: bool,
+    /// Where the register code goes, relative to each version directory
+    #[arg(long, value_name = "PATH", default_value = "register.rs")]
+    register_file: PathBuf,
 }
 
 fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
@@ -87,6 +106,35 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
             Ok(text) => s = s.with_header(text),
             Err(e) => errors.push(Diagnostic::error(format!("cannot read header file `{}`: {e}", path.display()))),
         }
+    }
+    if let Some(v) = &cli.kube_version {
+        match KubeVersion::parse(v).filter(|v| v.is_supported()) {
+            Some(v) => s = s.with_kube_version(v),
+            None => {
+                let supported: Vec<String> = KubeVersion::supported().iter().map(ToString::to_string).collect();
+                errors.push(
+                    Diagnostic::error(format!("`--kube-version {v}` is not a supported Kubernetes version"))
+                        .help(format!("supported: {}", supported.join(", "))),
+                );
+            }
+        }
+    }
+    if let Some(n) = cli.max_desc_len {
+        s = s.with_max_desc_len(n);
+    }
+    s = s.with_embedded_object_meta(cli.generate_embedded_object_meta);
+    if cli.register_file.is_absolute()
+        || cli.register_file.components().any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        errors.push(
+            Diagnostic::error(format!(
+                "`--register-file {}` must stay inside the version directory",
+                cli.register_file.display()
+            ))
+            .help("give a relative path such as `register.rs` or `generated/register.rs`"),
+        );
+    } else {
+        s = s.with_register_file(&cli.register_file);
     }
     for pe in &cli.plural_exceptions {
         match pe.split_once(':') {

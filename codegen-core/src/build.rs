@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::builtin::KubeVersion;
 use crate::diag::{Diagnostic, render_all};
 use crate::settings::{GeneratorKind, GroupVersions, Settings};
 use crate::write::GENERATED_MARKER;
@@ -115,6 +116,30 @@ impl Builder {
         self
     }
 
+    /// The Kubernetes version of built-in types (`--kube-version`); by default
+    /// the version k8s-openapi is built for (`DEP_K8S_OPENAPI_*_VERSION`,
+    /// set for build scripts of crates that depend on k8s-openapi), else the
+    /// crate's Cargo.toml feature.
+    pub fn kube_version(mut self, version: &str) -> Self {
+        match KubeVersion::parse(version).filter(|v| v.is_supported()) {
+            Some(v) => self.settings = self.settings.with_kube_version(v),
+            None => self.errors.push(Diagnostic::error(format!("`{version}` is not a supported Kubernetes version"))),
+        }
+        self
+    }
+
+    /// Caps descriptions (`--max-desc-len`).
+    pub fn max_desc_len(mut self, len: usize) -> Self {
+        self.settings = self.settings.with_max_desc_len(len);
+        self
+    }
+
+    /// Expands embedded ObjectMeta (`--generate-embedded-object-meta`).
+    pub fn generate_embedded_object_meta(mut self, on: bool) -> Self {
+        self.settings = self.settings.with_embedded_object_meta(on);
+        self
+    }
+
     /// A plural exception (`--plural-exceptions Kind:plural`).
     pub fn plural_exception(mut self, kind: impl Into<String>, plural: impl Into<String>) -> Self {
         self.settings = self.settings.with_plural_exception(kind, plural);
@@ -160,9 +185,14 @@ impl Builder {
     }
 
     /// Generates without writing anything.
-    pub fn render(self) -> Result<BuildOutput, BuildError> {
+    pub fn render(mut self) -> Result<BuildOutput, BuildError> {
         if !self.errors.is_empty() {
             return Err(BuildError { diagnostics: self.errors });
+        }
+        if self.settings.kube_version.is_none()
+            && let Some(v) = k8s_openapi_build_version()
+        {
+            self.settings = self.settings.with_kube_version(v);
         }
         let base = match self.out_dir.clone().or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from)) {
             Some(d) => d.join("kube-codegen"),
@@ -208,20 +238,41 @@ impl Builder {
     }
 }
 
-/// The package files and directories of the run.
+/// The Kubernetes version k8s-openapi is being built for, as its build
+/// script tells the build scripts of crates depending on it
+/// (`DEP_K8S_OPENAPI_<crate version>_VERSION = 0x0001MM00`).
+fn k8s_openapi_build_version() -> Option<KubeVersion> {
+    std::env::vars().find_map(|(k, v)| {
+        if !(k.starts_with("DEP_K8S_OPENAPI_") && k.ends_with("_VERSION")) {
+            return None;
+        }
+        let n: u32 = v.trim().parse().ok()?;
+        (n >> 16 == 1).then_some(KubeVersion { minor: (n >> 8) & 0xff }).filter(|v| v.is_supported())
+    })
+}
+
+/// The package files and directories of the run: every package of the
+/// apis directory, since API types may use types of packages that are not
+/// generated themselves.
 fn inputs(settings: &Settings) -> Vec<PathBuf> {
     let mut out = vec![settings.apis_dir.clone()];
-    for gv in &settings.groups {
-        for v in &gv.versions {
-            let dir = settings.apis_dir.join(&gv.package).join(v);
-            out.push(dir.clone());
-            out.extend(
-                crate::parse::package_files(&dir)
-                    .into_iter()
-                    .filter(|p| p.file_name().is_none_or(|n| n != "register.rs")),
-            );
+    let mut stack = vec![settings.apis_dir.clone()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                out.push(path.clone());
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && std::fs::read_to_string(&path).is_ok_and(|t| !crate::write::is_generated(&t))
+            {
+                out.push(path);
+            }
         }
     }
+    out.sort();
     out
 }
 

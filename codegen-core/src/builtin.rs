@@ -146,18 +146,26 @@ fn raw(definition: &str, version: KubeVersion) -> Option<&'static Value> {
 /// if the table knows it in some version.
 pub fn definition_of_path(path: &str) -> Option<String> {
     let rest = path.strip_prefix("k8s_openapi::")?;
-    let def = format!(
-        "io.k8s.{}",
-        rest.split("::")
-            .map(|seg| match seg {
-                "apiextensions_apiserver" => "apiextensions-apiserver",
-                "kube_aggregator" => "kube-aggregator",
-                other => other,
-            })
-            .collect::<Vec<_>>()
-            .join(".")
-    );
+    let (module, name) = rest.rsplit_once("::")?;
+    let def = format!("{}{name}", definition_module(module)?);
     exists(&def).then_some(def)
+}
+
+/// The definition-name prefix of a k8s-openapi module path
+/// (`api::core::v1` → `io.k8s.api.core.v1.`).
+pub fn definition_module(module: &str) -> Option<String> {
+    if module.is_empty() {
+        return None;
+    }
+    let dotted: Vec<&str> = module
+        .split("::")
+        .map(|seg| match seg {
+            "apiextensions_apiserver" => "apiextensions-apiserver",
+            "kube_aggregator" => "kube-aggregator",
+            other => other,
+        })
+        .collect();
+    Some(format!("io.k8s.{}.", dotted.join(".")))
 }
 
 /// The k8s-openapi path of a definition (for messages and docs).
@@ -381,8 +389,10 @@ mod tests {
             Some("io.k8s.api.core.v1.PodTemplateSpec")
         );
         assert_eq!(
-            definition_of_path("k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec")
-                .as_deref(),
+            definition_of_path(
+                "k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec"
+            )
+            .as_deref(),
             Some("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec")
         );
         assert_eq!(definition_of_path("k8s_openapi::api::core::v1::NoSuchType"), None);
@@ -418,11 +428,9 @@ mod tests {
         // +default="TCP" from the Go type; the zero defaults of the OpenAPI document are gone.
         assert_eq!(ports.properties.as_ref().unwrap()["protocol"].default, Some(Value::from("TCP")));
         assert_eq!(ports.properties.as_ref().unwrap()["containerPort"].default, None);
-        let embedded = expand(
-            "io.k8s.api.core.v1.PodTemplateSpec",
-            ExpandOptions { embedded_object_meta: true, ..v37() },
-        )
-        .unwrap();
+        let embedded =
+            expand("io.k8s.api.core.v1.PodTemplateSpec", ExpandOptions { embedded_object_meta: true, ..v37() })
+                .unwrap();
         let meta = &embedded.properties.as_ref().unwrap()["metadata"];
         let names: Vec<&String> = meta.properties.as_ref().unwrap().keys().collect();
         assert_eq!(names, ["annotations", "finalizers", "labels", "name", "namespace"]);
@@ -461,8 +469,8 @@ mod tests {
             Err(ExpandError::Missing { available, .. }) => assert_eq!(available, [KubeVersion { minor: 37 }]),
             other => panic!("{other:?}"),
         }
-        let err = expand("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", v37())
-            .unwrap_err();
+        let err =
+            expand("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", v37()).unwrap_err();
         assert!(matches!(err, ExpandError::Recursive(_)), "{err:?}");
         assert!(err.to_string().contains("JSONSchemaProps"), "{err}");
     }

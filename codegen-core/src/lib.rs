@@ -21,6 +21,7 @@ pub mod check;
 pub mod diag;
 pub mod emit;
 pub mod ident;
+pub mod jsonpath;
 pub mod markers;
 pub mod model;
 pub mod parse;

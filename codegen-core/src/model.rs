@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::ident::RenameRule;
-use crate::markers::{Method, PrintColumn, Scale, Validate, Verb};
+use crate::markers::{Method, PrintColumn, Scale, Spanned, Validate, Verb};
 use crate::parse::Origin;
 
 /// Everything the generators need.
@@ -14,12 +14,41 @@ use crate::parse::Origin;
 pub struct Model {
     /// API groups, sorted by name.
     pub groups: Vec<Group>,
+    /// Types of other API packages of the tree (not requested on the
+    /// command line) that the requested packages use.
+    pub external_types: BTreeMap<TypeKey, TypeDef>,
 }
 
 impl Model {
     /// Every kind with its group and version.
     pub fn kinds(&self) -> impl Iterator<Item = (&Group, &Version, &Kind)> {
         self.groups.iter().flat_map(|g| g.versions.iter().flat_map(move |v| v.kinds.iter().map(move |k| (g, v, k))))
+    }
+
+    /// The definition of an API type of any package of the model.
+    pub fn type_def(&self, key: &TypeKey) -> Option<&TypeDef> {
+        self.groups
+            .iter()
+            .flat_map(|g| &g.versions)
+            .find(|v| v.package == key.package)
+            .and_then(|v| v.types.get(&key.name))
+            .or_else(|| self.external_types.get(key))
+    }
+}
+
+/// Identifies an API type: its package (`example/v1`) and Rust name. Type
+/// names are unique within a package.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TypeKey {
+    /// The package: `<group-dir>/<version>`.
+    pub package: String,
+    /// The Rust type name.
+    pub name: String,
+}
+
+impl std::fmt::Display for TypeKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}::{}", self.package.replace('/', "::"), self.name)
     }
 }
 
@@ -39,6 +68,8 @@ pub struct Group {
 pub struct Version {
     /// The version (`v1`).
     pub name: String,
+    /// The package key (`example/v1`), as in [`TypeKey::package`].
+    pub package: String,
     /// The package directory.
     pub dir: PathBuf,
     /// The Rust path of the version module (`crate::pkg::apis::example::v1`).
@@ -97,18 +128,25 @@ pub struct Kind {
     pub scale: Option<Scale>,
     /// Printer columns.
     pub print_columns: Vec<PrintColumn>,
+    /// Selectable fields (JSON paths), with their marker spans.
+    pub selectable_fields: Vec<Spanned<String>>,
     /// `#[resource(storage)]`.
     pub storage: Option<Origin>,
     /// Whether this version is served.
     pub served: bool,
     /// Deprecated, with an optional warning.
     pub deprecated: Option<Option<String>>,
+    /// Extra CRD annotations (`api-approved.kubernetes.io` among them).
+    pub annotations: BTreeMap<String, String>,
+    /// CRD labels.
+    pub labels: BTreeMap<String, String>,
     /// How apiVersion/kind are carried.
     pub type_meta: TypeMetaForm,
     /// The Rust name of the field serialized as `metadata`.
     pub metadata_field: String,
-    /// The Rust type of the `spec` field, if any.
-    pub spec_field: Option<String>,
+    /// The type of the `spec` field when it is an API type or a built-in
+    /// type (`Kind::new(name, spec)` takes it).
+    pub spec_type: Option<TypeRef>,
     /// The struct (its ident span).
     pub origin: Origin,
 }
@@ -165,6 +203,26 @@ pub struct TypeDef {
     /// `Default` (`Option`, `#[serde(default)]`, `#[serde(skip)]`), or all of
     /// them when the type derives `Default`.
     pub default_fields: std::collections::BTreeSet<String>,
+}
+
+impl TypeDef {
+    /// Calls `f` with the type of every field and variant.
+    pub fn visit_types(&self, f: &mut dyn FnMut(&TypeRef)) {
+        match &self.body {
+            Body::Struct(fields) => fields.iter().for_each(|x| f(&x.ty)),
+            Body::Newtype(t) => f(t),
+            Body::Enum(vars) => {
+                for var in vars {
+                    match &var.body {
+                        VariantBody::Newtype(t) => f(t),
+                        VariantBody::Struct(fields) => fields.iter().for_each(|x| f(&x.ty)),
+                        VariantBody::Unit | VariantBody::Tuple => {}
+                    }
+                }
+            }
+            Body::Other => {}
+        }
+    }
 }
 
 /// The shape of a type.
@@ -309,31 +367,17 @@ pub struct IntBounds {
     pub max: Option<i64>,
 }
 
-/// Types with a fixed, well-known schema.
+/// Types from outside the Kubernetes table with a fixed schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Known {
-    /// `ObjectMeta`
-    ObjectMeta,
-    /// `TypeMeta`
+    /// kube's `TypeMeta` (flattened `apiVersion` + `kind`).
     TypeMeta,
-    /// `ListMeta`
-    ListMeta,
-    /// `Time` / `DateTime`: `string`, `date-time`.
-    Time,
-    /// `MicroTime`
-    MicroTime,
-    /// A Kubernetes `Duration` (`"1h2m"`): `string`.
+    /// kube's `Duration` (a Go duration string, `"1h2m"`): `string`.
     Duration,
-    /// `Quantity`: int-or-string with the quantity pattern.
-    Quantity,
-    /// `IntOrString`
-    IntOrString,
-    /// `RawExtension`: object with unknown fields.
-    RawExtension,
-    /// `Condition` (metav1).
-    Condition,
-    /// `LabelSelector` (metav1).
-    LabelSelector,
+    /// `chrono::DateTime`, `jiff::Timestamp`: `string`, `date-time`.
+    DateTime,
+    /// `k8s_openapi::ByteString` (Go's `[]byte`): `string`, `byte`.
+    ByteString,
 }
 
 /// A field type after resolution.
@@ -359,9 +403,12 @@ pub enum TypeRef {
     Set(Box<TypeRef>),
     /// `BTreeMap<String, T>` and friends.
     Map(Box<TypeRef>),
-    /// A type of this package.
-    Named(String),
-    /// A well-known type.
+    /// An API type of a package of the tree.
+    Named(TypeKey),
+    /// A Kubernetes type from the built-in table (its definition name,
+    /// `io.k8s.api.core.v1.PodTemplateSpec`).
+    Builtin(String),
+    /// A type with a fixed schema.
     Known(Known),
 }
 
@@ -372,6 +419,11 @@ impl TypeRef {
             TypeRef::Option(inner) => inner.unwrap_option(),
             other => other,
         }
+    }
+
+    /// Whether this is `ObjectMeta`.
+    pub fn is_object_meta(&self) -> bool {
+        matches!(self, TypeRef::Builtin(d) if d == crate::builtin::OBJECT_META)
     }
 }
 

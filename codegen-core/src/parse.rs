@@ -2,7 +2,6 @@
 //! read and `syn`-parse their files, and remember why every directory that
 //! did not contribute was skipped.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -41,9 +40,19 @@ pub struct ParsedFile {
     pub source: Arc<SourceFile>,
     /// The syntax tree.
     pub ast: syn::File,
-    /// `use` imports: local name → full path (`Quantity` →
-    /// `k8s_openapi::apimachinery::pkg::api::resource::Quantity`).
-    pub uses: BTreeMap<String, String>,
+}
+
+/// One module of a package: a file, or an inline `mod x { .. }` in a file.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// The module path inside the package (`[]` for the version module,
+    /// `["types"]` for `mod types;`).
+    pub path: Vec<String>,
+    /// The file it is written in (index into [`Package::files`]).
+    pub file: usize,
+    /// The inline `mod` items leading to it inside the file (indexes into
+    /// the items of each level); empty for the file's own module.
+    pub inline: Vec<usize>,
 }
 
 /// One `<group>/<version>` directory with its parsed files.
@@ -55,10 +64,38 @@ pub struct Package {
     pub version: String,
     /// The version directory.
     pub dir: PathBuf,
-    /// Every `.rs` file of the version directory except generated ones, by name.
+    /// The files of the package's module tree, generated ones left out.
     pub files: Vec<ParsedFile>,
     /// The module file (`mod.rs`, or `<version>.rs` beside the directory).
     pub module_file: Option<usize>,
+    /// Every module, the version module first.
+    pub modules: Vec<Module>,
+    /// `.rs` files of the directory that no `mod` declaration reaches.
+    pub unreached: Vec<PathBuf>,
+}
+
+impl Package {
+    /// The key of the package in the model (`example/v1`).
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.group_package, self.version)
+    }
+
+    /// The items of a module.
+    pub fn items(&self, m: &Module) -> &[syn::Item] {
+        let mut items: &[syn::Item] = &self.files[m.file].ast.items;
+        for &i in &m.inline {
+            match &items[i] {
+                syn::Item::Mod(syn::ItemMod { content: Some((_, inner)), .. }) => items = inner,
+                _ => return &[],
+            }
+        }
+        items
+    }
+
+    /// The file a module is written in.
+    pub fn file_of(&self, m: &Module) -> &ParsedFile {
+        &self.files[m.file]
+    }
 }
 
 /// What the parse phase found, and why other directories were skipped.
@@ -68,6 +105,10 @@ pub struct Discovery {
     pub packages: Vec<Package>,
     /// Directories looked at that contribute nothing, with the reason.
     pub skipped: Vec<(PathBuf, String)>,
+    /// The other `<group>/<version>` packages of the apis directory: API
+    /// types may use their types. Problems in them are only reported when a
+    /// requested package refers to them.
+    pub others: Vec<(Package, Vec<Diagnostic>)>,
 }
 
 /// Whether `name` is a Kubernetes API version (`v1`, `v2beta1`, `v1alpha3`).
@@ -166,6 +207,27 @@ pub fn discover(settings: &Settings, diags: &mut Diagnostics) -> Discovery {
             out.packages.push(parse_package(&gv.package, version, &dir, diags));
         }
     }
+    let requested: Vec<String> = out.packages.iter().map(Package::key).collect();
+    out.others = other_packages(apis, &requested);
+    out
+}
+
+/// Parses every `<group>/<version>` package of the apis directory except
+/// `skip` (package keys), keeping each one's problems for later.
+pub fn other_packages(apis: &Path, skip: &[String]) -> Vec<(Package, Vec<Diagnostic>)> {
+    let mut out = Vec::new();
+    for group_dir in sorted_dir(apis).into_iter().filter(|p| p.is_dir()) {
+        let group = file_name(&group_dir);
+        for version_dir in sorted_dir(&group_dir).into_iter().filter(|p| p.is_dir()) {
+            let version = file_name(&version_dir);
+            if skip.contains(&format!("{group}/{version}")) || !is_version_name(&version) {
+                continue;
+            }
+            let mut own = Diagnostics::new();
+            let pkg = parse_package(&group, &version, &version_dir, &mut own);
+            out.push((pkg, own.sorted()));
+        }
+    }
     out
 }
 
@@ -186,81 +248,166 @@ fn parse_package(group: &str, version: &str, dir: &Path, diags: &mut Diagnostics
     parse_files(group, version, dir, package_files(dir), diags)
 }
 
-/// Reads and parses `paths` as one package (generated files are skipped);
-/// `mod.rs` or `<dir>.rs` is the module file.
+/// Reads and parses `paths` as one package (generated files are skipped).
+///
+/// With a module file (`mod.rs`, or `<dir>.rs` beside the directory) the
+/// package is its module tree: `mod x;` declarations (with `#[path]`) and
+/// inline `mod x { .. }` are followed, `#[cfg(test)]` modules are not, and
+/// other files of `paths` are listed as unreached. Without one, every file
+/// is a module of its own (`x.rs` is `x`), and a single file is the
+/// package's version module itself.
 pub fn parse_files(group: &str, version: &str, dir: &Path, paths: Vec<PathBuf>, diags: &mut Diagnostics) -> Package {
-    let mut files = Vec::new();
-    let mut module_file = None;
-    let sibling = dir.with_extension("rs");
-    for path in paths {
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) => {
-                diags.push(Diagnostic::error(format!("cannot read `{}`: {e}", path.display())));
-                continue;
-            }
-        };
-        if text.lines().next().is_some_and(|l| l.trim() == GENERATED_MARKER) {
-            continue;
-        }
-        let source = Arc::new(SourceFile::new(path.clone(), text));
-        match syn::parse_file(&source.text) {
-            Ok(ast) => {
-                let is_module = path == sibling || file_name(&path) == "mod.rs";
-                if is_module {
-                    module_file = Some(files.len());
-                }
-                let uses = collect_uses(&ast);
-                files.push(ParsedFile { source, ast, uses });
-            }
-            Err(e) => {
-                for err in e {
-                    diags.push(
-                        Diagnostic::error(format!("cannot parse Rust file: {err}"))
-                            .at(source.location(err.span()))
-                            .help("the file must compile; fix the syntax error first"),
-                    );
-                }
-            }
-        }
-    }
-    Package {
+    let mut pkg = Package {
         group_package: group.to_string(),
         version: version.to_string(),
         dir: dir.to_path_buf(),
-        files,
-        module_file,
-    }
-}
-
-/// `use` items of a file as local name → full path.
-pub fn collect_uses(file: &syn::File) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for item in &file.items {
-        if let syn::Item::Use(u) = item {
-            walk_use(&u.tree, String::new(), &mut out);
+        files: Vec::new(),
+        module_file: None,
+        modules: Vec::new(),
+        unreached: Vec::new(),
+    };
+    let sibling = dir.with_extension("rs");
+    let root = paths.iter().find(|p| **p == sibling || (p.parent() == Some(dir) && file_name(p) == "mod.rs")).cloned();
+    match root {
+        Some(root) => {
+            let child_dir = if file_name(&root) == "mod.rs" { dir.to_path_buf() } else { sibling.with_extension("") };
+            if let Some(idx) = read_file(&mut pkg, &root, diags) {
+                pkg.module_file = Some(idx);
+                walk_module(&mut pkg, idx, Vec::new(), Vec::new(), &child_dir, true, diags);
+            }
+            let reached: Vec<PathBuf> = pkg.files.iter().map(|f| f.source.path.clone()).collect();
+            pkg.unreached = paths
+                .into_iter()
+                .filter(|p| {
+                    !reached.contains(p) && std::fs::read_to_string(p).is_ok_and(|t| !crate::write::is_generated(&t))
+                })
+                .collect();
         }
-    }
-    out
-}
-
-fn walk_use(tree: &syn::UseTree, prefix: String, out: &mut BTreeMap<String, String>) {
-    let join = |p: &str, s: &str| if p.is_empty() { s.to_string() } else { format!("{p}::{s}") };
-    match tree {
-        syn::UseTree::Path(p) => walk_use(&p.tree, join(&prefix, &p.ident.to_string()), out),
-        syn::UseTree::Name(n) => {
-            out.insert(n.ident.to_string(), join(&prefix, &n.ident.to_string()));
-        }
-        syn::UseTree::Rename(r) => {
-            out.insert(r.rename.to_string(), join(&prefix, &r.ident.to_string()));
-        }
-        syn::UseTree::Group(g) => {
-            for t in &g.items {
-                walk_use(t, prefix.clone(), out);
+        None if paths.len() == 1 => {
+            // A lone file (macro mode outside a version directory): its inline
+            // modules belong to the package, files it declares do not.
+            if let Some(idx) = read_file(&mut pkg, &paths[0], diags) {
+                walk_module(&mut pkg, idx, Vec::new(), Vec::new(), dir, false, diags);
             }
         }
-        syn::UseTree::Glob(_) => {}
+        None => {
+            for path in paths {
+                let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                if let Some(idx) = read_file(&mut pkg, &path, diags) {
+                    walk_module(&mut pkg, idx, vec![stem.clone()], Vec::new(), &dir.join(&stem), true, diags);
+                }
+            }
+        }
     }
+    pkg
+}
+
+/// Reads and parses one file into the package; `None` for unreadable,
+/// unparsable (reported) and generated (skipped) files.
+fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<usize> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            diags.push(Diagnostic::error(format!("cannot read `{}`: {e}", path.display())));
+            return None;
+        }
+    };
+    if text.lines().next().is_some_and(|l| l.trim() == GENERATED_MARKER) {
+        return None;
+    }
+    let source = Arc::new(SourceFile::new(path.to_path_buf(), text));
+    match syn::parse_file(&source.text) {
+        Ok(ast) => {
+            pkg.files.push(ParsedFile { source, ast });
+            Some(pkg.files.len() - 1)
+        }
+        Err(e) => {
+            for err in e {
+                diags.push(
+                    Diagnostic::error(format!("cannot parse Rust file: {err}"))
+                        .at(source.location(err.span()))
+                        .help("the file must compile; fix the syntax error first"),
+                );
+            }
+            None
+        }
+    }
+}
+
+/// Registers the module `path` (file `file`, inline chain `inline`) and
+/// follows its `mod` items; `dir` is where its child module files live.
+/// Without `follow_files` only inline modules are followed.
+fn walk_module(
+    pkg: &mut Package,
+    file: usize,
+    path: Vec<String>,
+    inline: Vec<usize>,
+    dir: &Path,
+    follow_files: bool,
+    diags: &mut Diagnostics,
+) {
+    let module = Module { path: path.clone(), file, inline: inline.clone() };
+    let mut children = Vec::new();
+    for (i, item) in pkg.items(&module).iter().enumerate() {
+        let syn::Item::Mod(m) = item else { continue };
+        if is_cfg_test(&m.attrs) {
+            continue;
+        }
+        let name = m.ident.to_string();
+        let explicit = path_attr(&m.attrs);
+        children.push((i, name, explicit, m.content.is_some()));
+    }
+    let source = pkg.files[file].source.clone();
+    pkg.modules.push(module);
+    for (i, name, explicit, is_inline) in children {
+        let mut child_path = path.clone();
+        child_path.push(name.clone());
+        if is_inline {
+            let mut chain = inline.clone();
+            chain.push(i);
+            let child_dir = match &explicit {
+                Some(p) => dir.join(p),
+                None => dir.join(&name),
+            };
+            walk_module(pkg, file, child_path, chain, &child_dir, follow_files, diags);
+            continue;
+        }
+        if !follow_files {
+            continue;
+        }
+        let candidates = match &explicit {
+            // `#[path]` is relative to the directory of the declaring file.
+            Some(p) => vec![source.path.parent().map(|d| d.join(p)).unwrap_or_else(|| PathBuf::from(p))],
+            None => vec![dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")],
+        };
+        // A module without a file is rustc's to report (a generated module
+        // such as `register` may not be written yet).
+        let Some(found) = candidates.iter().find(|c| c.is_file()) else { continue };
+        if pkg.files.iter().any(|f| f.source.path == *found) {
+            continue;
+        }
+        let Some(idx) = read_file(pkg, found, diags) else { continue };
+        let child_dir = if file_name(found) == "mod.rs" {
+            found.parent().map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            found.with_extension("")
+        };
+        walk_module(pkg, idx, child_path, Vec::new(), &child_dir, true, diags);
+    }
+}
+
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"))
+}
+
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
@@ -288,17 +435,5 @@ mod tests {
         for bad in ["1", "v", "v0", "v1beta", "v1gamma1", "version1", "V1", "v01"] {
             assert!(!is_version_name(bad), "{bad}");
         }
-    }
-
-    #[test]
-    fn uses_are_resolved() {
-        let f: syn::File = syn::parse_str(
-            "use k8s_openapi::apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::{ObjectMeta, Time as T}}; use serde::*;",
-        )
-        .unwrap();
-        let u = collect_uses(&f);
-        assert_eq!(u["Quantity"], "k8s_openapi::apimachinery::pkg::api::resource::Quantity");
-        assert_eq!(u["T"], "k8s_openapi::apimachinery::pkg::apis::meta::v1::Time");
-        assert_eq!(u.len(), 3);
     }
 }

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::builtin::KubeVersion;
 use crate::diag::Diagnostic;
 
 /// One of the generators, named as in Go's `generate-groups.sh`.
@@ -189,6 +190,29 @@ pub struct Settings {
     /// is generated inline by the proc macro (set by [`crate::emit::inline`]).
     /// The CLI and build.rs reject such kinds instead.
     pub inline: bool,
+    /// The Kubernetes version whose built-in schemas are used (default: the
+    /// `v1_*` feature of k8s-openapi in the crate's Cargo.toml, else the
+    /// newest supported).
+    pub kube_version: Option<KubeVersion>,
+    /// Cap descriptions at this many bytes, cut at a word and marked `...`;
+    /// 0 drops them (controller-gen's `crd:maxDescLen`).
+    pub max_desc_len: Option<usize>,
+    /// Render an embedded `ObjectMeta` (a pod template's metadata) with its
+    /// name, namespace, labels, annotations and finalizers
+    /// (controller-gen's `crd:generateEmbeddedObjectMeta`).
+    pub embedded_object_meta: bool,
+    /// Where the register code goes, relative to each version directory
+    /// (default `register.rs`; register-gen's `--output-file`).
+    pub register_file: PathBuf,
+}
+
+/// The Kubernetes version of a run and why it was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KubeVersionChoice {
+    /// The version.
+    pub version: KubeVersion,
+    /// Why (for messages): "`--kube-version 1.36`", "k8s-openapi's feature `v1_36` in `Cargo.toml`", ...
+    pub reason: String,
 }
 
 impl Settings {
@@ -205,6 +229,67 @@ impl Settings {
             runtime_path: "::codegen_runtime".to_string(),
             plural_exceptions: BTreeMap::new(),
             inline: false,
+            kube_version: None,
+            max_desc_len: None,
+            embedded_object_meta: false,
+            register_file: PathBuf::from("register.rs"),
+        }
+    }
+
+    /// Selects the Kubernetes version of the built-in schemas.
+    pub fn with_kube_version(mut self, version: KubeVersion) -> Self {
+        self.kube_version = Some(version);
+        self
+    }
+
+    /// Caps (or with 0 drops) descriptions.
+    pub fn with_max_desc_len(mut self, len: usize) -> Self {
+        self.max_desc_len = Some(len);
+        self
+    }
+
+    /// Expands embedded `ObjectMeta` (controller-gen's `generateEmbeddedObjectMeta`).
+    pub fn with_embedded_object_meta(mut self, on: bool) -> Self {
+        self.embedded_object_meta = on;
+        self
+    }
+
+    /// Where the register code goes, relative to each version directory.
+    pub fn with_register_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.register_file = path.into();
+        self
+    }
+
+    /// The module name the version module declares for the register code
+    /// (`register` for `register.rs`); `None` when the file is not a direct
+    /// child (the user declares it with `#[path]`).
+    pub fn register_module(&self) -> Option<String> {
+        let mut comps = self.register_file.components();
+        let only = comps.next()?;
+        if comps.next().is_some() {
+            return None;
+        }
+        let name = Path::new(only.as_os_str());
+        (name.extension().is_some_and(|e| e == "rs")).then(|| name.file_stem()?.to_str().map(String::from))?
+    }
+
+    /// The Kubernetes version of the built-in schemas: the setting, else the
+    /// `v1_*` feature of k8s-openapi in the crate's (or its workspace's)
+    /// Cargo.toml, else the newest supported version.
+    pub fn kube_version(&self) -> KubeVersionChoice {
+        if let Some(v) = self.kube_version {
+            return KubeVersionChoice {
+                version: v,
+                reason: format!("the explicit Kubernetes version {v} (`--kube-version`, `Builder::kube_version`)"),
+            };
+        }
+        if let Some((v, reason)) = detect_kube_version(&self.crate_root()) {
+            return KubeVersionChoice { version: v, reason };
+        }
+        let v = KubeVersion::latest();
+        KubeVersionChoice {
+            version: v,
+            reason: format!("the newest supported version, {v} (no k8s-openapi `v1_*` feature in Cargo.toml)"),
         }
     }
 
@@ -312,6 +397,50 @@ impl Settings {
         }
         path
     }
+}
+
+/// The `v1_*` feature enabled on k8s-openapi by the Cargo.toml of `crate_root`
+/// (any dependency table, the workspace's `[workspace.dependencies]` for
+/// `workspace = true`), with the reason for messages.
+pub fn detect_kube_version(crate_root: &Path) -> Option<(KubeVersion, String)> {
+    let manifest = crate_root.join("Cargo.toml");
+    let doc: toml::Table = std::fs::read_to_string(&manifest).ok()?.parse().ok()?;
+    let mut found = None;
+    let mut inherits = false;
+    for table in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        let Some(dep) = doc.get(table).and_then(|t| t.get("k8s-openapi")) else { continue };
+        inherits |= dep.get("workspace").and_then(toml::Value::as_bool) == Some(true);
+        found = found.or_else(|| version_feature(dep));
+    }
+    if let Some(v) = found {
+        return Some((v, format!("k8s-openapi's feature `{}` in `{}`", v.feature(), manifest.display())));
+    }
+    if inherits {
+        let mut dir = crate_root.parent();
+        while let Some(d) = dir {
+            let ws = d.join("Cargo.toml");
+            if let Some(doc) = std::fs::read_to_string(&ws).ok().and_then(|t| t.parse::<toml::Table>().ok())
+                && let Some(workspace) = doc.get("workspace")
+            {
+                let v = workspace.get("dependencies").and_then(|t| t.get("k8s-openapi")).and_then(version_feature)?;
+                return Some((v, format!("k8s-openapi's feature `{}` in `{}`", v.feature(), ws.display())));
+            }
+            dir = d.parent();
+        }
+    }
+    None
+}
+
+fn version_feature(dep: &toml::Value) -> Option<KubeVersion> {
+    let features = dep.get("features")?.as_array()?;
+    features
+        .iter()
+        .filter_map(toml::Value::as_str)
+        .filter(|f| f.starts_with("v1_"))
+        .filter_map(KubeVersion::parse)
+        .max()
+        .or_else(|| features.iter().any(|f| f.as_str() == Some("latest")).then(KubeVersion::latest))
+        .or_else(|| features.iter().any(|f| f.as_str() == Some("earliest")).then(|| KubeVersion::supported()[0]))
 }
 
 #[cfg(test)]

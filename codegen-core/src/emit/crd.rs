@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::schema::{JsonSchemaProps, SchemaBuilder, check_structural, resolve_path};
+use super::schema::{JsonSchemaProps, SchemaBuilder, SchemaOptions, Walk, check_structural, walk};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::model::{Group, Kind, Model, Version};
 use crate::write::{GENERATED_MARKER_YAML, GeneratedFile, with_header};
@@ -29,6 +29,24 @@ pub struct CrdMetadata {
     pub name: String,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+}
+
+/// What every CRD of a run is built with.
+#[derive(Clone, Debug)]
+pub struct CrdOptions {
+    /// Schema options (Kubernetes version of built-in types, embedded ObjectMeta).
+    pub schema: SchemaOptions,
+    /// Description cap (controller-gen's `crd:maxDescLen`).
+    pub max_desc_len: Option<usize>,
+}
+
+impl CrdOptions {
+    /// The options of a run.
+    pub fn from_settings(settings: &crate::Settings) -> Self {
+        CrdOptions { schema: SchemaOptions::from_settings(settings), max_desc_len: settings.max_desc_len }
+    }
 }
 
 /// The annotation the API server requires on CRDs of groups under `k8s.io`
@@ -87,10 +105,20 @@ pub struct CrdVersion {
     pub deprecation_warning: Option<String>,
     pub name: String,
     pub schema: CrdSchema,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub selectable_fields: Vec<SelectableField>,
     pub served: bool,
     pub storage: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subresources: Option<Subresources>,
+}
+
+/// A field that field selectors may use.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)]
+pub struct SelectableField {
+    pub json_path: String,
 }
 
 /// `schema.openAPIV3Schema`.
@@ -144,7 +172,13 @@ pub struct ScaleSubresource {
 pub struct Empty {}
 
 /// Builds every CRD of the model; files go to `crd_dir`.
-pub fn generate(model: &Model, crd_dir: &Path, header: Option<&str>, diags: &mut Diagnostics) -> Vec<GeneratedFile> {
+pub fn generate(
+    model: &Model,
+    options: &CrdOptions,
+    crd_dir: &Path,
+    header: Option<&str>,
+    diags: &mut Diagnostics,
+) -> Vec<GeneratedFile> {
     let mut out = Vec::new();
     for group in &model.groups {
         let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
@@ -154,7 +188,7 @@ pub fn generate(model: &Model, crd_dir: &Path, header: Option<&str>, diags: &mut
             }
         }
         for versions in by_kind.values() {
-            if let Some(crd) = build(group, versions, diags) {
+            if let Some(crd) = build(model, group, versions, options, diags) {
                 let yaml = match to_yaml(&crd) {
                     Ok(y) => y,
                     Err(e) => {
@@ -184,15 +218,20 @@ pub fn to_yaml(crd: &CustomResourceDefinition) -> Result<String, serde_json::Err
 
 /// The CRD of one kind across its versions.
 pub fn build(
+    model: &Model,
     group: &Group,
     versions: &[(&Version, &Kind)],
+    options: &CrdOptions,
     diags: &mut Diagnostics,
 ) -> Option<CustomResourceDefinition> {
     let (_, first) = versions.first()?;
     let single = versions.len() == 1;
     let mut crd_versions = Vec::new();
     for (v, k) in versions {
-        let schema = SchemaBuilder::new(v, diags).root(k);
+        let mut schema = SchemaBuilder::new(model, v, &options.schema, diags).root(k);
+        if let Some(max) = options.max_desc_len {
+            truncate_descriptions(&mut schema, max);
+        }
         check_structural(&schema, "", &k.origin, diags);
         check_columns(k, &schema, diags);
         crd_versions.push(CrdVersion {
@@ -212,6 +251,11 @@ pub fn build(
             deprecation_warning: k.deprecated.clone().flatten(),
             name: v.name.clone(),
             schema: CrdSchema { open_api_v3_schema: schema },
+            selectable_fields: k
+                .selectable_fields
+                .iter()
+                .map(|f| SelectableField { json_path: f.value.clone() })
+                .collect(),
             served: k.served,
             storage: single || k.storage.is_some(),
             subresources: if k.status_subresource || k.scale.is_some() {
@@ -233,7 +277,12 @@ pub fn build(
         kind: "CustomResourceDefinition",
         metadata: CrdMetadata {
             name: format!("{}.{}", first.plural, group.name),
-            annotations: required_annotations(&group.name),
+            annotations: {
+                let mut a = required_annotations(&group.name);
+                a.extend(first.annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
+                a
+            },
+            labels: first.labels.clone(),
         },
         spec: CrdSpec {
             group: group.name.clone(),
@@ -251,22 +300,125 @@ pub fn build(
     })
 }
 
-/// Printer column and scale paths must exist in the schema.
+/// Caps every description at `max` bytes the way controller-gen's
+/// `crd:maxDescLen` does: cut, then back to the last sentence end, else to
+/// the last whitespace with `...`; 0 drops descriptions.
+pub fn truncate_descriptions(s: &mut JsonSchemaProps, max: usize) {
+    if let Some(d) = s.description.take() {
+        s.description = truncate(&d, max);
+    }
+    for p in s.properties.iter_mut().flat_map(|p| p.values_mut()) {
+        truncate_descriptions(p, max);
+    }
+    for child in [s.items.as_deref_mut(), s.additional_properties.as_deref_mut()].into_iter().flatten() {
+        truncate_descriptions(child, max);
+    }
+}
+
+fn truncate(desc: &str, max: usize) -> Option<String> {
+    if max == 0 {
+        return None;
+    }
+    if desc.len() <= max {
+        return Some(desc.to_string());
+    }
+    let mut end = max;
+    while !desc.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = &desc[..end];
+    if let Some((i, c)) = cut.char_indices().rev().find(|(_, c)| matches!(c, '.' | '!' | '?' | '。' | '！' | '？'))
+        && i > 0
+    {
+        return Some(cut[..i + c.len_utf8()].to_string());
+    }
+    if let Some((i, _)) = cut.char_indices().rev().find(|(_, c)| c.is_whitespace())
+        && i > 0
+    {
+        return Some(format!("{}...", &cut[..i]));
+    }
+    Some(format!("{cut}..."))
+}
+
+/// The diagnostic of a path that leaves the schema: which step, from
+/// where, and the property it probably meant.
+fn missing_step(what: String, prefix: &str, step: &str, candidates: &[String], k: &Kind) -> Diagnostic {
+    let at = if prefix.is_empty() { "the root".to_string() } else { format!("`{prefix}`") };
+    let d = Diagnostic::error(format!("{what}: `{step}` is not in {at} of the schema of `{}`", k.kind));
+    let names: Vec<&str> = candidates.iter().map(String::as_str).collect();
+    if step.starts_with('[') {
+        return d.help(format!("`{}` is not a list; index lists only", if prefix.is_empty() { "." } else { prefix }));
+    }
+    match crate::ident::did_you_mean(step, &names) {
+        Some(s) => d.help(format!("did you mean `{prefix}.{s}`? (paths use the JSON names of the fields)")),
+        None if names.is_empty() => {
+            d.help("use the JSON names of the fields (after serde renames), e.g. `.spec.replicas`")
+        }
+        None => d.help(format!("{at} has: {}", names.join(", "))),
+    }
+}
+
+/// Printer column, selectable field and scale paths must exist in the schema.
 fn check_columns(k: &Kind, schema: &JsonSchemaProps, diags: &mut Diagnostics) {
     for c in &k.print_columns {
-        if !c.json_path.value.starts_with('.') {
-            continue;
-        }
-        if resolve_path(schema, &c.json_path.value).is_none() {
+        // The marker parser reported paths client-go cannot parse.
+        let Ok(steps) = crate::jsonpath::parse_column_path(&c.json_path.value) else { continue };
+        if let Walk::Missing { prefix, step, candidates } = walk(schema, &steps) {
+            let what = format!("printer column `{}` reads `{}`", c.name.value, c.json_path.value);
             diags.push(
-                Diagnostic::error(format!(
-                    "printer column `{}` reads `{}`, which is not in the schema of `{}`",
-                    c.name.value, c.json_path.value, k.kind
-                ))
-                .at(k.origin.with_span(c.json_path.span).location())
-                .help("use the JSON names of the fields (after serde renames), e.g. `.spec.replicas`"),
+                missing_step(what, &prefix, &step, &candidates, k).at(k.origin.with_span(c.json_path.span).location()),
             );
         }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for f in &k.selectable_fields {
+        let Ok(steps) = crate::jsonpath::parse_column_path(&f.value) else { continue };
+        let loc = k.origin.with_span(f.span).location();
+        if seen.contains(&f.value.as_str()) {
+            diags.push(Diagnostic::error(format!("selectable field `{}` is listed twice", f.value)).at(loc.clone()));
+        }
+        seen.push(&f.value);
+        if matches!(steps.first(), Some(crate::jsonpath::Node::Field(n)) if n == "metadata") {
+            diags.push(
+                Diagnostic::error(format!("selectable field `{}` points into metadata", f.value))
+                    .at(loc)
+                    .help("metadata.name and metadata.namespace are selectable already; select spec or status fields"),
+            );
+            continue;
+        }
+        match walk(schema, &steps) {
+            Walk::Missing { prefix, step, candidates } => {
+                let what = format!("selectable field `{}`", f.value);
+                diags.push(missing_step(what, &prefix, &step, &candidates, k).at(loc));
+            }
+            Walk::Reached(node) if !matches!(node.type_.as_deref(), Some("string" | "boolean" | "integer")) => {
+                diags.push(
+                    Diagnostic::error(format!(
+                        "selectable field `{}` is {}, not a string, boolean or integer",
+                        f.value,
+                        node.type_.as_deref().map_or("free-form".to_string(), |t| format!("of type {t}"))
+                    ))
+                    .at(loc)
+                    .help("the API server selects on scalar fields only"),
+                );
+            }
+            Walk::Unchecked => diags.push(
+                Diagnostic::error(format!("selectable field `{}` leads into free-form data", f.value))
+                    .at(loc)
+                    .help("the API server needs a schema all the way to a scalar field"),
+            ),
+            Walk::Reached(_) => {}
+        }
+    }
+    if seen.len() > MAX_SELECTABLE_FIELDS {
+        diags.push(
+            Diagnostic::error(format!(
+                "`{}` has {} selectable fields; the API server allows {MAX_SELECTABLE_FIELDS}",
+                k.kind,
+                seen.len()
+            ))
+            .at(k.origin.location()),
+        );
     }
     if let Some(s) = &k.scale {
         let checks = [
@@ -289,16 +441,19 @@ fn check_columns(k: &Kind, schema: &JsonSchemaProps, diags: &mut Diagnostics) {
                 );
                 continue;
             }
-            match resolve_path(schema, &path.value) {
-                None => diags.push(
-                    Diagnostic::error(format!(
-                        "`{what}` points at `{}`, which is not in the schema of `{}`",
-                        path.value, k.kind
-                    ))
-                    .at(loc)
-                    .help("use the JSON names of the fields (after serde renames)"),
+            let steps = match crate::jsonpath::parse_column_path(&path.value) {
+                Ok(steps) => steps,
+                Err(e) => {
+                    diags.push(Diagnostic::error(format!("`{what}` is not a JSON path: {e}")).at(loc));
+                    continue;
+                }
+            };
+            match walk(schema, &steps) {
+                Walk::Missing { prefix, step, candidates } => diags.push(
+                    missing_step(format!("`{what}` points at `{}`", path.value), &prefix, &step, &candidates, k)
+                        .at(loc),
                 ),
-                Some(p) if p.type_.as_deref().is_some_and(|t| t != ty) => {
+                Walk::Reached(p) if p.type_.as_deref().is_some_and(|t| t != ty) => {
                     let article = |t: &str| if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
                     let found = p.type_.as_deref().unwrap_or("?");
                     diags.push(
@@ -312,15 +467,28 @@ fn check_columns(k: &Kind, schema: &JsonSchemaProps, diags: &mut Diagnostics) {
                         .help(format!("point it at {} {ty} field", article(ty))),
                     )
                 }
-                Some(_) => {}
+                _ => {}
             }
         }
     }
 }
 
+/// The API server's limit on selectable fields per version.
+const MAX_SELECTABLE_FIELDS: usize = 8;
+
 #[cfg(test)]
 mod annotation_tests {
     use super::*;
+
+    #[test]
+    fn descriptions_are_truncated_like_controller_gen() {
+        assert_eq!(truncate("First sentence. Second one.", 20).as_deref(), Some("First sentence."));
+        assert_eq!(truncate("no sentence end in reach", 12).as_deref(), Some("no sentence..."));
+        assert_eq!(truncate("abcdefghij", 4).as_deref(), Some("abcd..."));
+        assert_eq!(truncate("short", 10).as_deref(), Some("short"));
+        assert_eq!(truncate("anything", 0), None);
+        assert_eq!(truncate("héllo wörld", 3).as_deref(), Some("hé..."));
+    }
 
     #[test]
     fn protected_groups_are_marked_unapproved() {

@@ -21,7 +21,7 @@ use super::views::{self, KindView, Paths, VersionView};
 use super::{InformerKindTemplate, KindClientTemplate, ListerTemplate, RegisterTemplate, crd};
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::markers::{self, GenClient};
-use crate::parse::{self, ParsedFile};
+use crate::parse::{self, Package, ParsedFile};
 use crate::settings::{GeneratorKind, Settings};
 
 /// What the engine found in the package of one source file.
@@ -123,9 +123,21 @@ fn api_type_of(item: &syn::Item) -> Option<(&syn::Ident, &[syn::Attribute])> {
     (markers::is_genclient_any(attrs) || derives_api_type(attrs)).then_some((ident, attrs))
 }
 
+/// Blanks what the engine does not read of a macro-mode package (in place,
+/// so module indexes stay valid): the user's other types and functions (in
+/// macro mode the file is often `main.rs`).
+fn blank_unkept(items: &mut [syn::Item]) {
+    for item in items {
+        match item {
+            syn::Item::Mod(syn::ItemMod { content: Some((_, inner)), .. }) => blank_unkept(inner),
+            other if !keep(other) => *other = syn::Item::Verbatim(proc_macro2::TokenStream::new()),
+            _ => {}
+        }
+    }
+}
+
 /// Keeps what the engine reads of a macro-mode package: API types, `use`
-/// items, `group_name!`, `impl Clone` and modules. Other types of the file
-/// are the user's business (in macro mode the file is often `main.rs`).
+/// items, `group_name!`, `impl Clone` and modules.
 fn keep(item: &syn::Item) -> bool {
     match item {
         syn::Item::Use(_) | syn::Item::Mod(_) => true,
@@ -168,14 +180,15 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
         return None;
     }
     for f in &mut pkg.files {
-        f.ast.items.retain(keep);
+        blank_unkept(&mut f.ast.items);
     }
     let mut out = Analysis::default();
     let mut roots = Vec::new();
     let mut has_group_name = false;
     let mut inline = false;
-    for f in &pkg.files {
-        for item in &f.ast.items {
+    for module in &pkg.modules {
+        let f = pkg.file_of(module);
+        for item in pkg.items(module) {
             if let syn::Item::Macro(_) = item {
                 has_group_name = true;
             }
@@ -253,7 +266,24 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
         .with_runtime_path(runtime_path)
         .with_apis_module("crate");
     settings.inline = true;
-    let mut model = crate::check::check_package(&settings, &pkg, &mut diags);
+    // Where the package sits in the crate (from the compiling crate's
+    // `src/`), so `crate::` and `super::` paths resolve; a version directory
+    // also sees the other packages of its apis directory, as the CLI does.
+    let crate_path = crate_path_of(&dir, file);
+    let in_version_dir = dir.file_name().and_then(|n| n.to_str()).is_some_and(parse::is_version_name);
+    if in_version_dir && let Some(group_dir) = dir.parent().and_then(|g| g.file_name()).and_then(|n| n.to_str()) {
+        pkg.group_package = group_dir.to_string();
+    }
+    let (others, apis) = match (&crate_path, in_version_dir) {
+        (Some(cp), true) if cp.len() >= 2 => {
+            let apis_dir = dir.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+            let own =
+                format!("{}/{}", pkg.group_package, dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
+            (parse::other_packages(&apis_dir, &[own]), Some(cp[..cp.len() - 2].to_vec()))
+        }
+        _ => (Vec::new(), None),
+    };
+    let mut model = crate::check::check_package(&settings, &pkg, crate_path, &others, apis, &mut diags);
     if diags.has_errors() {
         out.diagnostics = diags.sorted();
         return Some(out);
@@ -266,10 +296,11 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
     }
     let p = Paths::new(runtime_path);
     let views = views::groups(&model, &p, &settings.plural_exceptions);
+    let crd_options = crd::CrdOptions::from_settings(&settings);
     for (g, gv) in model.groups.iter().zip(&views) {
         for (v, vv) in g.versions.iter().zip(&gv.versions) {
             for (k, kv) in v.kinds.iter().zip(&vv.kinds) {
-                let Some(crd) = crd::build(g, &[(v, k)], &mut diags) else { continue };
+                let Some(crd) = crd::build(&model, g, &[(v, k)], &crd_options, &mut diags) else { continue };
                 if diags.has_errors() {
                     continue;
                 }
@@ -284,7 +315,7 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
                         continue;
                     }
                 };
-                let vis = visibility(&pkg.files, &k.rust_name);
+                let vis = visibility(&pkg, &k.rust_name);
                 let crd_name = crd.metadata.name.clone();
                 match render_kind(&p, vv, kv, &vis, &yaml, &json, &crd_name) {
                     Ok(code) => {
@@ -304,6 +335,26 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
     }
     out.diagnostics = diags.sorted();
     Some(out)
+}
+
+/// The module path of a package from the crate root, read off its place
+/// under the compiling crate's `src/` (`src/apis/net/v1` → `apis::net::v1`;
+/// `src/main.rs` or `src/lib.rs` → the root; `src/api.rs` → `api`).
+fn crate_path_of(dir: &Path, file: &Path) -> Option<Vec<String>> {
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")?;
+    let src = std::fs::canonicalize(Path::new(&manifest).join("src")).ok()?;
+    let in_version_dir = dir.file_name().and_then(|n| n.to_str()).is_some_and(parse::is_version_name);
+    let target = if in_version_dir { std::fs::canonicalize(dir).ok()? } else { std::fs::canonicalize(file).ok()? };
+    let rel = target.strip_prefix(&src).ok()?;
+    let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    if !in_version_dir {
+        let last = parts.pop()?;
+        let stem = last.strip_suffix(".rs")?;
+        if !(parts.is_empty() && matches!(stem, "main" | "lib")) && stem != "mod" {
+            parts.push(stem.to_string());
+        }
+    }
+    Some(parts.into_iter().map(|p| p.replace('-', "_")).collect())
 }
 
 /// `#[genclient(group = "..")]` without `version` outside a `<version>/`
@@ -330,10 +381,10 @@ fn missing_version(file: &Path, roots: &[Root], diags: &mut Diagnostics) {
     }
 }
 
-fn visibility(files: &[ParsedFile], name: &str) -> syn::Visibility {
-    files
+fn visibility(pkg: &Package, name: &str) -> syn::Visibility {
+    pkg.modules
         .iter()
-        .flat_map(|f| &f.ast.items)
+        .flat_map(|m| pkg.items(m))
         .find_map(|i| match i {
             syn::Item::Struct(s) if s.ident == name => Some(s.vis.clone()),
             _ => None,

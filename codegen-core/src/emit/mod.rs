@@ -166,14 +166,16 @@ pub fn generate(settings: &Settings, model: &Model, diags: &mut Diagnostics) -> 
                 if v.kinds.is_empty() {
                     continue;
                 }
-                e.rust(version.dir.join("register.rs"), RegisterTemplate { p: &p, v }.render());
-                e.output.owned.insert(OwnedDir { dir: version.dir.clone(), recursive: false });
+                let file = version.dir.join(&settings.register_file);
+                let dir = file.parent().map(Path::to_path_buf).unwrap_or_else(|| version.dir.clone());
+                e.rust(file, RegisterTemplate { p: &p, v }.render());
+                e.output.owned.insert(OwnedDir { dir, recursive: false });
             }
         }
     }
     if settings.runs(GeneratorKind::Crd) {
         let crd_dir = settings.crd_dir();
-        let files = crd::generate(model, &crd_dir, header, e.diags);
+        let files = crd::generate(model, &crd::CrdOptions::from_settings(settings), &crd_dir, header, e.diags);
         e.output.files.extend(files);
         e.output.owned.insert(OwnedDir { dir: crd_dir, recursive: false });
     }

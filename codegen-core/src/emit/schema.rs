@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::builtin::{self, ExpandError, ExpandOptions};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::{Spanned, Validate};
 use crate::model::*;
@@ -117,97 +118,63 @@ fn int_or_string() -> JsonSchemaProps {
     }
 }
 
-const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
-
 const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
 const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
 
-fn props(entries: &[(&str, JsonSchemaProps)]) -> Option<BTreeMap<String, JsonSchemaProps>> {
-    Some(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
-}
-
 fn known_schema(k: Known) -> JsonSchemaProps {
     match k {
-        Known::ObjectMeta | Known::ListMeta => typed("object"),
         Known::TypeMeta => JsonSchemaProps {
-            properties: props(&[("apiVersion", typed("string")), ("kind", typed("string"))]),
+            properties: Some(
+                [("apiVersion", typed("string")), ("kind", typed("string"))].map(|(k, v)| (k.to_string(), v)).into(),
+            ),
             ..typed("object")
         },
-        Known::Time | Known::MicroTime => with_format("string", "date-time"),
         Known::Duration => typed("string"),
-        Known::Quantity => JsonSchemaProps { pattern: Some(QUANTITY_PATTERN.to_string()), ..int_or_string() },
-        Known::IntOrString => int_or_string(),
-        Known::RawExtension => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") },
-        Known::Condition => JsonSchemaProps {
-            description: Some("Condition contains details for one aspect of the current state of this API Resource.".into()),
-            properties: props(&[
-                ("lastTransitionTime", with_format("string", "date-time")),
-                ("message", JsonSchemaProps { max_length: Some(32768), ..typed("string") }),
-                ("observedGeneration", JsonSchemaProps { minimum: Some(0.into()), ..with_format("integer", "int64") }),
-                ("reason", JsonSchemaProps {
-                    max_length: Some(1024),
-                    min_length: Some(1),
-                    pattern: Some("^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$".into()),
-                    ..typed("string")
-                }),
-                ("status", JsonSchemaProps {
-                    enum_: Some(vec!["True".into(), "False".into(), "Unknown".into()]),
-                    ..typed("string")
-                }),
-                ("type", JsonSchemaProps {
-                    max_length: Some(316),
-                    pattern: Some(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$".into()),
-                    ..typed("string")
-                }),
-            ]),
-            required: Some(vec!["lastTransitionTime".into(), "message".into(), "reason".into(), "status".into(), "type".into()]),
-            ..typed("object")
-        },
-        Known::LabelSelector => JsonSchemaProps {
-            properties: props(&[
-                ("matchExpressions", JsonSchemaProps {
-                    items: Some(Box::new(JsonSchemaProps {
-                        properties: props(&[
-                            ("key", typed("string")),
-                            ("operator", typed("string")),
-                            ("values", JsonSchemaProps {
-                                items: Some(Box::new(typed("string"))),
-                                x_list_type: Some("atomic".into()),
-                                ..typed("array")
-                            }),
-                        ]),
-                        required: Some(vec!["key".into(), "operator".into()]),
-                        ..typed("object")
-                    })),
-                    x_list_type: Some("atomic".into()),
-                    ..typed("array")
-                }),
-                ("matchLabels", JsonSchemaProps { additional_properties: Some(Box::new(typed("string"))), ..typed("object") }),
-            ]),
-            x_map_type: Some("atomic".into()),
-            ..typed("object")
-        },
+        Known::DateTime => with_format("string", "date-time"),
+        Known::ByteString => with_format("string", "byte"),
+    }
+}
+
+/// How schemas are built: what every front end sets through [`crate::Settings`].
+#[derive(Clone, Debug)]
+pub struct SchemaOptions {
+    /// How built-in types are expanded (the Kubernetes version, embedded ObjectMeta).
+    pub builtin: ExpandOptions,
+    /// Why that Kubernetes version (for "not defined in 1.33" errors).
+    pub version_reason: String,
+}
+
+impl SchemaOptions {
+    /// The options of a run.
+    pub fn from_settings(settings: &crate::Settings) -> Self {
+        let choice = settings.kube_version();
+        SchemaOptions {
+            builtin: ExpandOptions { version: choice.version, embedded_object_meta: settings.embedded_object_meta },
+            version_reason: choice.reason,
+        }
     }
 }
 
 /// Builds schemas for the types of one version, reporting problems.
 pub struct SchemaBuilder<'a> {
+    model: &'a Model,
     version: &'a Version,
+    options: &'a SchemaOptions,
     diags: &'a mut Diagnostics,
-    stack: Vec<String>,
+    stack: Vec<TypeKey>,
 }
 
 impl<'a> SchemaBuilder<'a> {
-    /// A builder over `version`'s types.
-    pub fn new(version: &'a Version, diags: &'a mut Diagnostics) -> Self {
-        SchemaBuilder { version, diags, stack: Vec::new() }
+    /// A builder over `version`'s types (other packages' types come from `model`).
+    pub fn new(model: &'a Model, version: &'a Version, options: &'a SchemaOptions, diags: &'a mut Diagnostics) -> Self {
+        SchemaBuilder { model, version, options, diags, stack: Vec::new() }
     }
 
     /// The openAPIV3Schema of a kind's root type.
     pub fn root(&mut self, kind: &Kind) -> JsonSchemaProps {
         let Some(def) = self.version.types.get(&kind.rust_name) else { return typed("object") };
         let Body::Struct(fields) = &def.body else { return typed("object") };
-        self.stack.push(def.name.clone());
+        self.stack.push(TypeKey { package: self.version.package.clone(), name: def.name.clone() });
         let mut schema = self.struct_schema(def, fields);
         self.stack.pop();
         schema.description = def.doc.clone();
@@ -253,8 +220,8 @@ impl<'a> SchemaBuilder<'a> {
                         properties.insert("apiVersion".to_string(), typed("string"));
                         properties.insert("kind".to_string(), typed("string"));
                     }
-                    TypeRef::Named(n) => {
-                        let inner = self.named(n, &f.origin);
+                    t @ (TypeRef::Named(_) | TypeRef::Builtin(_)) => {
+                        let inner = self.type_schema(t, &f.origin);
                         // A flattened newtype/transparent map keeps every other key.
                         preserve |= inner.additional_properties.is_some();
                         if inner.type_.as_deref() != Some("object") {
@@ -290,6 +257,17 @@ impl<'a> SchemaBuilder<'a> {
                     ),
                 }
                 continue;
+            }
+            if has_float(&f.ty)
+                && f.validate.allow_dangerous_types.is_none()
+                && def.validate.allow_dangerous_types.is_none()
+            {
+                self.diags.push(
+                    Diagnostic::warning(format!("`{}` is a floating-point number", f.rust_name))
+                        .at(f.origin.location())
+                        .note("controller-gen refuses floats unless `crd:allowDangerousTypes=true`: they do not round-trip exactly through JSON, YAML and other languages' clients")
+                        .help("use an integer (e.g. in milli-units), a string or a `Quantity`; or keep the float and add `#[validate(allow_dangerous_types)]` to the field or its type"),
+                );
             }
             let schema = self.field(f);
             if f.required(def.serde.default) {
@@ -329,13 +307,12 @@ impl<'a> SchemaBuilder<'a> {
                 "serde cannot read `null` into it; make the field `Option<..>` or remove `nullable`",
             );
         }
+        // A named or built-in type brings its own doc; the field's doc wins
+        // (controller-gen's rule, which also puts a type's doc on the items
+        // of lists and the values of maps of it).
         let mut schema = self.type_schema(&f.ty, &f.origin);
-        let type_doc = match f.ty.unwrap_option() {
-            TypeRef::Named(n) => self.version.types.get(n).and_then(|t| t.doc.clone()),
-            _ => None,
-        };
-        if let Some(doc) = f.doc.clone().or(type_doc) {
-            schema.description = Some(doc);
+        if let Some(doc) = &f.doc {
+            schema.description = Some(doc.clone());
         }
         self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name);
         schema
@@ -373,25 +350,71 @@ impl<'a> SchemaBuilder<'a> {
             },
             TypeRef::Known(k) => known_schema(*k),
             TypeRef::Named(n) => self.named(n, origin),
+            TypeRef::Builtin(d) => self.builtin(d, origin),
         }
     }
 
-    fn named(&mut self, name: &str, origin: &Origin) -> JsonSchemaProps {
-        if self.stack.iter().any(|s| s == name) {
+    /// A Kubernetes type from the built-in table, expanded for the run's version.
+    fn builtin(&mut self, definition: &str, origin: &Origin) -> JsonSchemaProps {
+        match builtin::expand(definition, self.options.builtin) {
+            Ok(s) => (*s).clone(),
+            Err(e) => {
+                let path = builtin::path_of_definition(definition);
+                let (message, help) = match &e {
+                    ExpandError::Missing { definition: missing, available } => {
+                        let version = self.options.builtin.version;
+                        let which = if missing == definition {
+                            format!("`{path}` does not exist in Kubernetes {version}")
+                        } else {
+                            format!(
+                                "`{path}` uses `{}`, which does not exist in Kubernetes {version}",
+                                builtin::path_of_definition(missing)
+                            )
+                        };
+                        let available: Vec<String> = available.iter().map(ToString::to_string).collect();
+                        (
+                            format!("{which} (selected by {})", self.options.version_reason),
+                            if available.is_empty() {
+                                "kube-codegen's table has no version with this type".to_string()
+                            } else {
+                                format!(
+                                    "it exists in Kubernetes {}; select one with k8s-openapi's feature (`v1_NN`) or `--kube-version`",
+                                    available.join(", ")
+                                )
+                            },
+                        )
+                    }
+                    ExpandError::Recursive(_) => (
+                        format!("`{path}` has no CRD schema: {e}"),
+                        "CRD schemas cannot be recursive; hold it in a `serde_json::Value` field marked `#[validate(preserve_unknown_fields)]`"
+                            .to_string(),
+                    ),
+                    ExpandError::Invalid(_) => (e.to_string(), "this is a bug in kube-codegen".to_string()),
+                };
+                self.error(origin, None, message, help);
+                typed("object")
+            }
+        }
+    }
+
+    fn named(&mut self, key: &TypeKey, origin: &Origin) -> JsonSchemaProps {
+        let name = key.name.as_str();
+        if self.stack.contains(key) {
+            let chain: Vec<&str> = self.stack.iter().map(|k| k.name.as_str()).collect();
             self.error(
                 origin,
                 None,
-                format!("type `{name}` contains itself ({} → {name})", self.stack.join(" → ")),
+                format!("type `{name}` contains itself ({} → {name})", chain.join(" → ")),
                 "a CRD schema cannot be recursive; break the cycle with `serde_json::Value` and `#[validate(preserve_unknown_fields)]`",
             );
             return JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") };
         }
-        let version = self.version;
-        let Some(def) = version.types.get(name) else {
-            self.error(origin, None, format!("type `{name}` has no schema"), "derive `ApiType` on a concrete (non-generic) struct or enum of this package, or mark the field `#[validate(preserve_unknown_fields)]`");
+        let model = self.model;
+        let Some(def) = model.type_def(key) else {
+            self.error(origin, None, format!("type `{name}` has no schema"), "derive `ApiType` on a concrete (non-generic) struct or enum of an API package, or mark the field `#[validate(preserve_unknown_fields)]`");
             return typed("object");
         };
-        self.stack.push(name.to_string());
+        self.stack.push(key.clone());
         let schema = match &def.body {
             Body::Struct(fields) if def.serde.transparent && fields.len() == 1 => {
                 self.type_schema(&fields[0].ty, &fields[0].origin)
@@ -414,6 +437,10 @@ impl<'a> SchemaBuilder<'a> {
             }
         };
         self.stack.pop();
+        let mut schema = schema;
+        if let Some(doc) = &def.doc {
+            schema.description = Some(doc.clone());
+        }
         schema
     }
 
@@ -597,6 +624,22 @@ impl<'a> SchemaBuilder<'a> {
     fn apply(&mut self, s: &mut JsonSchemaProps, v: &Validate, origin: &Origin, name: &str) {
         if v.is_empty() {
             return;
+        }
+        if let Some(given) = &v.schema_json {
+            match serde_json::from_value::<JsonSchemaProps>(given.value.clone()) {
+                Ok(mut schema) => {
+                    if schema.description.is_none() {
+                        schema.description = s.description.take();
+                    }
+                    *s = schema;
+                }
+                Err(e) => self.error(
+                    origin,
+                    Some(given.span),
+                    format!("`schema_json` of `{name}` is not a CRD schema: {e}"),
+                    "write an OpenAPI v3 schema object with the keys a CRD accepts (type, properties, items, ...)",
+                ),
+            }
         }
         if let Some(span) = v.int_or_string {
             let _ = span;
@@ -796,6 +839,19 @@ impl<'a> SchemaBuilder<'a> {
                 s.x_map_type = Some(mt.value.clone());
             }
         }
+        if let Some(values) = &v.values {
+            match s.additional_properties.as_deref_mut() {
+                Some(value_schema) => {
+                    let value_name = format!("{name}.*");
+                    self.apply(value_schema, values, origin, &value_name);
+                }
+                None => {
+                    if let Some(span) = values.first_span {
+                        mismatch(self, span, "values", "maps");
+                    }
+                }
+            }
+        }
         if let Some(items) = &v.items {
             match s.items.as_deref_mut() {
                 Some(item_schema) => {
@@ -883,6 +939,15 @@ impl<'a> SchemaBuilder<'a> {
             _ => {}
         }
         s.x_list_type = Some(lt.value.clone());
+    }
+}
+
+/// Whether a type holds a float (directly or in a list or map).
+fn has_float(t: &TypeRef) -> bool {
+    match t {
+        TypeRef::Number(_) => true,
+        TypeRef::Option(i) | TypeRef::List(i) | TypeRef::Set(i) | TypeRef::Map(i) => has_float(i),
+        _ => false,
     }
 }
 
@@ -1014,37 +1079,73 @@ fn value_fits(v: &Value, ty: &str) -> bool {
     }
 }
 
-/// Resolves a `.spec.replicas`-style JSON path in a schema. `None` when it
-/// does not exist; everything under a free-form node resolves to that node.
-pub fn resolve_path<'s>(schema: &'s JsonSchemaProps, path: &str) -> Option<&'s JsonSchemaProps> {
-    let mut cur = schema;
-    for raw in path.trim_start_matches('.').split('.') {
-        if cur.x_preserve_unknown_fields == Some(true) && cur.properties.as_ref().is_none_or(|p| p.is_empty()) {
-            return Some(cur);
-        }
-        let (name, indexed) = match raw.find('[') {
-            Some(i) => (&raw[..i], true),
-            None => (raw, false),
-        };
-        if name.is_empty() {
-            return None;
-        }
-        cur = match (cur.properties.as_ref().and_then(|p| p.get(name)), cur.additional_properties.as_deref()) {
-            (Some(p), _) => p,
-            (None, Some(ap)) => ap,
-            (None, None) if cur.type_.as_deref() == Some("object") && name_is_metadata(name, cur) => return Some(cur),
-            _ => return None,
-        };
-        if indexed {
-            cur = cur.items.as_deref()?;
-        }
-    }
-    Some(cur)
+/// Where a JSONPath walk through a schema stopped.
+#[derive(Debug)]
+pub enum Walk<'s> {
+    /// Every step was followed; the node reached.
+    Reached(&'s JsonSchemaProps),
+    /// The walk stopped at a filter, recursive descent, union, literal or
+    /// free-form node: the rest is not checked.
+    Unchecked,
+    /// Step `step` does not exist: `prefix` is the path that does, and
+    /// `candidates` the names that would (properties at that point).
+    Missing {
+        /// The path up to the failing step (`.status`).
+        prefix: String,
+        /// The failing step (`conditon`, or `[0]` on a non-list).
+        step: String,
+        /// The property names available there.
+        candidates: Vec<String>,
+    },
 }
 
-fn name_is_metadata(_name: &str, cur: &JsonSchemaProps) -> bool {
-    // `metadata` is `{type: object}` with no properties: anything under it is valid.
-    cur.properties.is_none() && cur.additional_properties.is_none()
+/// Walks parsed JSONPath steps through a schema: fields into properties
+/// (or map values), indexes and `[*]` into list items. Anything under a
+/// free-form node or the root's `metadata` is accepted.
+pub fn walk<'s>(schema: &'s JsonSchemaProps, steps: &[crate::jsonpath::Node]) -> Walk<'s> {
+    use crate::jsonpath::Node;
+    let mut cur = schema;
+    let mut prefix = String::new();
+    for step in steps {
+        let free_form = cur.x_preserve_unknown_fields == Some(true)
+            || (cur.type_.as_deref() == Some("object")
+                && cur.properties.is_none()
+                && cur.additional_properties.is_none());
+        match step {
+            Node::Field(name) if name.is_empty() => continue,
+            Node::Field(name) => {
+                let next = cur.properties.as_ref().and_then(|p| p.get(name)).or(cur.additional_properties.as_deref());
+                match next {
+                    Some(n) => cur = n,
+                    None if free_form => return Walk::Unchecked,
+                    None => {
+                        return Walk::Missing {
+                            prefix,
+                            step: name.clone(),
+                            candidates: cur.properties.iter().flat_map(|p| p.keys().cloned()).collect(),
+                        };
+                    }
+                }
+                prefix.push('.');
+                prefix.push_str(name);
+            }
+            Node::Array(_) | Node::Wildcard if cur.items.is_some() => {
+                cur = cur.items.as_deref().unwrap_or(cur);
+                prefix.push_str("[*]");
+            }
+            Node::Wildcard => return Walk::Unchecked,
+            Node::Array(_) if free_form => return Walk::Unchecked,
+            Node::Array(a) => {
+                let step = match (a.single, a.start) {
+                    (true, Some(n)) => format!("[{n}]"),
+                    _ => "[..]".to_string(),
+                };
+                return Walk::Missing { prefix, step, candidates: Vec::new() };
+            }
+            _ => return Walk::Unchecked,
+        }
+    }
+    Walk::Reached(cur)
 }
 
 /// Checks the structural-schema rules on a finished schema (defence in depth

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::ident::{plural_type_name, rust_ident, snake_case, upper_camel};
 use crate::markers::Verb;
-use crate::model::{Body, Group, Kind, Model, TypeMetaForm, Version};
+use crate::model::{Body, Group, Kind, Model, TypeMetaForm, TypeRef, Version};
 
 /// Paths to the runtime and its re-exported dependencies.
 #[derive(Clone, Debug)]
@@ -257,7 +257,7 @@ fn kind(
         ),
         verbs,
         methods,
-        spec: k.spec_field.clone(),
+        spec: spec_path(v, k, p),
         new_fields: new_fields(v, k, p),
         has_new: has_new(v, k),
         metadata_field: rust_ident(&k.metadata_field),
@@ -285,12 +285,29 @@ fn absolute_type(ty: &str, module_path: &str) -> String {
     }
 }
 
+/// The type of `Kind::new`'s `spec` argument, as a path from the register
+/// module (a child of the version module).
+fn spec_path(v: &Version, k: &Kind, p: &Paths) -> Option<String> {
+    match k.spec_type.as_ref()? {
+        TypeRef::Named(key) if key.package == v.package => Some(format!("super::{}", key.name)),
+        TypeRef::Named(key) => {
+            let apis = v.module_path.rsplitn(3, "::").nth(2)?;
+            let (group, version) = key.package.split_once('/')?;
+            Some(format!("{apis}::{}::{}::{}", rust_ident(&group.replace('-', "_")), rust_ident(version), key.name))
+        }
+        TypeRef::Builtin(def) => {
+            Some(format!("{}::{}", p.k8s, crate::builtin::path_of_definition(def).trim_start_matches("k8s_openapi::")))
+        }
+        _ => None,
+    }
+}
+
 /// Whether a kind's `new()` compiles: every field it does not set from its
 /// arguments has a known `Default` (else `new()` is not generated).
 fn has_new(v: &Version, k: &Kind) -> bool {
     let Some(def) = v.types.get(&k.rust_name) else { return false };
     let spec = match &def.body {
-        Body::Struct(fields) if k.spec_field.is_some() => {
+        Body::Struct(fields) if k.spec_type.is_some() => {
             fields.iter().find(|f| f.json_name == "spec").map(|f| f.rust_name.clone())
         }
         _ => None,
@@ -329,7 +346,7 @@ fn new_fields(v: &Version, k: &Kind, p: &Paths) -> String {
                 "{}::apimachinery::pkg::apis::meta::v1::ObjectMeta {{ name: ::std::option::Option::Some(name.to_string()), ..::std::default::Default::default() }}",
                 p.k8s
             )
-        } else if json == "spec" && k.spec_field.is_some() {
+        } else if json == "spec" && k.spec_type.is_some() {
             "spec".to_string()
         } else if *is_option {
             "::std::option::Option::None".to_string()

@@ -36,6 +36,12 @@ pub struct Resource {
     pub served: Option<Spanned<bool>>,
     /// `deprecated` / `deprecated = "warning"`.
     pub deprecated: Option<Spanned<Option<String>>>,
+    /// `annotations("key=value", ..)`: extra annotations of the CRD.
+    pub annotations: Vec<(Spanned<String>, String)>,
+    /// `labels("key=value", ..)`: labels of the CRD.
+    pub labels: Vec<(Spanned<String>, String)>,
+    /// `selectable_field(json_path = ".spec.x")`, repeatable.
+    pub selectable_fields: Vec<Spanned<String>>,
 }
 
 /// `subresource(scale(spec_replicas_path = .., status_replicas_path = .., label_selector_path = ..))`.
@@ -84,6 +90,9 @@ pub const RESOURCE_KEYS: &[&str] = &[
     "storage",
     "served",
     "deprecated",
+    "annotations",
+    "labels",
+    "selectable_field",
 ];
 
 /// Parses one `#[resource(...)]` attribute into `out` (several attributes merge).
@@ -148,12 +157,57 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
                 Ok(())
             })?;
         }
+        "selectable_field" => {
+            let mut path = None;
+            meta.parse_nested_meta(|m| {
+                let key = path_key(&m.path);
+                match key.as_str() {
+                    "json_path" => set_once(&mut path, lit_str(&m)?, &key, errors),
+                    _ => {
+                        let hint = matches!(key.as_str(), "JSONPath" | "jsonPath" | "jsonpath" | "path")
+                            .then_some("json_path");
+                        unknown_key(&m, "selectable_field", &key, &["json_path"], errors, hint)?
+                    }
+                }
+                Ok(())
+            })?;
+            match path {
+                Some(p) => {
+                    if let Err(e) = simple_field_path(&p.value) {
+                        errors.push(e.into_marker_error(p.span));
+                    } else {
+                        out.selectable_fields.push(p);
+                    }
+                }
+                None => errors.push(
+                    MarkerError::new(span, "`selectable_field(..)` needs `json_path`")
+                        .help("e.g. `selectable_field(json_path = \".spec.color\")`"),
+                ),
+            }
+        }
         "printcolumn" => {
             if let Some(col) = print_column(&meta, errors)? {
                 out.print_columns.push(col);
             }
         }
         "storage" => flag(&mut out.storage, &meta, &key, errors)?,
+        "annotations" | "labels" => {
+            for entry in str_list(&meta)? {
+                match entry.value.split_once('=') {
+                    Some((k, v)) if !k.trim().is_empty() => {
+                        let slot = if key == "annotations" { &mut out.annotations } else { &mut out.labels };
+                        if slot.iter().any(|(prev, _)| prev.value == k.trim()) {
+                            errors.push(MarkerError::new(entry.span, format!("duplicate {key} key `{}`", k.trim())));
+                        }
+                        slot.push((Spanned::new(k.trim().to_string(), entry.span), v.trim().to_string()));
+                    }
+                    _ => errors.push(
+                        MarkerError::new(entry.span, format!("`{}` is not `key=value`", entry.value))
+                            .help(format!("write e.g. `{key}(\"example.com/owner=team-a\")`")),
+                    ),
+                }
+            }
+        }
         "served" => {
             let v = bool_value(&meta)?;
             set_once(&mut out.served, v, &key, errors);
@@ -176,6 +230,9 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
                 "status" => Some("subresource(status)"),
                 "scale" => Some("subresource(scale(..))"),
                 "storageversion" => Some("storage"),
+                "annotation" | "metadata" => Some("annotations"),
+                "label" => Some("labels"),
+                "selectablefield" | "selectableField" | "selectable_fields" => Some("selectable_field"),
                 _ => None,
             };
             unknown_key(&meta, "resource", &key, RESOURCE_KEYS, errors, hint)?
@@ -261,6 +318,11 @@ fn print_column(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::
             MarkerError::new(json_path.span, format!("printer column path `{}` must start with `.`", json_path.value))
                 .help(format!("write `json_path = \".{}\"`", json_path.value)),
         );
+    } else if let Err(e) = crate::jsonpath::parse_column_path(&json_path.value) {
+        errors.push(
+            MarkerError::new(json_path.span, format!("printer column path `{}` is not valid JSONPath: {e}", json_path.value))
+                .help("the API server parses it with client-go's JSONPath, e.g. `.status.conditions[?(@.type==\"Ready\")].status`"),
+        );
     }
     Ok(Some(PrintColumn {
         name,
@@ -271,4 +333,38 @@ fn print_column(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::
         priority: priority.map(|p: Spanned<i32>| p.value),
         span,
     }))
+}
+
+/// Why a selectable field path is not a simple field path.
+struct PathError(String, &'static str);
+
+impl PathError {
+    fn into_marker_error(self, span: Span) -> MarkerError {
+        MarkerError::new(span, self.0).help(self.1)
+    }
+}
+
+/// A selectable field is a dot path of fields (no indexes, filters or
+/// wildcards), as the API server requires.
+fn simple_field_path(path: &str) -> Result<(), PathError> {
+    use crate::jsonpath::Node;
+    let help = "write a path of fields, e.g. `.spec.color`";
+    if !path.starts_with('.') || path == "." {
+        return Err(PathError(format!("selectable field path `{path}` must start with `.` and name a field"), help));
+    }
+    let steps = crate::jsonpath::parse_column_path(path)
+        .map_err(|e| PathError(format!("selectable field path `{path}` is not valid JSONPath: {e}"), help))?;
+    if let Some(bad) = steps.iter().find(|n| !matches!(n, Node::Field(f) if !f.is_empty())) {
+        let what = match bad {
+            Node::Array(_) | Node::Union(_) => "a list index",
+            Node::Filter { .. } => "a filter",
+            Node::Wildcard | Node::Recursive => "a wildcard",
+            _ => "something other than a field name",
+        };
+        return Err(PathError(
+            format!("selectable field path `{path}` has {what}; the API server allows fields only"),
+            help,
+        ));
+    }
+    Ok(())
 }

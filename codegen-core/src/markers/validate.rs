@@ -83,6 +83,13 @@ pub struct Validate {
     pub map_type: Option<Spanned<String>>,
     /// `items(..)`: markers applied to the elements of a list.
     pub items: Option<Box<Validate>>,
+    /// `values(..)`: markers applied to the values of a map.
+    pub values: Option<Box<Validate>>,
+    /// `schema_json = ".."`: the schema of this position, given as JSON
+    /// (for a type from outside the API packages).
+    pub schema_json: Option<Spanned<Value>>,
+    /// `allow_dangerous_types`: floats without the warning.
+    pub allow_dangerous_types: Option<Span>,
     /// The first `validate` key seen (for "markers on this field" errors).
     pub first_span: Option<Span>,
 }
@@ -117,6 +124,9 @@ pub const VALIDATE_KEYS: &[&str] = &[
     "list_map_keys",
     "map_type",
     "items",
+    "values",
+    "schema_json",
+    "allow_dangerous_types",
 ];
 
 /// Formats the API server knows (apiextensions `supportedFormats`).
@@ -156,6 +166,12 @@ impl Validate {
     /// Whether no marker was given.
     pub fn is_empty(&self) -> bool {
         self.first_span.is_none()
+    }
+
+    /// Whether the markers give this position a schema of their own, so its
+    /// Rust type need not have one (`preserve_unknown_fields`, `schema_json`).
+    pub fn replaces_schema(&self) -> bool {
+        self.preserve_unknown_fields.is_some() || self.schema_json.is_some()
     }
 }
 
@@ -288,11 +304,24 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
             let list = str_list(&meta)?;
             set_once(&mut out.list_map_keys, Spanned::new(list, span), &key, errors);
         }
-        "items" => {
-            let mut inner = out.items.take().map(|b| *b).unwrap_or_default();
+        "items" | "values" => {
+            let slot = if key == "items" { &mut out.items } else { &mut out.values };
+            let mut inner = slot.take().map(|b| *b).unwrap_or_default();
             meta.parse_nested_meta(|m| validate_key(&mut inner, errors, m))?;
-            out.items = Some(Box::new(inner));
+            *slot = Some(Box::new(inner));
         }
+        "schema_json" => {
+            let s = lit_str(&meta)?;
+            match serde_json::from_str::<Value>(&s.value) {
+                Ok(v @ Value::Object(_)) => set_once(&mut out.schema_json, Spanned::new(v, s.span), &key, errors),
+                Ok(_) => errors.push(
+                    MarkerError::new(s.span, "`schema_json` must be a JSON object (an OpenAPI schema)")
+                        .help("e.g. `schema_json = r#\"{\"type\": \"string\"}\"#`"),
+                ),
+                Err(e) => errors.push(MarkerError::new(s.span, format!("`schema_json` is not valid JSON: {e}"))),
+            }
+        }
+        "allow_dangerous_types" => flag(&mut out.allow_dangerous_types, &meta, &key, errors)?,
         _ => {
             let hint = match key.as_str() {
                 "min" => Some("minimum"),
@@ -301,6 +330,9 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
                 "XValidation" | "x_validation" | "cel" | "validation" => Some("rule"),
                 "XIntOrString" => Some("int_or_string"),
                 "XPreserveUnknownFields" | "schemaless" => Some("preserve_unknown_fields"),
+                "schema" => Some("schema_json"),
+                "allowDangerousTypes" | "allow_float" | "allow_floats" => Some("allow_dangerous_types"),
+                "additional_properties" | "map_values" => Some("values"),
                 _ => None,
             };
             unknown_key(&meta, "validate", &key, VALIDATE_KEYS, errors, hint)?

@@ -1,0 +1,792 @@
+//! Phase 2, check: read the markers and serde attributes of the parsed
+//! packages, resolve field types, and lower everything into the [`Model`],
+//! reporting every problem (with its span) instead of stopping at the first.
+
+mod attrs;
+pub mod resolve;
+mod types;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned as _;
+
+use attrs::derives;
+pub use attrs::doc_comment;
+use resolve::{Site, Tree};
+use types::{TypeCtx, lower_type};
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ident::pluralize;
+use crate::markers::{self, GenClient, MarkerError, Resource, Verb};
+use crate::model::*;
+use crate::parse::{Discovery, Origin, Package};
+use crate::settings::{GeneratorKind, Settings};
+
+/// Lowers one package into a model of its own (macro mode: the package of
+/// the file a kind is written in), with the same checks as [`check`].
+/// `crate_path` is the package's module path from the crate root when known;
+/// `others` are the other packages of its apis directory (their types may be
+/// used), `apis` the apis module's path.
+pub fn check_package(
+    settings: &Settings,
+    pkg: &Package,
+    crate_path: Option<Vec<String>>,
+    others: &[(Package, Vec<Diagnostic>)],
+    apis: Option<Vec<String>>,
+    diags: &mut Diagnostics,
+) -> Model {
+    let apis_module = settings.apis_module();
+    let other_pkgs: Vec<&Package> = others.iter().map(|(p, _)| p).collect();
+    let mut tree = resolve::tree(&[pkg], &other_pkgs, apis);
+    tree.packages[0].crate_path = crate_path;
+    let mut model = Model::default();
+    if let Some((name, version)) = lower_package(settings, &apis_module, &tree, 0, diags) {
+        model.groups.push(Group { name, package: pkg.group_package.clone(), versions: vec![version] });
+    }
+    lower_external_types(&tree, &[pkg.key()].into(), others, &mut model, diags);
+    check_model(settings, &model, diags);
+    model
+}
+
+/// Lowers the discovered packages into the model.
+pub fn check(settings: &Settings, discovery: &Discovery, diags: &mut Diagnostics) -> Model {
+    let apis_module = settings.apis_module();
+    let requested: Vec<&Package> = discovery.packages.iter().collect();
+    let others: Vec<&Package> = discovery.others.iter().map(|(p, _)| p).collect();
+    let tree = resolve::tree(&requested, &others, resolve::apis_segments(&apis_module));
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for (idx, pkg) in discovery.packages.iter().enumerate() {
+        let Some((group_name, version)) = lower_package(settings, &apis_module, &tree, idx, diags) else { continue };
+        match groups.get_mut(&group_name) {
+            Some(g) if g.package != pkg.group_package => {
+                diags.push(
+                    Diagnostic::error(format!(
+                        "API group `{group_name}` is declared by two group directories, `{}` and `{}`",
+                        g.package, pkg.group_package
+                    ))
+                    .at_opt(version.module_origin.as_ref().map(Origin::location).as_ref())
+                    .help("keep all versions of a group under one directory"),
+                );
+            }
+            Some(g) => g.versions.push(version),
+            None => {
+                groups.insert(
+                    group_name.clone(),
+                    Group { name: group_name, package: pkg.group_package.clone(), versions: vec![version] },
+                );
+            }
+        }
+    }
+    let mut model = Model { groups: groups.into_values().collect(), external_types: BTreeMap::new() };
+    for g in &mut model.groups {
+        g.versions.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    let requested_keys = discovery.packages.iter().map(Package::key).collect();
+    lower_external_types(&tree, &requested_keys, &discovery.others, &mut model, diags);
+    check_model(settings, &model, diags);
+    model
+}
+
+/// Lowers the types of non-requested packages that requested ones use,
+/// transitively, into [`Model::external_types`]. A used package that does
+/// not parse reports its errors here.
+fn lower_external_types(
+    tree: &Tree,
+    requested: &BTreeSet<String>,
+    others: &[(Package, Vec<Diagnostic>)],
+    model: &mut Model,
+    diags: &mut Diagnostics,
+) {
+    let mut stack: Vec<TypeKey> = Vec::new();
+    for v in model.groups.iter().flat_map(|g| &g.versions) {
+        for def in v.types.values() {
+            def.visit_types(&mut |t| collect_named(t, &mut stack));
+        }
+    }
+    let mut reported: BTreeSet<String> = BTreeSet::new();
+    let mut lowered: BTreeMap<String, PackageTypes> = BTreeMap::new();
+    while let Some(key) = stack.pop() {
+        if requested.contains(&key.package) || model.external_types.contains_key(&key) {
+            continue;
+        }
+        let Some(idx) = tree.package_index(&key.package) else { continue };
+        if reported.insert(key.package.clone())
+            && let Some((_, errors)) = others.iter().find(|(p, _)| p.key() == key.package)
+        {
+            for e in errors {
+                diags.push(e.clone());
+            }
+        }
+        let pkg = tree.packages[idx].pkg;
+        let types = lowered.entry(key.package.clone()).or_insert_with(|| package_types(pkg, diags));
+        let Some((module, item)) = types.items.get(&key.name) else { continue };
+        let ctx = TypeCtx {
+            file: pkg.file_of(&pkg.modules[*module]),
+            site: Site { tree, pkg: idx, module: *module, generic: &types.generic },
+        };
+        if let Some(def) = lower_type(&ctx, item, types.clone_impls.contains(&key.name), diags) {
+            def.visit_types(&mut |t| collect_named(t, &mut stack));
+            model.external_types.insert(key, def);
+        }
+    }
+}
+
+pub(crate) fn marker_errors(diags: &mut Diagnostics, file: &Arc<crate::diag::SourceFile>, errors: Vec<MarkerError>) {
+    for e in errors {
+        diags.push(Diagnostic::error(e.message).at(file.location(e.span)).help_opt(e.help));
+    }
+}
+
+/// The structs and enums of a package, where they are, and which ones
+/// implement `Clone` by hand or are generic.
+struct PackageTypes<'a> {
+    /// Name → (module index, item).
+    items: BTreeMap<String, (usize, &'a syn::Item)>,
+    clone_impls: BTreeSet<String>,
+    /// Generic non-API types (they have no schema; API types are reported where defined).
+    generic: BTreeSet<String>,
+}
+
+fn package_types<'a>(pkg: &'a Package, diags: &mut Diagnostics) -> PackageTypes<'a> {
+    let mut items: BTreeMap<String, (usize, &syn::Item)> = BTreeMap::new();
+    let mut clone_impls = BTreeSet::new();
+    for (m_idx, module) in pkg.modules.iter().enumerate() {
+        let file = pkg.file_of(module);
+        for item in pkg.items(module) {
+            let name = match item {
+                syn::Item::Struct(s) => s.ident.to_string(),
+                syn::Item::Enum(e) => e.ident.to_string(),
+                syn::Item::Impl(i) => {
+                    if let (Some((path, _)), syn::Type::Path(tp)) = (&i.trait_, &*i.self_ty)
+                        && path.segments.last().is_some_and(|s| s.ident == "Clone")
+                        && let Some(seg) = tp.path.segments.last()
+                    {
+                        clone_impls.insert(seg.ident.to_string());
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            if let Some((prev, _)) = items.get(&name) {
+                let span = item_ident_span(item);
+                diags.push(
+                    Diagnostic::error(format!("type `{name}` is defined twice in this package"))
+                        .at(file.source.location(span))
+                        .note(format!("first defined in `{}`", pkg.file_of(&pkg.modules[*prev]).source.path.display()))
+                        .help("API type names are unique within a `<group>/<version>` package; rename one"),
+                );
+                continue;
+            }
+            items.insert(name, (m_idx, item));
+        }
+    }
+    let generic = items
+        .iter()
+        .filter(|(_, (_, item))| {
+            let attrs = item_attrs(item);
+            let is_api = markers::is_genclient_any(attrs) || derives(attrs, "ApiType");
+            !is_api
+                && match item {
+                    syn::Item::Struct(s) => !s.generics.params.is_empty(),
+                    syn::Item::Enum(e) => !e.generics.params.is_empty(),
+                    _ => false,
+                }
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    PackageTypes { items, clone_impls, generic }
+}
+
+fn lower_package(
+    settings: &Settings,
+    apis_module: &str,
+    tree: &Tree,
+    idx: usize,
+    diags: &mut Diagnostics,
+) -> Option<(String, Version)> {
+    let pkg = tree.packages[idx].pkg;
+    // group_name!(..) and `mod register;`
+    let mut group: Option<(String, Origin)> = None;
+    // An invalid group_name! was already reported; "no API group" would repeat it.
+    let mut group_marker_seen = false;
+    let mut declares_register = None;
+    let mut module_origin = None;
+    let register_module = settings.register_module();
+    for module in &pkg.modules {
+        let file = pkg.file_of(module);
+        let is_module = module.path.is_empty() && pkg.module_file == Some(module.file);
+        if is_module {
+            declares_register = Some(false);
+            module_origin = Some(Origin { file: file.source.clone(), span: Span::call_site() });
+        }
+        for item in pkg.items(module) {
+            match item {
+                syn::Item::Macro(m) if markers::is_group_name_macro(&m.mac.path) => {
+                    group_marker_seen = true;
+                    match markers::parse_group_name(m.mac.tokens.clone()) {
+                        Ok(g) => {
+                            let origin = Origin { file: file.source.clone(), span: m.mac.path.span() };
+                            if let Some((prev, _)) = &group {
+                                diags.push(
+                                    Diagnostic::error(format!(
+                                        "second `group_name!` in this package (the first says `{prev}`)"
+                                    ))
+                                    .at(origin.location())
+                                    .help("a version package has exactly one group_name!"),
+                                );
+                            } else {
+                                group = Some((g.value, origin));
+                            }
+                        }
+                        Err(errors) => marker_errors(diags, &file.source, errors),
+                    }
+                }
+                syn::Item::Mod(m) if is_module && register_module.as_deref() == Some(&m.ident.to_string()) => {
+                    declares_register = Some(true)
+                }
+                _ => {}
+            }
+        }
+    }
+    for path in &pkg.unreached {
+        diags.push(
+            Diagnostic::warning(format!(
+                "`{}` is not part of the module tree of `{}`: its types are ignored",
+                path.display(),
+                pkg.key()
+            ))
+            .help(format!(
+                "declare it in the version module (`mod {};`), or delete it",
+                path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+            )),
+        );
+    }
+
+    let types_of_pkg = package_types(pkg, diags);
+    let mut types = BTreeMap::new();
+    let mut roots = Vec::new();
+    for (name, (module, item)) in &types_of_pkg.items {
+        let file = pkg.file_of(&pkg.modules[*module]);
+        let ctx = TypeCtx { file, site: Site { tree, pkg: idx, module: *module, generic: &types_of_pkg.generic } };
+        if let Some(def) = lower_type(&ctx, item, types_of_pkg.clone_impls.contains(name), diags) {
+            let attrs = item_attrs(item);
+            let genclient = attrs.iter().find(|a| markers::is_genclient(a));
+            let resource_attrs: Vec<&syn::Attribute> = attrs.iter().filter(|a| a.path().is_ident("resource")).collect();
+            if genclient.is_some() || !resource_attrs.is_empty() {
+                roots.push((def.name.clone(), file, genclient, resource_attrs));
+            }
+            types.insert(name.clone(), def);
+        }
+    }
+    // The package's group: group_name!, or an agreed `#[genclient(group = "..")]`.
+    let mut type_groups: Vec<(String, Origin)> = Vec::new();
+    let mut kinds = Vec::new();
+    for (name, file, genclient, resource_attrs) in roots {
+        let Some(def) = types.get(&name) else { continue };
+        let gc = match genclient.map(markers::parse_genclient_attr) {
+            Some(Ok(g)) => Some(g),
+            Some(Err(errors)) => {
+                marker_errors(diags, &file.source, errors);
+                continue;
+            }
+            None => None,
+        };
+        let mut res = Resource::default();
+        let mut ok = true;
+        for attr in resource_attrs {
+            if let Err(errors) = markers::parse_resource_attr(attr, &mut res) {
+                marker_errors(diags, &file.source, errors);
+                ok = false;
+            }
+        }
+        if !ok {
+            continue;
+        }
+        if let Some(v) = gc.as_ref().and_then(|g| g.version.as_ref())
+            && !settings.inline
+        {
+            diags.push(
+                Diagnostic::error(format!("`{name}` is generated inline by the macro (`version = \"{}\"`)", v.value))
+                    .at(def.origin.with_span(v.span).location())
+                    .help("remove `version` from `#[genclient]` to generate this kind with kube-codegen; the CLI and build.rs take the version from the directory"),
+            );
+            continue;
+        }
+        if let Some(g) = gc.as_ref().and_then(|g| g.group.as_ref()) {
+            let origin = def.origin.with_span(g.span);
+            let lit = proc_macro2::Literal::string(&g.value);
+            if let Err(errors) = markers::parse_group_name(proc_macro2::TokenTree::Literal(lit).into()) {
+                for e in errors {
+                    diags.push(Diagnostic::error(e.message).at(origin.location()).help_opt(e.help));
+                }
+            }
+            type_groups.push((g.value.clone(), origin));
+        }
+        if let Some(kind) = lower_kind(settings, def, gc, res, diags) {
+            kinds.push(kind);
+        }
+    }
+    kinds.sort_by(|a, b| a.rust_name.cmp(&b.rust_name));
+
+    let group_name = match (&group, type_groups.first()) {
+        (Some((g, origin)), Some((tg, torigin))) => {
+            if tg != g {
+                diags.push(
+                    Diagnostic::error(format!(
+                        "`group = \"{tg}\"` disagrees with the package's `group_name!(\"{g}\")`"
+                    ))
+                    .at(torigin.location())
+                    .note(format!("group_name! is at {}:{}", origin.location().file.display(), origin.location().line))
+                    .help("remove `group` from `#[genclient]`; the package's group applies to every type"),
+                );
+            }
+            g.clone()
+        }
+        (Some((g, _)), None) => g.clone(),
+        (None, Some((tg, _))) => {
+            for (other, origin) in &type_groups[1..] {
+                if other != tg {
+                    diags.push(
+                        Diagnostic::error(format!("types of one package name two API groups, `{tg}` and `{other}`"))
+                            .at(origin.location())
+                            .help("put each group in its own `<group>/<version>/` directory"),
+                    );
+                }
+            }
+            tg.clone()
+        }
+        (None, None) => {
+            if !kinds.is_empty() && !group_marker_seen {
+                let loc = module_origin
+                    .as_ref()
+                    .map(|o: &Origin| o.file.start())
+                    .or_else(|| kinds.first().map(|k| k.origin.location()));
+                diags.push(
+                    Diagnostic::error(format!("package `{}/{}` has no API group", pkg.group_package, pkg.version))
+                        .at_opt(loc.as_ref())
+                        .help(format!(
+                            "add `codegen_macros::group_name!(\"{}.example.com\");` to the version module (Go's `// +groupName=`)",
+                            pkg.group_package
+                        )),
+                );
+            }
+            return None;
+        }
+    };
+    let module_path = format!(
+        "{apis_module}::{}::{}",
+        crate::ident::rust_ident(&pkg.group_package),
+        crate::ident::rust_ident(&pkg.version)
+    );
+    Some((
+        group_name,
+        Version {
+            name: pkg.version.clone(),
+            package: pkg.key(),
+            dir: pkg.dir.clone(),
+            module_path,
+            kinds,
+            types,
+            declares_register,
+            module_origin,
+        },
+    ))
+}
+
+fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
+    match item {
+        syn::Item::Struct(s) => &s.attrs,
+        syn::Item::Enum(e) => &e.attrs,
+        _ => &[],
+    }
+}
+
+fn item_ident_span(item: &syn::Item) -> Span {
+    match item {
+        syn::Item::Struct(s) => s.ident.span(),
+        syn::Item::Enum(e) => e.ident.span(),
+        other => other.span(),
+    }
+}
+
+fn lower_kind(
+    settings: &Settings,
+    def: &TypeDef,
+    gc: Option<GenClient>,
+    res: Resource,
+    diags: &mut Diagnostics,
+) -> Option<Kind> {
+    let loc = def.origin.location();
+    let Body::Struct(fields) = &def.body else {
+        diags.push(
+            Diagnostic::error(format!("root type `{}` must be a struct with named fields", def.name)).at(loc).help(
+                "a kind looks like `struct Student { types: TypeMeta, metadata: ObjectMeta, spec: StudentSpec }`",
+            ),
+        );
+        return None;
+    };
+    let mut ok = true;
+    let metadata = fields.iter().find(|f| f.json_name == "metadata");
+    if !metadata.is_some_and(|f| f.ty.is_object_meta()) {
+        diags.push(
+            Diagnostic::error(format!("root type `{}` has no `metadata: ObjectMeta` field", def.name))
+                .at(metadata.map_or(loc.clone(), |f| f.origin.location()))
+                .help("add `pub metadata: ObjectMeta` (k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta)"),
+        );
+        ok = false;
+    }
+    let type_meta = if let Some(f) = fields.iter().find(|f| f.ty == TypeRef::Known(Known::TypeMeta)) {
+        if !f.serde.flatten {
+            diags.push(
+                Diagnostic::error(format!("`{}` must be flattened into `{}`", f.rust_name, def.name))
+                    .at(f.origin.location())
+                    .help(format!(
+                        "write `#[serde(flatten, default)] pub {}: TypeMeta` (Go's `json:\",inline\"`)",
+                        f.rust_name
+                    )),
+            );
+            ok = false;
+        }
+        TypeMetaForm::Flatten(f.rust_name.clone())
+    } else if let (Some(api_version), Some(kind)) = (
+        fields.iter().find(|f| f.json_name == "apiVersion" && f.ty == TypeRef::String),
+        fields.iter().find(|f| f.json_name == "kind" && f.ty == TypeRef::String),
+    ) {
+        TypeMetaForm::Fields { api_version: api_version.rust_name.clone(), kind: kind.rust_name.clone() }
+    } else {
+        diags.push(
+            Diagnostic::error(format!("root type `{}` does not carry `apiVersion` and `kind`", def.name))
+                .at(loc.clone())
+                .help("add `#[serde(flatten, default)] pub types: TypeMeta` (kube::core::TypeMeta), like Go's embedded `metav1.TypeMeta`"),
+        );
+        ok = false;
+        TypeMetaForm::Fields { api_version: "api_version".into(), kind: "kind".into() }
+    };
+    let has_status_field = fields.iter().any(|f| f.json_name == "status");
+    if let Some(status) = fields.iter().find(|f| f.json_name == "status")
+        && status.required(def.serde.default)
+        && status.validate.required.is_none()
+    {
+        diags.push(
+            Diagnostic::warning(format!("the `status` field of `{}` is required", def.name))
+                .at(status.origin.location())
+                .note("the API server then rejects every object created without a status, and clients create objects without one")
+                .help(format!(
+                    "write `#[serde(default, skip_serializing_if = \"Option::is_none\")] pub {}: Option<..>` (or add `#[serde(default)]`); `#[validate(required)]` keeps it required without this warning",
+                    status.rust_name
+                )),
+        );
+    }
+    let spec_type = fields
+        .iter()
+        .find(|f| f.json_name == "spec")
+        .map(|f| f.ty.clone())
+        .filter(|t| matches!(t, TypeRef::Named(_) | TypeRef::Builtin(_)));
+
+    let kind = res.kind.as_ref().map_or(def.name.clone(), |k| k.value.clone());
+    let plural = res.plural.as_ref().map_or_else(|| pluralize(&kind, &settings.plural_exceptions), |p| p.value.clone());
+    let singular = res.singular.as_ref().map_or_else(|| kind.to_lowercase(), |s| s.value.clone());
+    for (what, value) in [("plural", res.plural.as_ref()), ("singular", res.singular.as_ref())] {
+        if let Some(v) = value
+            && !is_dns_label(&v.value)
+        {
+            diags.push(
+                Diagnostic::error(format!("{what} name `{}` must be a lower-case DNS label", v.value))
+                    .at(def.origin.with_span(v.span).location())
+                    .help(format!("write `{what} = \"{}\"`", v.value.to_lowercase())),
+            );
+            ok = false;
+        }
+    }
+    for list in [res.short_names.as_ref(), res.categories.as_ref()].into_iter().flatten() {
+        for s in &list.value {
+            if !is_dns_label(&s.value) {
+                diags.push(
+                    Diagnostic::error(format!("`{}` must be a lower-case DNS label", s.value))
+                        .at(def.origin.with_span(s.span).location())
+                        .help(format!("write `\"{}\"`", s.value.to_lowercase())),
+                );
+                ok = false;
+            }
+        }
+    }
+
+    let cluster_from_gc = gc.as_ref().and_then(|g| g.cluster_scoped);
+    let namespaced = match (&res.scope, cluster_from_gc) {
+        (Some(scope), Some(_)) if scope.value == "Namespaced" => {
+            diags.push(
+                Diagnostic::error("`scope = \"Namespaced\"` contradicts `#[genclient(cluster_scoped)]`")
+                    .at(def.origin.with_span(scope.span).location())
+                    .help("keep one: `cluster_scoped` already makes the CRD cluster-scoped"),
+            );
+            false
+        }
+        (_, Some(_)) => false,
+        (Some(scope), None) => scope.value != "Cluster",
+        (None, None) => true,
+    };
+
+    let status_subresource = res.status.is_some();
+    if let Some(span) = res.status
+        && !has_status_field
+    {
+        diags.push(
+            Diagnostic::error(format!("`subresource(status)` on `{}`, which has no `status` field", def.name))
+                .at(def.origin.with_span(span).location())
+                .help(
+                    "add `#[serde(default, skip_serializing_if = \"Option::is_none\")] pub status: Option<...Status>`",
+                ),
+        );
+        ok = false;
+    }
+    if let Some(scale) = &res.scale
+        && !has_status_field
+    {
+        diags.push(
+            Diagnostic::error(format!("`subresource(scale(..))` on `{}`, which has no `status` field", def.name))
+                .at(def.origin.with_span(scale.span).location())
+                .help("the scale subresource reads replicas from `.status`; add a status field"),
+        );
+        ok = false;
+    }
+
+    let client = gc.map(|g| {
+        let verbs: BTreeSet<Verb> = if g.no_verbs.is_some() {
+            BTreeSet::new()
+        } else if g.readonly.is_some() {
+            [Verb::Get, Verb::List, Verb::Watch].into_iter().collect()
+        } else if let Some(only) = &g.only_verbs {
+            only.value.iter().map(|v| v.value).collect()
+        } else {
+            let skip: BTreeSet<Verb> = g.skip_verbs.as_ref().map(|s| s.value.iter().map(|v| v.value).collect()).unwrap_or_default();
+            Verb::ALL.into_iter().filter(|v| !skip.contains(v)).collect()
+        };
+        let mut verbs = verbs;
+        let status_verbs_possible = has_status_field && g.no_status.is_none() && status_subresource;
+        if has_status_field && g.no_status.is_none() && !status_subresource && (verbs.contains(&Verb::UpdateStatus) || verbs.contains(&Verb::ApplyStatus)) {
+            diags.push(
+                Diagnostic::warning(format!("`{}` has a status field but no `subresource(status)`: update_status is not generated", def.name))
+                    .at(loc.clone())
+                    .help("add `#[resource(subresource(status))]`, or `#[genclient(no_status)]` to say status is part of the main resource"),
+            );
+        }
+        if !status_verbs_possible {
+            verbs.remove(&Verb::UpdateStatus);
+            verbs.remove(&Verb::ApplyStatus);
+        }
+        for m in &g.methods {
+            if !matches!(m.verb.value, Verb::Get | Verb::Update) || m.subresource.is_none() {
+                diags.push(
+                    Diagnostic::error(format!("extra method `{}`: only `get` and `update` on a subresource are generated", m.name.value))
+                        .at(def.origin.with_span(m.span).location())
+                        .help("give it `subresource = \"..\"` and verb `get` or `update`, or write the method by hand in `<kind>_expansion.rs`"),
+                );
+            }
+            if Verb::ALL.iter().any(|v| v.as_str() == m.name.value) || GENERATED_CLIENT_METHODS.contains(&m.name.value.as_str()) {
+                diags.push(
+                    Diagnostic::error(format!("extra method `{}` clashes with a generated method", m.name.value))
+                        .at(def.origin.with_span(m.name.span).location())
+                        .help("pick another name, e.g. `get_scale`"),
+                );
+            }
+        }
+        ClientSpec { verbs, methods: g.methods }
+    });
+
+    if !ok {
+        return None;
+    }
+    Some(Kind {
+        rust_name: def.name.clone(),
+        list_kind: res.list_kind.as_ref().map_or_else(|| format!("{kind}List"), |l| l.value.clone()),
+        kind,
+        plural,
+        singular,
+        short_names: res.short_names.map(|s| s.value.into_iter().map(|s| s.value).collect()).unwrap_or_default(),
+        categories: res.categories.map(|s| s.value.into_iter().map(|s| s.value).collect()).unwrap_or_default(),
+        namespaced,
+        client,
+        has_status_field,
+        status_subresource,
+        scale: res.scale,
+        print_columns: res.print_columns,
+        selectable_fields: res.selectable_fields,
+        storage: res.storage.map(|s| def.origin.with_span(s)),
+        served: res.served.is_none_or(|s| s.value),
+        deprecated: res.deprecated.map(|d| d.value),
+        annotations: res.annotations.into_iter().map(|(k, v)| (k.value, v)).collect(),
+        labels: res.labels.into_iter().map(|(k, v)| (k.value, v)).collect(),
+        type_meta,
+        metadata_field: metadata.map_or_else(|| "metadata".into(), |f| f.rust_name.clone()),
+        spec_type,
+        origin: def.origin.clone(),
+    })
+}
+
+/// Methods of a generated kind client besides the verbs themselves.
+const GENERATED_CLIENT_METHODS: [&str; 7] =
+    ["api", "new", "namespace", "inner", "list_all", "patch_status", "set_type_meta"];
+
+/// Methods of the generated `SharedInformerFactory`: a group accessor of
+/// the same name would not compile.
+const FACTORY_METHODS: [&str; 7] =
+    ["new", "from_runtime", "runtime", "start", "wait_for_cache_sync", "shutdown", "for_resource"];
+
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && !s.ends_with('-')
+}
+
+/// Cross-type and cross-version checks on the finished model.
+fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
+    for group in &model.groups {
+        if settings.runs(GeneratorKind::Informer)
+            && FACTORY_METHODS.contains(&group.package.as_str())
+            && let Some((v, k)) = group.versions.iter().find_map(|v| v.kinds.first().map(|k| (v, k)))
+        {
+            let loc = v.module_origin.as_ref().map_or_else(|| k.origin.location(), |o| o.file.start());
+            diags.push(
+                Diagnostic::error(format!(
+                    "group directory `{}` clashes with the generated `SharedInformerFactory::{}` method",
+                    group.package, group.package
+                ))
+                .at(loc)
+                .help(format!(
+                    "rename the directory (e.g. `{}s` or `{}api`); the API group name in `group_name!` can stay as it is",
+                    group.package, group.package
+                )),
+            );
+        }
+        // One kind across versions: same scope and names, exactly one storage version.
+        let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
+        for v in &group.versions {
+            for k in &v.kinds {
+                by_kind.entry(k.kind.as_str()).or_default().push((v, k));
+            }
+            let mut plurals: BTreeMap<&str, &Kind> = BTreeMap::new();
+            for k in &v.kinds {
+                if let Some(prev) = plurals.insert(k.plural.as_str(), k) {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "kinds `{}` and `{}` share the resource name `{}`",
+                            prev.kind, k.kind, k.plural
+                        ))
+                        .at(k.origin.location())
+                        .help("set a distinct `#[resource(plural = \"..\")]`"),
+                    );
+                }
+            }
+        }
+        for (kind, versions) in &by_kind {
+            let (_, first) = versions[0];
+            for (v, k) in &versions[1..] {
+                if k.namespaced != first.namespaced
+                    || k.plural != first.plural
+                    || k.singular != first.singular
+                    || k.list_kind != first.list_kind
+                {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "kind `{kind}` has a different scope or names in version `{}` than in `{}`",
+                            v.name, versions[0].0.name
+                        ))
+                        .at(k.origin.location())
+                        .help("one CRD serves every version: scope, plural, singular and listKind must agree"),
+                    );
+                }
+            }
+            let storage: Vec<&(&Version, &Kind)> = versions.iter().filter(|(_, k)| k.storage.is_some()).collect();
+            if versions.len() > 1 && storage.is_empty() {
+                diags.push(
+                    Diagnostic::error(format!(
+                        "kind `{kind}` is served in {} versions ({}) but none is the storage version",
+                        versions.len(),
+                        versions.iter().map(|(v, _)| v.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ))
+                    .at(first.origin.location())
+                    .help("mark exactly one version's type `#[resource(storage)]` (kubebuilder's `+kubebuilder:storageversion`)"),
+                );
+            }
+            if storage.len() > 1 {
+                for (v, k) in &storage[1..] {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "kind `{kind}` has more than one storage version (`{}` and `{}`)",
+                            storage[0].0.name, v.name
+                        ))
+                        .at_opt(k.storage.as_ref().map(Origin::location).as_ref())
+                        .help("keep `#[resource(storage)]` on exactly one version"),
+                    );
+                }
+            }
+            if versions.iter().all(|(_, k)| !k.served) {
+                diags.push(
+                    Diagnostic::error(format!("kind `{kind}` is served in no version"))
+                        .at(first.origin.location())
+                        .help("remove `served = false` from at least one version"),
+                );
+            }
+        }
+        for v in &group.versions {
+            // The generated register.rs must be part of the crate.
+            if settings.runs(GeneratorKind::Register)
+                && !v.kinds.is_empty()
+                && v.declares_register == Some(false)
+                && let Some(origin) = &v.module_origin
+            {
+                diags.push(
+                    Diagnostic::warning(format!(
+                        "`{}` does not declare the generated `register` module",
+                        origin.file.path.display()
+                    ))
+                    .at(origin.file.start())
+                    .help("add `mod register; pub use register::*;` so the kinds implement `kube::Resource`"),
+                );
+            }
+            if settings.runs(GeneratorKind::Deepcopy) {
+                for key in reachable_types(model, v) {
+                    if let Some(def) = model.type_def(&key)
+                        && !def.implements_clone
+                    {
+                        diags.push(
+                            Diagnostic::error(format!("API type `{}` does not implement `Clone`", key.name))
+                                .at(def.origin.location())
+                                .help("add `#[derive(Clone)]`: in Rust the deep copy (Go's DeepCopy) is `Clone`"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every API type reachable from the version's kinds, plus every type of
+/// the package deriving `ApiType`.
+pub fn reachable_types(model: &Model, v: &Version) -> BTreeSet<TypeKey> {
+    let key = |name: &str| TypeKey { package: v.package.clone(), name: name.to_string() };
+    let mut out = BTreeSet::new();
+    let mut stack: Vec<TypeKey> = v.kinds.iter().map(|k| key(&k.rust_name)).collect();
+    stack.extend(v.types.values().filter(|t| t.derives_api_type).map(|t| key(&t.name)));
+    while let Some(k) = stack.pop() {
+        if !out.insert(k.clone()) {
+            continue;
+        }
+        let Some(def) = model.type_def(&k) else { continue };
+        def.visit_types(&mut |t| collect_named(t, &mut stack));
+    }
+    out
+}
+
+/// The API types a type refers to (through `Option`, lists, sets and maps).
+pub fn collect_named(t: &TypeRef, out: &mut Vec<TypeKey>) {
+    match t {
+        TypeRef::Named(n) => out.push(n.clone()),
+        TypeRef::Option(i) | TypeRef::List(i) | TypeRef::Set(i) | TypeRef::Map(i) => collect_named(i, out),
+        _ => {}
+    }
+}

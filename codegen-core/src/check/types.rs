@@ -1,0 +1,226 @@
+//! Lowering API types: structs and enums with their serde view, markers
+//! and resolved field types.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned as _;
+
+use super::attrs::{container_serde, derives, doc_comment, field_serde, validate_markers, variant_rename_all};
+use super::resolve::{ResolveError, Site};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ident::{RenameRule, unraw};
+use crate::markers;
+use crate::model::*;
+use crate::parse::{Origin, ParsedFile};
+
+/// Where the types being lowered are written.
+pub(crate) struct TypeCtx<'c, 't, 'a> {
+    /// The file.
+    pub file: &'c ParsedFile,
+    /// The package and module, for type resolution.
+    pub site: Site<'t, 'a>,
+}
+
+impl TypeCtx<'_, '_, '_> {
+    fn origin(&self, span: Span) -> Origin {
+        Origin { file: self.file.source.clone(), span }
+    }
+}
+
+impl ResolveError {
+    fn into_diag(self, ctx: &TypeCtx) -> Diagnostic {
+        Diagnostic::error(self.message).at(ctx.origin(self.span).location()).help_opt(self.help)
+    }
+}
+
+/// Whether a type is syntactically an `Option` (what a struct literal must list).
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// Lowers a struct or enum into a [`TypeDef`], resolving its field types.
+pub(crate) fn lower_type(
+    ctx: &TypeCtx,
+    item: &syn::Item,
+    clone_impl: bool,
+    diags: &mut Diagnostics,
+) -> Option<TypeDef> {
+    let (ident, attrs, generics) = match item {
+        syn::Item::Struct(s) => (&s.ident, &s.attrs, &s.generics),
+        syn::Item::Enum(e) => (&e.ident, &e.attrs, &e.generics),
+        _ => return None,
+    };
+    let origin = ctx.origin(ident.span());
+    let is_api = markers::is_genclient_any(attrs) || derives(attrs, "ApiType");
+    if !generics.params.is_empty() {
+        if is_api {
+            diags.push(
+                Diagnostic::error(format!("API type `{ident}` is generic"))
+                    .at(ctx.origin(generics.span()).location())
+                    .help("API types must be concrete: a CRD schema cannot describe type parameters"),
+            );
+        }
+        return None;
+    }
+    let serde = container_serde(attrs, &ctx.file.source, diags);
+    let body = match item {
+        syn::Item::Struct(s) => match &s.fields {
+            syn::Fields::Named(named) => Body::Struct(lower_fields(ctx, named.named.iter(), serde.rename_all, diags)),
+            syn::Fields::Unnamed(un) if un.unnamed.len() == 1 => {
+                let f = &un.unnamed[0];
+                match ctx.site.resolve(&f.ty, None) {
+                    Ok(t) => Body::Newtype(Box::new(t)),
+                    Err(e) => {
+                        if is_api {
+                            diags.push(e.into_diag(ctx));
+                        }
+                        Body::Other
+                    }
+                }
+            }
+            _ => Body::Other,
+        },
+        syn::Item::Enum(e) => {
+            let mut variants = Vec::new();
+            for v in &e.variants {
+                let vserde = field_serde(&v.attrs);
+                if vserde.skip {
+                    continue;
+                }
+                if let Some((key, span)) = &vserde.custom {
+                    diags.push(
+                        Diagnostic::error(format!("`#[serde({key} = ..)]` on variant `{}` changes its JSON; no schema can follow it", v.ident))
+                            .at(ctx.origin(*span).location())
+                            .help("remove it so the schema can follow the variant, or hold this value in a `serde_json::Value` field marked `#[validate(preserve_unknown_fields)]`"),
+                    );
+                }
+                let rust_name = v.ident.to_string();
+                let json_name = vserde
+                    .rename
+                    .clone()
+                    .unwrap_or_else(|| serde.rename_all.map_or(rust_name.clone(), |r| r.apply_to_variant(&rust_name)));
+                let body = match &v.fields {
+                    syn::Fields::Unit => VariantBody::Unit,
+                    syn::Fields::Unnamed(un) if un.unnamed.len() == 1 => {
+                        match ctx.site.resolve(&un.unnamed[0].ty, None) {
+                            Ok(t) => VariantBody::Newtype(t),
+                            Err(e) => {
+                                diags.push(e.into_diag(ctx));
+                                VariantBody::Tuple
+                            }
+                        }
+                    }
+                    syn::Fields::Unnamed(_) => VariantBody::Tuple,
+                    syn::Fields::Named(named) => {
+                        let rule = variant_rename_all(&v.attrs).or(serde.rename_all_fields);
+                        VariantBody::Struct(lower_fields(ctx, named.named.iter(), rule, diags))
+                    }
+                };
+                variants.push(Variant {
+                    rust_name,
+                    json_name,
+                    doc: doc_comment(&v.attrs),
+                    body,
+                    origin: ctx.origin(v.ident.span()),
+                });
+            }
+            Body::Enum(variants)
+        }
+        _ => Body::Other,
+    };
+    Some(TypeDef {
+        name: ident.to_string(),
+        origin,
+        doc: doc_comment(attrs),
+        implements_clone: clone_impl || derives(attrs, "Clone"),
+        derives_api_type: derives(attrs, "ApiType"),
+        body,
+        validate: validate_markers(attrs, &ctx.file.source, diags),
+        serde,
+        rust_fields: match item {
+            syn::Item::Struct(syn::ItemStruct { fields: syn::Fields::Named(named), .. }) => named
+                .named
+                .iter()
+                .filter_map(|f| f.ident.as_ref().map(|i| (unraw(&i.to_string()).to_string(), is_option(&f.ty))))
+                .collect(),
+            _ => Vec::new(),
+        },
+        default_fields: match item {
+            syn::Item::Struct(syn::ItemStruct { fields: syn::Fields::Named(named), .. }) => named
+                .named
+                .iter()
+                .filter(|f| {
+                    let is_option = is_option(&f.ty);
+                    let fs = field_serde(&f.attrs);
+                    // `default = "path"` and `skip` + `default = "path"` do not need `Default`.
+                    derives(attrs, "Default") || is_option || ((fs.default || fs.skip_deserializing) && !fs.default_fn)
+                })
+                .filter_map(|f| f.ident.as_ref().map(|i| unraw(&i.to_string()).to_string()))
+                .collect(),
+            _ => Default::default(),
+        },
+    })
+}
+
+pub(crate) fn lower_fields<'a>(
+    ctx: &TypeCtx,
+    fields: impl Iterator<Item = &'a syn::Field>,
+    rename_all: Option<RenameRule>,
+    diags: &mut Diagnostics,
+) -> Vec<Field> {
+    let mut out = Vec::new();
+    for f in fields {
+        let Some(ident) = &f.ident else { continue };
+        let serde = field_serde(&f.attrs);
+        let validate = validate_markers(&f.attrs, &ctx.file.source, diags);
+        if serde.skip {
+            if let Some(span) = validate.first_span {
+                diags.push(
+                    Diagnostic::warning(format!("validation markers on skipped field `{ident}` have no effect"))
+                        .at(ctx.origin(span).location()),
+                );
+            }
+            continue;
+        }
+        if let Some((key, span)) = &serde.custom
+            && validate.preserve_unknown_fields.is_none()
+        {
+            diags.push(
+                Diagnostic::error(format!(
+                    "`#[serde({key} = ..)]` on `{ident}` changes its JSON; the schema of its Rust type would be wrong"
+                ))
+                .at(ctx.origin(*span).location())
+                .help(
+                    "add `#[validate(preserve_unknown_fields)]` to accept any JSON here, or write the schema by hand",
+                ),
+            );
+            continue;
+        }
+        let rust_name = unraw(&ident.to_string()).to_string();
+        let json_name = serde
+            .rename
+            .clone()
+            .unwrap_or_else(|| rename_all.map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)));
+        let ty = if serde.custom.is_some() {
+            // `with` & co. write any JSON: the field's Rust type says nothing.
+            if is_option(&f.ty) { TypeRef::Option(Box::new(TypeRef::Json)) } else { TypeRef::Json }
+        } else {
+            match ctx.site.resolve(&f.ty, Some(&validate)) {
+                Ok(t) => t,
+                Err(e) => {
+                    diags.push(e.into_diag(ctx));
+                    continue;
+                }
+            }
+        };
+        out.push(Field {
+            rust_name,
+            json_name,
+            ty,
+            doc: doc_comment(&f.attrs),
+            serde,
+            validate,
+            origin: ctx.origin(ident.span()),
+        });
+    }
+    out
+}
