@@ -384,3 +384,202 @@ fn serde_with_on_a_preserving_field_accepts_any_json() {
     let crd = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
     assert!(crd.contains("school:\n                description: School.\n                x-kubernetes-preserve-unknown-fields: true\n"), "{crd}");
 }
+
+// ---- real-world types: paths, built-in types, JSONPath ----------------------
+
+bad_input!(bad_type_from_another_crate, replace("    pub school: String,", "    pub school: my_crate::Duration,"));
+bad_input!(bad_crate_path_outside_the_apis, replace("    pub school: String,", "    pub school: crate::util::School,"));
+bad_input!(
+    bad_misspelled_kubernetes_type,
+    replace("    pub school: String,", "    pub school: k8s_openapi::api::core::v1::PodTemplateSpc,")
+);
+bad_input!(
+    bad_recursive_kubernetes_type,
+    replace(
+        "    pub school: String,",
+        "    pub school: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,"
+    )
+);
+bad_input!(
+    bad_type_missing_in_selected_version,
+    replace("    pub school: String,", "    pub school: k8s_openapi::api::resource::v1::ResourceClaimSpec,"),
+    &["crd", "pkg/apis", "example:v1", "--kube-version", "1.33"]
+);
+bad_input!(
+    bad_unsupported_kube_version,
+    |s: &str| s.to_string(),
+    &["all", "pkg/apis", "example:v1", "--kube-version", "1.20"]
+);
+bad_input!(
+    bad_register_file_outside_version_dir,
+    |s: &str| s.to_string(),
+    &["all", "pkg/apis", "example:v1", "--register-file", "../register.rs"]
+);
+bad_input!(
+    bad_printer_column_jsonpath_syntax,
+    replace(
+        "#[resource(short_names(\"stu\"))]",
+        "#[resource(printcolumn(name = \"Ready\", type = \"string\", json_path = \".status.conditions[?(@.type==\\\"Ready\\\")\"))]"
+    )
+);
+bad_input!(
+    bad_printer_column_before_filter,
+    replace(
+        "#[resource(short_names(\"stu\"))]",
+        "#[resource(printcolumn(name = \"Ready\", type = \"string\", json_path = \".spec.conditons[?(@.type==\\\"Ready\\\")].status\"))]"
+    )
+);
+bad_input!(
+    bad_selectable_field_with_index,
+    replace("#[resource(short_names(\"stu\"))]", "#[resource(selectable_field(json_path = \".spec.names[0]\"))]")
+);
+bad_input!(
+    bad_selectable_field_not_scalar,
+    replace("#[resource(short_names(\"stu\"))]", "#[resource(selectable_field(json_path = \".spec\"))]")
+);
+bad_input!(
+    bad_schema_json_not_json,
+    replace(
+        "    pub school: String,",
+        "    #[validate(schema_json = \"{type: string}\")]\n    pub school: my_crate::School,"
+    )
+);
+bad_input!(
+    bad_schema_json_not_a_schema,
+    replace(
+        "    pub school: String,",
+        "    #[validate(schema_json = r#\"{\"type\": \"string\", \"frobnicate\": true}\"#)]\n    pub school: my_crate::School,"
+    )
+);
+bad_input!(
+    bad_values_on_a_list,
+    replace("    pub school: String,", "    #[validate(values(max_length = 3))]\n    pub school: Vec<String>,")
+);
+bad_input!(
+    bad_annotation_without_value,
+    replace("#[resource(short_names(\"stu\"))]", "#[resource(annotations(\"example.com/owner\"))]")
+);
+bad_input!(bad_type_in_another_module_not_imported, |s: &str| format!(
+    "{}\n/// Schools.\npub mod schools {{\n    /// A school.\n    #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, codegen_macros::ApiType)]\n    pub struct School {{\n        /// Name.\n        pub name: String,\n    }}\n}}\n",
+    s.replace("    pub school: String,", "    pub school: School,")
+));
+
+/// Runs `crd pkg/apis example:v1` on a project edited by `edit`: it must
+/// succeed; returns the CRD and stderr (warnings).
+fn crd_of(edit: impl Fn(&str) -> String, extra: &[&str]) -> (String, String) {
+    let dir = project(edit);
+    let mut args = vec!["crd", "pkg/apis", "example:v1"];
+    args.extend_from_slice(extra);
+    let run = kube_codegen(dir.path(), &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let crd = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
+    (crd, run.stderr)
+}
+
+#[test]
+fn escapes_for_types_from_outside_keep_list_markers() {
+    let (crd, _) = crd_of(
+        replace(
+            "    pub school: String,",
+            "    #[validate(items(preserve_unknown_fields), list_type = \"atomic\", max_items = 3)]\n    pub school: Vec<my_crate::School>,\n    /// By name.\n    #[validate(values(schema_json = r#\"{\"type\": \"string\", \"format\": \"uuid\"}\"#), max_properties = 4)]\n    pub ids: std::collections::BTreeMap<String, my_crate::Id>,",
+        ),
+        &[],
+    );
+    let v: serde_yaml::Value = serde_yaml::from_str(crd.split_once("---\n").unwrap().1).unwrap();
+    let spec = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert_eq!(spec["school"]["maxItems"], 3);
+    assert_eq!(spec["school"]["x-kubernetes-list-type"], "atomic");
+    assert_eq!(spec["school"]["items"]["x-kubernetes-preserve-unknown-fields"], true);
+    assert_eq!(spec["ids"]["maxProperties"], 4);
+    assert_eq!(spec["ids"]["additionalProperties"]["format"], "uuid");
+}
+
+#[test]
+fn warnings_for_required_status_and_floats() {
+    let (_, stderr) = crd_of(
+        replace(
+            "    pub spec: StudentSpec,",
+            "    pub spec: StudentSpec,\n    pub status: StudentSpec,\n    /// A score.\n    pub score: f64,\n    /// Accepted.\n    #[validate(allow_dangerous_types)]\n    pub weight: f32,",
+        ),
+        &[],
+    );
+    insta::assert_snapshot!("warnings_for_required_status_and_floats", stderr);
+}
+
+#[test]
+fn max_desc_len_and_embedded_object_meta() {
+    let edit = replace("    pub school: String,", "    pub school: k8s_openapi::api::core::v1::PodTemplateSpec,");
+    let (full, _) = crd_of(&edit, &[]);
+    let (capped, _) = crd_of(&edit, &["--max-desc-len", "40"]);
+    let (none, _) = crd_of(&edit, &["--max-desc-len", "0"]);
+    assert!(none.len() < capped.len() && capped.len() < full.len(), "{} {} {}", none.len(), capped.len(), full.len());
+    assert!(!none.contains("description:"), "max-desc-len 0 drops every description");
+    let longest = capped
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("description: "))
+        .map(|d| d.trim_matches(|c| c == '\'' || c == '"').len())
+        .max()
+        .unwrap();
+    assert!(longest <= 40 + 3, "descriptions are capped: {longest}");
+    let (embedded, _) = crd_of(&edit, &["--generate-embedded-object-meta", "--max-desc-len", "0"]);
+    let v: serde_yaml::Value = serde_yaml::from_str(embedded.split_once("---\n").unwrap().1).unwrap();
+    let meta = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["school"]["properties"]
+        ["metadata"];
+    assert_eq!(meta["properties"]["labels"]["additionalProperties"]["type"], "string");
+    let v: serde_yaml::Value = serde_yaml::from_str(none.split_once("---\n").unwrap().1).unwrap();
+    let meta = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["school"]["properties"]
+        ["metadata"];
+    assert!(meta.get("properties").is_none(), "embedded ObjectMeta is a bare object by default");
+}
+
+#[test]
+fn kube_version_follows_cargo_toml_or_the_flag() {
+    // ResourceClaimSpec exists from 1.34 (resource.k8s.io/v1); 1.33 lacks it.
+    let edit = replace("    pub school: String,", "    pub school: k8s_openapi::api::resource::v1::ResourceClaimSpec,");
+    let dir = project(&edit);
+    write(
+        dir.path(),
+        &[(
+            "Cargo.toml",
+            "[package]\nname = \"p\"\nversion = \"0.1.0\"\n\n[dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"v1_33\"] }\n",
+        )],
+    );
+    let run = kube_codegen(dir.path(), &["crd", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("does not exist in Kubernetes 1.33 (selected by k8s-openapi's feature `v1_33`"),
+        "{}",
+        run.stderr
+    );
+    let run = kube_codegen(dir.path(), &["crd", "pkg/apis", "example:v1", "--kube-version", "1.37"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn register_file_goes_where_asked() {
+    let dir = project(|s| s.to_string());
+    write(
+        dir.path(),
+        &[(
+            "pkg/apis/example/v1/mod.rs",
+            &MOD_RS
+                .replace("mod register;", "mod zz_generated_register;")
+                .replace("pub use register::*;", "pub use zz_generated_register::*;"),
+        )],
+    );
+    let run =
+        kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--register-file", "zz_generated_register.rs"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("warning"), "the module is declared under its own name: {}", run.stderr);
+    assert!(dir.path().join("pkg/apis/example/v1/zz_generated_register.rs").is_file());
+    assert!(!dir.path().join("pkg/apis/example/v1/register.rs").exists());
+}
+
+#[test]
+fn files_outside_the_module_tree_are_ignored_with_a_warning() {
+    let dir = project(|s| s.to_string());
+    write(dir.path(), &[("pkg/apis/example/v1/old.rs", "/// Broken.\npub struct Old { pub x: my_crate::X }\n")]);
+    let run = kube_codegen(dir.path(), &["crd", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("unreached_file_warning", run.stderr);
+}

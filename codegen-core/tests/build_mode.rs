@@ -54,6 +54,10 @@ fn cli_modules(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<String>>
     }
 }
 
+fn fixture_apis(name: &str) -> std::path::PathBuf {
+    common::fixtures_dir().join(name).join("apis")
+}
+
 #[test]
 fn build_rs_output_equals_cli_output() {
     let tmp = tempfile::tempdir().unwrap();
@@ -107,8 +111,28 @@ fn build_rs_output_equals_cli_output() {
             crds += 1;
         }
         assert_eq!(out.files.keys().filter(|p| p.extension().is_some_and(|e| e == "yaml")).count(), crds);
-        // Every package file is an input, so cargo reruns when one changes.
-        assert!(out.inputs.iter().any(|p| p.ends_with("types.rs") || p.ends_with("order.rs")), "{:?}", out.inputs);
+        // Every source file of the apis tree is an input, so cargo reruns when one changes.
+        let mut sources = Vec::new();
+        let mut stack = vec![fixture_apis(name)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let p = entry.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    sources.push(p.strip_prefix(fixture_apis(name)).unwrap().to_path_buf());
+                }
+            }
+        }
+        assert!(!sources.is_empty());
+        for src in sources {
+            assert!(
+                out.inputs.iter().any(|p| p.ends_with(&src)),
+                "{name}: {} is not an input: {:?}",
+                src.display(),
+                out.inputs
+            );
+        }
     }
 }
 
