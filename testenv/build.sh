@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the real kube-apiserver, etcd and a matching kubectl used by the
 # end-to-end tests from Go modules, into a cache directory outside the clone
-# keyed by version. Does nothing when all three are already there.
+# keyed by version, and installs controller-gen (the CRD oracle of the
+# differential tests) beside them. Does nothing when all are already there.
 #
 #   testenv/build.sh            build if missing, print the bin directory
 #   testenv/build.sh --regen    rewrite the wrapper go.mod/go.sum after a version
@@ -20,6 +21,14 @@ export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"   # never download a toolchain unless
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 
 BIN="$CACHE_ROOT/testenv/k8s-v${K8S_VERSION}-etcd-${ETCD_VERSION}/bin"
+TOOLS="$CACHE_ROOT/tools/controller-gen-${CONTROLLER_GEN_VERSION}"
+
+install_controller_gen() {
+    [ -x "$TOOLS/controller-gen" ] && return 0
+    echo "installing controller-gen ${CONTROLLER_GEN_VERSION} into $TOOLS" >&2
+    mkdir -p "$TOOLS"
+    GOBIN="$TOOLS" go install "sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}"
+}
 
 regen() {
     local kas="$HERE/go/kube-apiserver" etcd="$HERE/go/etcd" gomod mods etcd_version
@@ -46,6 +55,7 @@ if [ "${1:-}" = "--regen" ]; then
     exit 0
 fi
 
+install_controller_gen
 if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/etcd" ] && [ -x "$BIN/kubectl" ]; then
     echo "$BIN"
     exit 0

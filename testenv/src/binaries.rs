@@ -15,6 +15,34 @@ pub static KUBERNETES_VERSION: std::sync::LazyLock<&'static str> = std::sync::La
 /// The etcd version of the test server (from `testenv/versions.env`).
 pub static ETCD_VERSION: std::sync::LazyLock<&'static str> = std::sync::LazyLock::new(|| version("ETCD_VERSION"));
 
+/// The controller-gen version of the differential tests (from `testenv/versions.env`).
+pub static CONTROLLER_GEN_VERSION: std::sync::LazyLock<&'static str> =
+    std::sync::LazyLock::new(|| version("CONTROLLER_GEN_VERSION"));
+
+fn cache_dir() -> PathBuf {
+    std::env::var_os("KUBE_CODEGEN_CACHE").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/root".into());
+        home.join(".cache/kube-codegen")
+    })
+}
+
+/// controller-gen as `testenv/build.sh` installs it:
+/// `${KUBE_CODEGEN_CACHE:-$HOME/.cache/kube-codegen}/tools/controller-gen-<version>/controller-gen`,
+/// or fails with the command that installs it.
+pub fn controller_gen() -> Result<PathBuf> {
+    let path =
+        cache_dir().join("tools").join(format!("controller-gen-{}", *CONTROLLER_GEN_VERSION)).join("controller-gen");
+    if !path.is_file() {
+        bail!(
+            "controller-gen {} is not installed: {} is missing.\n\
+             Install it (once, cached outside the clone) with:\n    testenv/build.sh",
+            *CONTROLLER_GEN_VERSION,
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
 /// Paths of the three binaries a test environment runs.
 #[derive(Clone, Debug)]
 pub struct Binaries {
@@ -35,11 +63,7 @@ impl Binaries {
         if let Some(dir) = std::env::var_os("KUBE_CODEGEN_TESTENV_BIN") {
             return PathBuf::from(dir);
         }
-        let cache = std::env::var_os("KUBE_CODEGEN_CACHE").map(PathBuf::from).unwrap_or_else(|| {
-            let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/root".into());
-            home.join(".cache/kube-codegen")
-        });
-        cache.join("testenv").join(format!("k8s-v{}-etcd-{}", *KUBERNETES_VERSION, *ETCD_VERSION)).join("bin")
+        cache_dir().join("testenv").join(format!("k8s-v{}-etcd-{}", *KUBERNETES_VERSION, *ETCD_VERSION)).join("bin")
     }
 
     /// Finds the binaries, or fails with the command that builds them.

@@ -40,7 +40,7 @@ use kube::api::{Api, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
-pub use binaries::{Binaries, ETCD_VERSION, KUBERNETES_VERSION};
+pub use binaries::{Binaries, CONTROLLER_GEN_VERSION, ETCD_VERSION, KUBERNETES_VERSION, controller_gen};
 pub use k8s_openapi::api::rbac::v1::Subject;
 use process::Supervised;
 
@@ -448,7 +448,10 @@ impl TestEnv {
         }
     }
 
-    /// `kubectl apply -f <path>` as admin; errors with kubectl's stderr.
+    /// `kubectl apply --server-side -f <path>` as admin; errors with
+    /// kubectl's stderr. Server-side, because a CRD embedding a pod template
+    /// is larger than the 262,144 bytes client-side apply can keep in its
+    /// last-applied annotation.
     ///
     /// Tests of one binary run in parallel and often apply the same CRD:
     /// applies are serialized, and a lost create race (AlreadyExists,
@@ -459,7 +462,14 @@ impl TestEnv {
         let path = path.to_string_lossy();
         let mut attempt = 0;
         loop {
-            match kubectl_result(self.kubectl(&["apply", "-f", &path])) {
+            match kubectl_result(self.kubectl(&[
+                "apply",
+                "--server-side",
+                "--force-conflicts",
+                "--field-manager=kube-codegen-tests",
+                "-f",
+                &path,
+            ])) {
                 Err(e) if attempt < 5 && is_race(&e) => {
                     attempt += 1;
                     std::thread::sleep(Duration::from_millis(200));

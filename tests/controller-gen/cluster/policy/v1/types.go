@@ -1,0 +1,137 @@
+package v1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A cluster-wide policy.
+//
+// +genclient
+// +genclient:nonNamespaced
+// +genclient:noStatus
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,categories=all;policies,shortName=cpol
+type ClusterPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ClusterPolicySpec `json:"spec"`
+}
+
+// The policy.
+type ClusterPolicySpec struct {
+	// Namespaces the policy applies to.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=100
+	Namespaces []string `json:"namespaces"`
+	// What happens on a violation.
+	Action Action `json:"action"`
+	// Free-form parameters.
+	// +optional
+	Parameters *apiextensionsv1.JSON `json:"parameters,omitempty"`
+}
+
+// What happens on a violation.
+// +kubebuilder:validation:Enum=Deny;Warn
+type Action string
+
+const (
+	// Reject the request.
+	ActionDeny Action = "Deny"
+	// Only warn.
+	ActionWarn Action = "Warn"
+)
+
+// A list of cluster policies.
+//
+// +kubebuilder:object:root=true
+type ClusterPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterPolicy `json:"items"`
+}
+
+// A cluster-wide quota.
+//
+// +genclient
+// +genclient:nonNamespaced
+// +genclient:noStatus
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster
+type ClusterQuota struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ClusterQuotaSpec `json:"spec"`
+	// How the quota is enforced.
+	Enforcement Enforcement `json:"enforcement"`
+}
+
+// The quota.
+//
+// Any other key of the object is a limit, by resource name (Rust:
+// `#[serde(flatten)] limits: Limits`, a map); in Go the map would be read and
+// written by custom JSON (un)marshalling, and the schema keeps the unknown
+// keys.
+//
+// +kubebuilder:pruning:PreserveUnknownFields
+type ClusterQuotaSpec struct {
+	// Scheduling speed.
+	// +kubebuilder:default=fast
+	// +optional
+	Speed Speed `json:"speed,omitempty"`
+	// Most pods per namespace (Rust: u16).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=10
+	// +optional
+	MaxPods int32 `json:"maxPods,omitempty"`
+	// Any other limit, by resource name.
+	Limits map[string]string `json:"-"`
+}
+
+// How fast.
+// +kubebuilder:validation:Enum=fast;slow
+type Speed string
+
+const (
+	// Fast.
+	SpeedFast Speed = "fast"
+	// Slow.
+	SpeedSlow Speed = "slow"
+)
+
+// How a quota is enforced: exactly one of the members is set.
+//
+// +kubebuilder:validation:ExactlyOneOf=Hard;Soft
+type Enforcement struct {
+	// Reject requests over the quota.
+	// +optional
+	Hard *HardEnforcement `json:"Hard,omitempty"`
+	// Only warn.
+	// +optional
+	Soft *SoftEnforcement `json:"Soft,omitempty"`
+}
+
+// Reject requests over the quota.
+type HardEnforcement struct {
+	// Seconds of grace.
+	GraceSeconds int64 `json:"graceSeconds"`
+}
+
+// Only warn.
+type SoftEnforcement struct {
+	// Seconds before warning (Rust: u32).
+	// +kubebuilder:validation:Minimum=0
+	WarnAfterSeconds int64 `json:"warnAfterSeconds"`
+}
+
+// A list of cluster quotas.
+//
+// +kubebuilder:object:root=true
+type ClusterQuotaList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterQuota `json:"items"`
+}

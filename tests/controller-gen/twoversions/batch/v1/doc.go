@@ -1,0 +1,6 @@
+// Package v1 is the Go twin of the Rust fixture
+// codegen-core/tests/fixtures/twoversions/apis/batch/v1: one kind in two
+// versions of a group.
+//
+// +groupName=batch.example.com
+package v1

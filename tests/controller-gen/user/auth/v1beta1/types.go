@@ -1,0 +1,89 @@
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A user of the cluster.
+//
+// +genclient
+// +genclient:noStatus
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=u
+type User struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec UserSpec `json:"spec"`
+}
+
+// Who the user is.
+type UserSpec struct {
+	// Numeric user id.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	UserID int32 `json:"userID"`
+	// Groups the user belongs to.
+	Groups []string `json:"groups"`
+	// Contact address.
+	// +kubebuilder:validation:Format=email
+	// +kubebuilder:validation:MaxLength=254
+	// +optional
+	Email *string `json:"email,omitempty"`
+	// Login password.
+	// +kubebuilder:validation:Format=password
+	// +kubebuilder:validation:MinLength=8
+	// +optional
+	Password *string `json:"password,omitempty"`
+	// Login shell.
+	// +kubebuilder:validation:Enum=bash;zsh;fish
+	// +kubebuilder:default=bash
+	// +optional
+	Shell *string `json:"shell,omitempty"`
+	// Role of the user.
+	// +optional
+	Role Role `json:"role,omitempty"`
+	// Extra attributes.
+	// +kubebuilder:validation:MaxProperties=16
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Login window.
+	// +optional
+	Window *LoginWindow `json:"window,omitempty"`
+}
+
+// What the user may do.
+// +kubebuilder:validation:Enum=admin;editor;viewer
+type Role string
+
+const (
+	// Full access.
+	RoleAdmin Role = "admin"
+	// Read and write.
+	RoleEditor Role = "editor"
+	// Read only.
+	RoleViewer Role = "viewer"
+)
+
+// Hours of the day when the user may log in.
+// +kubebuilder:validation:XValidation:rule="self.from < self.to",message="from must be before to"
+type LoginWindow struct {
+	// First hour (Rust: u8).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=23
+	From int32 `json:"from"`
+	// Last hour, exclusive (Rust: u8).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=24
+	// +kubebuilder:validation:ExclusiveMaximum=true
+	To int32 `json:"to"`
+}
+
+// A list of users.
+//
+// +kubebuilder:object:root=true
+type UserList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []User `json:"items"`
+}

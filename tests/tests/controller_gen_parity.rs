@@ -1,0 +1,415 @@
+//! Differential test against controller-gen: for every fixture package of
+//! codegen-core, the CRDs kube-codegen writes are compared node by node with
+//! the CRDs controller-gen writes for the fixture's Go twin
+//! (`tests/controller-gen/<fixture>/`, written by us with kubebuilder
+//! markers). Descriptions and the order of keys and of set-like lists are
+//! ignored; everything else must match, except the differences listed with
+//! their reasons in `tests/controller-gen/differences.toml`. A listed
+//! difference that no longer occurs fails the test too, so the list stays
+//! true.
+//!
+//! controller-gen is installed by `testenv/build.sh` (cached outside the
+//! clone, version in `testenv/versions.env`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use codegen_core::{GroupVersions, Mode, Settings};
+use serde::Deserialize;
+use serde_json::Value;
+
+const FIXTURES: &[(&str, &[&str])] = include!("../../codegen-core/tests/fixtures/index.rs");
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace").to_path_buf()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The CRD files of a directory, by file name, as JSON values.
+fn read_crds(dir: &Path) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut docs = Vec::new();
+        for doc in serde_yaml::Deserializer::from_str(&text) {
+            let v = Value::deserialize(doc).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            if !v.is_null() {
+                docs.push(v);
+            }
+        }
+        assert_eq!(docs.len(), 1, "{} holds {} documents", path.display(), docs.len());
+        out.insert(path.file_name().unwrap().to_string_lossy().into_owned(), docs.remove(0));
+    }
+    out
+}
+
+fn ours(root: &Path, name: &str, groups: &[&str]) -> BTreeMap<String, Value> {
+    copy_dir(&workspace().join("codegen-core/tests/fixtures").join(name), &root.join(name));
+    let base = root.join(name);
+    let mut settings = Settings::new(base.join("apis"))
+        .with_output_dir(base.join("client"))
+        .with_crd_dir(base.join("crd"))
+        .with_apis_module(format!("crate::{name}::apis"));
+    for g in groups {
+        settings = settings.with_group(GroupVersions::parse(g).unwrap());
+    }
+    if let Err(d) = codegen_core::run(&settings, Mode::Write) {
+        panic!("{name}: {}", codegen_core::diag::render_all(&d));
+    }
+    read_crds(&base.join("crd"))
+}
+
+fn theirs(controller_gen: &Path, out: &Path, name: &str) -> BTreeMap<String, Value> {
+    let twins = workspace().join("tests/controller-gen");
+    assert!(twins.join(name).is_dir(), "fixture `{name}` has no Go twin in {}", twins.display());
+    let output = Command::new(controller_gen)
+        // Floats are allowed as kube-codegen allows them (with a warning).
+        .arg("crd:allowDangerousTypes=true")
+        .arg(format!("paths=./{name}/..."))
+        .arg(format!("output:crd:dir={}", out.display()))
+        .current_dir(&twins)
+        .env("GOFLAGS", "-mod=readonly")
+        .output()
+        .expect("running controller-gen");
+    assert!(
+        output.status.success(),
+        "controller-gen failed on the `{name}` twin:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    read_crds(out)
+}
+
+/// One difference between the two CRDs of a fixture.
+#[derive(Clone, Debug)]
+struct Difference {
+    fixture: String,
+    file: String,
+    path: String,
+    kind: &'static str,
+    ours: String,
+    theirs: String,
+}
+
+/// Arrays whose order carries no meaning.
+const SET_LIKE: &[&str] = &[
+    "required",
+    "enum",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-validations",
+    "anyOf",
+    "oneOf",
+    "shortNames",
+    "categories",
+];
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 160 { format!("{}…", s.chars().take(160).collect::<String>()) } else { s }
+}
+
+/// `v` without descriptions (except properties named `description`).
+fn strip(v: &Value, in_properties: bool) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| in_properties || k.as_str() != "description")
+                .map(|(k, x)| (k.clone(), strip(x, k == "properties" && !in_properties)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| strip(x, false)).collect()),
+        other => other.clone(),
+    }
+}
+
+fn compare(a: &Value, b: &Value, path: &str, key: &str, out: &mut Vec<(String, &'static str, String, String)>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                let p = format!("{path}/{k}");
+                match (x.get(k), y.get(k)) {
+                    (Some(u), Some(v)) => compare(u, v, &p, k, out),
+                    (Some(u), None) => out.push((p, "only-ours", short(u), String::new())),
+                    (None, Some(v)) => out.push((p, "only-controller-gen", String::new(), short(v))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if key == "versions" => {
+            // Versions are matched by name.
+            let name = |v: &Value| v.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
+            let ys: BTreeMap<String, &Value> = y.iter().map(|v| (name(v), v)).collect();
+            let xs: BTreeMap<String, &Value> = x.iter().map(|v| (name(v), v)).collect();
+            for (n, u) in &xs {
+                match ys.get(n) {
+                    Some(v) => compare(u, v, &format!("{path}/{n}"), "", out),
+                    None => out.push((format!("{path}/{n}"), "only-ours", short(u), String::new())),
+                }
+            }
+            for (n, v) in &ys {
+                if !xs.contains_key(n) {
+                    out.push((format!("{path}/{n}"), "only-controller-gen", String::new(), short(v)));
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if SET_LIKE.contains(&key) => {
+            let mut xs: Vec<String> = x.iter().map(Value::to_string).collect();
+            let mut ys: Vec<String> = y.iter().map(Value::to_string).collect();
+            xs.sort();
+            ys.sort();
+            if xs != ys {
+                out.push((path.to_string(), "differs", short(a), short(b)));
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                compare(u, v, &format!("{path}/{i}"), "", out);
+            }
+        }
+        _ if a == b => {}
+        // Integers and floats of the same value (`1` and `1.0`) are the same JSON number.
+        (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => {}
+        _ => out.push((path.to_string(), "differs", short(a), short(b))),
+    }
+}
+
+/// One intended difference of `tests/controller-gen/differences.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Intended {
+    /// Fixture name, or `*`.
+    fixture: String,
+    /// CRD file name, or `*`.
+    file: String,
+    /// Path in the CRD; `*` matches one segment, `**` any number.
+    path: String,
+    /// `only-ours`, `only-controller-gen` or `differs`.
+    kind: String,
+    /// Why the difference is intended.
+    reason: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IntendedList {
+    difference: Vec<Intended>,
+}
+
+fn glob(pattern: &[&str], path: &[&str]) -> bool {
+    match (pattern.split_first(), path.split_first()) {
+        (None, None) => true,
+        (Some((&"**", rest)), _) => (0..=path.len()).any(|i| glob(rest, &path[i..])),
+        (Some((p, prest)), Some((s, srest))) => (*p == "*" || p == s) && glob(prest, srest),
+        _ => false,
+    }
+}
+
+impl Intended {
+    fn matches(&self, d: &Difference) -> bool {
+        let segments = |s: &str| s.trim_start_matches('/').split('/').map(str::to_string).collect::<Vec<_>>();
+        let (p, q) = (segments(&self.path), segments(&d.path));
+        let p: Vec<&str> = p.iter().map(String::as_str).collect();
+        let q: Vec<&str> = q.iter().map(String::as_str).collect();
+        (self.fixture == "*" || self.fixture == d.fixture)
+            && (self.file == "*" || self.file == d.file)
+            && self.kind == d.kind
+            && glob(&p, &q)
+    }
+}
+
+#[test]
+fn crds_match_controller_gen_except_listed_differences() {
+    let controller_gen = codegen_testenv::controller_gen().unwrap_or_else(|e| panic!("{e:#}"));
+    let intended: IntendedList = toml::from_str(
+        &std::fs::read_to_string(workspace().join("tests/controller-gen/differences.toml")).expect("differences.toml"),
+    )
+    .expect("differences.toml parses");
+    for i in &intended.difference {
+        assert!(
+            ["only-ours", "only-controller-gen", "differs"].contains(&i.kind.as_str()) && !i.reason.trim().is_empty(),
+            "differences.toml: every entry needs a known kind and a reason: {i:?}"
+        );
+    }
+
+    let root = tempfile::tempdir().unwrap();
+    let mut found = Vec::new();
+    for (name, groups) in FIXTURES {
+        let ours = ours(&root.path().join("ours"), name, groups);
+        let theirs = theirs(&controller_gen, &root.path().join("controller-gen").join(name), name);
+        let files: Vec<&String> = ours.keys().collect();
+        let their_files: Vec<&String> = theirs.keys().collect();
+        assert_eq!(files, their_files, "{name}: kube-codegen and controller-gen write different CRD files");
+        for (file, a) in &ours {
+            let mut diffs = Vec::new();
+            compare(&strip(a, false), &strip(&theirs[file], false), "", "", &mut diffs);
+            found.extend(diffs.into_iter().map(|(path, kind, ours, theirs)| Difference {
+                fixture: name.to_string(),
+                file: file.clone(),
+                path,
+                kind,
+                ours,
+                theirs,
+            }));
+        }
+    }
+
+    let unexpected: Vec<&Difference> =
+        found.iter().filter(|d| !intended.difference.iter().any(|i| i.matches(d))).collect();
+    let stale: Vec<&Intended> =
+        intended.difference.iter().filter(|i| i.fixture != "builtin" && !found.iter().any(|d| i.matches(d))).collect();
+    let mut report = String::new();
+    for d in &unexpected {
+        report.push_str(&format!(
+            "\n{} {} {} ({}):\n    kube-codegen:  {}\n    controller-gen: {}",
+            d.fixture, d.file, d.path, d.kind, d.ours, d.theirs
+        ));
+    }
+    for i in &stale {
+        report.push_str(&format!("\nlisted but not found: {} {} {} ({})", i.fixture, i.file, i.path, i.kind));
+    }
+    assert!(
+        report.is_empty(),
+        "kube-codegen and controller-gen disagree beyond tests/controller-gen/differences.toml:{report}"
+    );
+}
+
+#[test]
+fn path_globs() {
+    assert!(glob(&["spec", "**", "uid", "minLength"], &["spec", "a", "b", "uid", "minLength"]));
+    assert!(glob(&["spec", "*", "x"], &["spec", "a", "x"]));
+    assert!(!glob(&["spec", "*", "x"], &["spec", "a", "b", "x"]));
+    assert!(glob(&["**"], &[]));
+}
+
+/// The Go package and type of a built-in definition, for the types of
+/// k8s.io/api and k8s.io/apimachinery.
+fn go_type(definition: &str) -> Option<(String, String)> {
+    let (prefix, name) = definition.rsplit_once('.')?;
+    let package = if let Some(rest) = prefix.strip_prefix("io.k8s.api.") {
+        format!("k8s.io/api/{}", rest.replace('.', "/"))
+    } else if let Some(rest) = prefix.strip_prefix("io.k8s.apimachinery.") {
+        format!("k8s.io/apimachinery/{}", rest.replace('.', "/"))
+    } else {
+        return None;
+    };
+    Some((package, name.to_string()))
+}
+
+/// Every type of k8s.io/api and k8s.io/apimachinery in the built-in table
+/// (Kubernetes 1.37, the version of the twins' Go module), expanded by
+/// kube-codegen, against the schema controller-gen writes for a field of
+/// that Go type. Descriptions are left out on both sides (`crd:maxDescLen=0`).
+#[test]
+fn builtin_types_match_controller_gen() {
+    use codegen_core::builtin::{self, ExpandError, ExpandOptions, KubeVersion};
+    let controller_gen = codegen_testenv::controller_gen().unwrap_or_else(|e| panic!("{e:#}"));
+    let intended: IntendedList = toml::from_str(
+        &std::fs::read_to_string(workspace().join("tests/controller-gen/differences.toml")).expect("differences.toml"),
+    )
+    .expect("differences.toml parses");
+    let options = ExpandOptions { version: KubeVersion { minor: 37 }, embedded_object_meta: false };
+
+    // One kind per Go package, one field per type.
+    let mut packages: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut recursive = 0;
+    for def in builtin::definitions(options.version) {
+        let Some((package, name)) = go_type(def) else { continue };
+        match builtin::expand(def, options) {
+            Ok(_) => packages.entry(package).or_default().push((def.to_string(), name)),
+            Err(ExpandError::Recursive(_)) => recursive += 1,
+            Err(e) => panic!("{def}: {e}"),
+        }
+    }
+    let root = tempfile::tempdir().unwrap();
+    let module = root.path().join("twin");
+    std::fs::create_dir_all(module.join("all/v1")).unwrap();
+    let twins = workspace().join("tests/controller-gen");
+    let go_mod = std::fs::read_to_string(twins.join("go.mod")).unwrap().replacen(
+        "module kube-codegen.invalid/controller-gen-twins",
+        "module kube-codegen.invalid/builtin-twin",
+        1,
+    );
+    std::fs::write(module.join("go.mod"), go_mod).unwrap();
+    std::fs::copy(twins.join("go.sum"), module.join("go.sum")).unwrap();
+    let mut src = String::from(
+        "// +groupName=builtin.example.com\npackage v1\n\nimport (\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n",
+    );
+    for (i, package) in packages.keys().enumerate() {
+        src.push_str(&format!("\tp{i} \"{package}\"\n"));
+    }
+    src.push_str(")\n\nvar _ metav1.TypeMeta\n");
+    let mut fields: BTreeMap<String, (String, String)> = BTreeMap::new(); // definition -> (kind, field)
+    for (i, (_, types)) in packages.iter().enumerate() {
+        let kind = format!("K{i}");
+        src.push_str(&format!(
+            "\n// +kubebuilder:object:root=true\ntype {kind} struct {{\n\tmetav1.TypeMeta `json:\",inline\"`\n\tmetav1.ObjectMeta `json:\"metadata,omitempty\"`\n\tSpec {kind}Spec `json:\"spec,omitempty\"`\n}}\n\ntype {kind}Spec struct {{\n"
+        ));
+        for (j, (def, name)) in types.iter().enumerate() {
+            src.push_str(&format!("\tF{j} p{i}.{name} `json:\"f{j},omitempty\"`\n"));
+            fields.insert(def.clone(), (kind.to_lowercase(), format!("f{j}")));
+        }
+        src.push_str("}\n");
+    }
+    std::fs::write(module.join("all/v1/types.go"), src).unwrap();
+    let out = root.path().join("crds");
+    // Some upstream types carry markers controller-gen rejects (and reports,
+    // exiting non-zero) while still writing every CRD: the files are checked.
+    let run = Command::new(&controller_gen)
+        .args(["crd:maxDescLen=0,allowDangerousTypes=true", "paths=./..."])
+        .arg(format!("output:crd:dir={}", out.display()))
+        .current_dir(&module)
+        .env("GOFLAGS", "-mod=mod")
+        .output()
+        .expect("running controller-gen");
+    let crds = read_crds(&out);
+    assert_eq!(crds.len(), packages.len(), "controller-gen wrote every CRD:\n{}", String::from_utf8_lossy(&run.stderr));
+    let by_kind: BTreeMap<String, &Value> = crds
+        .values()
+        .map(|crd| {
+            let kind = crd["spec"]["names"]["kind"].as_str().unwrap().to_lowercase();
+            (kind, &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"])
+        })
+        .collect();
+
+    let mut unexpected = Vec::new();
+    let mut found = Vec::new();
+    let mut compared = 0;
+    for (def, (kind, field)) in &fields {
+        let theirs = &by_kind[kind][field];
+        assert!(!theirs.is_null(), "{def}: controller-gen wrote no schema");
+        let ours = serde_json::to_value(&*builtin::expand(def, options).unwrap()).unwrap();
+        let mut diffs = Vec::new();
+        compare(&strip(&ours, false), &strip(theirs, false), "", "", &mut diffs);
+        compared += 1;
+        for (path, kind, a, b) in diffs {
+            let d = Difference { fixture: "builtin".into(), file: def.clone(), path, kind, ours: a, theirs: b };
+            if !intended.difference.iter().any(|i| i.matches(&d)) {
+                unexpected
+                    .push(format!("{} {} ({}): ours {} / controller-gen {}", d.file, d.path, d.kind, d.ours, d.theirs));
+            }
+            found.push(d);
+        }
+    }
+    for i in intended.difference.iter().filter(|i| i.fixture == "builtin") {
+        assert!(found.iter().any(|d| i.matches(d)), "listed but not found: {} ({})", i.path, i.kind);
+    }
+    assert!(compared > 800, "only {compared} types compared");
+    assert!(recursive > 0, "the recursive types are known");
+    assert!(unexpected.is_empty(), "{} differences:\n{}", unexpected.len(), unexpected.join("\n"));
+}
