@@ -181,27 +181,56 @@ pub fn apply(changes: &[Change]) -> Result<(), Diagnostic> {
             let _ = std::fs::remove_file(tmp);
         }
     };
-    for change in changes {
-        let (path, new, old) = match change {
-            Change::Create { path, new } => (path, new, None),
-            Change::Update { path, new, old } => (path, new, Some(old.as_str())),
-            Change::Delete { .. } => continue,
-        };
+    let writes: Vec<(&PathBuf, &String, Option<&str>)> = changes
+        .iter()
+        .filter_map(|change| match change {
+            Change::Create { path, new } => Some((path, new, None)),
+            Change::Update { path, new, old } => Some((path, new, Some(old.as_str()))),
+            Change::Delete { .. } => None,
+        })
+        .collect();
+    let mut dirs: BTreeSet<&Path> = BTreeSet::new();
+    for (path, _, _) in &writes {
         if let Some(parent) = path.parent()
             && !parent.as_os_str().is_empty()
+            && dirs.insert(parent)
             && let Err(e) = std::fs::create_dir_all(parent)
         {
-            cleanup(&staged);
             return Err(Diagnostic::error(format!("cannot create directory `{}`: {e}", parent.display())));
         }
-        let mut tmp = path.clone().into_os_string();
+    }
+    // Temporary files are written on every core (a tree of large CRDs is
+    // tens of megabytes); they are moved into place below, in order.
+    let tmp_of = |path: &Path| {
+        let mut tmp = path.as_os_str().to_os_string();
         tmp.push(".kube-codegen.tmp");
-        let tmp = PathBuf::from(tmp);
-        if let Err(e) = std::fs::write(&tmp, new) {
-            cleanup(&staged);
-            return Err(Diagnostic::error(format!("cannot write `{}`: {e}", tmp.display())).note("nothing was changed"));
-        }
-        staged.push((tmp, path.clone(), old));
+        PathBuf::from(tmp)
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = writes.len().div_ceil(threads).max(1);
+    let failures: Vec<Diagnostic> = std::thread::scope(|scope| {
+        let handles: Vec<_> = writes
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .filter_map(|(path, new, _)| {
+                            let tmp = tmp_of(path);
+                            std::fs::write(&tmp, new).err().map(|e| {
+                                Diagnostic::error(format!("cannot write `{}`: {e}", tmp.display()))
+                                    .note("nothing was changed")
+                            })
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
+    staged.extend(writes.iter().map(|(path, _, old)| (tmp_of(path), (*path).clone(), *old)));
+    if let Some(first) = failures.into_iter().next() {
+        cleanup(&staged);
+        return Err(first);
     }
     // Best effort: undo what was done so far, newest first.
     let rollback = |moved: &[(&Path, Option<&str>)], removed: &[(&Path, &str)]| {

@@ -2,11 +2,12 @@
 //! version of the kind in one file, serialized from typed structs.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::schema::{JsonSchemaProps, SchemaBuilder, SchemaOptions, Walk, check_structural, walk};
+use super::yaml::{Emit, Emitter, Layout};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::model::{Group, Kind, Model, Version};
 use crate::write::{GENERATED_MARKER_YAML, GeneratedFile, with_header};
@@ -171,6 +172,152 @@ pub struct ScaleSubresource {
 #[derive(Debug, Serialize)]
 pub struct Empty {}
 
+// The YAML of a CRD is written from these types directly, keys in byte
+// order (the order `serde_json` and controller-gen sort them in); the
+// `yaml_readers` test checks it reads back as their JSON.
+
+/// Writes a list only when it has items (`skip_serializing_if = "Vec::is_empty"`).
+fn non_empty<T: Emit>(e: &mut Emitter, key: &str, v: &Vec<T>) {
+    if !v.is_empty() {
+        e.entry(key, v);
+    }
+}
+
+impl Emit for CustomResourceDefinition {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.entry("apiVersion", &self.api_version);
+        e.entry("kind", &self.kind);
+        e.entry("metadata", &self.metadata);
+        e.entry("spec", &self.spec);
+    }
+}
+
+impl Emit for CrdMetadata {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        if !self.annotations.is_empty() {
+            e.entry("annotations", &self.annotations);
+        }
+        if !self.labels.is_empty() {
+            e.entry("labels", &self.labels);
+        }
+        e.entry("name", &self.name);
+    }
+}
+
+impl Emit for CrdSpec {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.entry("group", &self.group);
+        e.entry("names", &self.names);
+        e.entry("scope", &self.scope);
+        e.entry("versions", &self.versions);
+    }
+}
+
+impl Emit for CrdNames {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        non_empty(e, "categories", &self.categories);
+        e.entry("kind", &self.kind);
+        e.entry("listKind", &self.list_kind);
+        e.entry("plural", &self.plural);
+        non_empty(e, "shortNames", &self.short_names);
+        e.entry("singular", &self.singular);
+    }
+}
+
+impl Emit for CrdVersion {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        non_empty(e, "additionalPrinterColumns", &self.additional_printer_columns);
+        e.opt("deprecated", self.deprecated.as_ref());
+        e.opt("deprecationWarning", self.deprecation_warning.as_ref());
+        e.entry("name", &self.name);
+        e.entry("schema", &self.schema);
+        non_empty(e, "selectableFields", &self.selectable_fields);
+        e.entry("served", &self.served);
+        e.entry("storage", &self.storage);
+        e.opt("subresources", self.subresources.as_ref());
+    }
+}
+
+impl Emit for SelectableField {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.entry("jsonPath", &self.json_path);
+    }
+}
+
+impl Emit for CrdSchema {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.entry("openAPIV3Schema", &self.open_api_v3_schema);
+    }
+}
+
+impl Emit for PrinterColumn {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.opt("description", self.description.as_ref());
+        e.opt("format", self.format.as_ref());
+        e.entry("jsonPath", &self.json_path);
+        e.entry("name", &self.name);
+        e.opt("priority", self.priority.as_ref());
+        e.entry("type", &self.type_);
+    }
+}
+
+impl Emit for Subresources {
+    fn layout(&self) -> Layout {
+        if self.scale.is_none() && self.status.is_none() { Layout::Inline } else { Layout::Map }
+    }
+    fn emit(&self, e: &mut Emitter) {
+        if self.layout() == Layout::Inline {
+            return e.raw("{}");
+        }
+        e.opt("scale", self.scale.as_ref());
+        e.opt("status", self.status.as_ref());
+    }
+}
+
+impl Emit for ScaleSubresource {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.opt("labelSelectorPath", self.label_selector_path.as_ref());
+        e.entry("specReplicasPath", &self.spec_replicas_path);
+        e.entry("statusReplicasPath", &self.status_replicas_path);
+    }
+}
+
+impl Emit for Empty {
+    fn layout(&self) -> Layout {
+        Layout::Inline
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.raw("{}")
+    }
+}
+
 /// Builds every CRD of the model; files go to `crd_dir`.
 pub fn generate(
     model: &Model,
@@ -179,41 +326,48 @@ pub fn generate(
     header: Option<&str>,
     diags: &mut Diagnostics,
 ) -> Vec<GeneratedFile> {
-    let mut out = Vec::new();
-    for group in &model.groups {
-        let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
-        for v in &group.versions {
-            for k in &v.kinds {
-                by_kind.entry(&k.kind).or_default().push((v, k));
+    // Schemas are built here (the model is not `Sync`) while a second thread
+    // writes the YAML of the previous CRD and frees it: on two cores the
+    // two halves overlap.
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, CustomResourceDefinition)>(2);
+        let writer = scope.spawn(move || {
+            let mut capacity = 1 << 16;
+            rx.into_iter()
+                .map(|(path, crd)| {
+                    let mut out = with_header(GENERATED_MARKER_YAML, "#", header, "---\n");
+                    out.reserve(capacity);
+                    let contents = super::yaml::append(out, &crd);
+                    capacity = capacity.max(contents.len());
+                    GeneratedFile { path, contents }
+                })
+                .collect::<Vec<_>>()
+        });
+        for group in &model.groups {
+            let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
+            for v in &group.versions {
+                for k in &v.kinds {
+                    by_kind.entry(&k.kind).or_default().push((v, k));
+                }
             }
-        }
-        for versions in by_kind.values() {
-            if let Some(crd) = build(model, group, versions, options, diags) {
-                let yaml = match to_yaml(&crd) {
-                    Ok(y) => y,
-                    Err(e) => {
-                        diags.push(Diagnostic::error(format!(
-                            "cannot serialize the CRD for `{}`: {e}",
-                            crd.spec.names.kind
-                        )));
-                        continue;
+            for versions in by_kind.values() {
+                if let Some(crd) = build(model, group, versions, options, diags) {
+                    let path = crd_dir.join(format!("{}_{}.yaml", group.name, crd.spec.names.plural));
+                    if tx.send((path, crd)).is_err() {
+                        break;
                     }
-                };
-                let body = format!("---\n{yaml}");
-                out.push(GeneratedFile {
-                    path: crd_dir.join(format!("{}_{}.yaml", group.name, crd.spec.names.plural)),
-                    contents: with_header(GENERATED_MARKER_YAML, "#", header, &body),
-                });
+                }
             }
         }
-    }
-    out
+        drop(tx);
+        writer.join().unwrap_or_default()
+    })
 }
 
 /// The CRD as YAML (the writer of [`super::yaml`]: quoted wherever any
 /// YAML reader could take a string for another type).
-pub fn to_yaml(crd: &CustomResourceDefinition) -> Result<String, serde_json::Error> {
-    Ok(super::yaml::to_string(&serde_json::to_value(crd)?))
+pub fn to_yaml(crd: &CustomResourceDefinition) -> String {
+    super::yaml::to_string(crd)
 }
 
 /// The CRD of one kind across its versions.
@@ -305,7 +459,7 @@ pub fn build(
 /// the last whitespace with `...`; 0 drops descriptions.
 pub fn truncate_descriptions(s: &mut JsonSchemaProps, max: usize) {
     if let Some(d) = s.description.take() {
-        s.description = truncate(&d, max);
+        s.description = truncate(&d, max).map(Into::into);
     }
     for p in s.properties.iter_mut().flat_map(|p| p.values_mut()) {
         truncate_descriptions(p, max);

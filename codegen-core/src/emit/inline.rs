@@ -304,13 +304,10 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
                 if diags.has_errors() {
                     continue;
                 }
-                let (yaml, json) = match (crd::to_yaml(&crd), serde_json::to_string(&crd)) {
-                    (Ok(y), Ok(j)) => (format!("---\n{y}"), j),
-                    (Err(e), _) => {
-                        diags.push(Diagnostic::error(format!("cannot serialize the CRD of `{}`: {e}", k.kind)));
-                        continue;
-                    }
-                    (_, Err(e)) => {
+                let yaml = format!("---\n{}", crd::to_yaml(&crd));
+                let json = match serde_json::to_string(&crd) {
+                    Ok(j) => j,
+                    Err(e) => {
                         diags.push(Diagnostic::error(format!("cannot serialize the CRD of `{}`: {e}", k.kind)));
                         continue;
                     }

@@ -107,37 +107,64 @@ struct FakeTemplate<'a> {
 struct Emitter<'a> {
     header: Option<&'a str>,
     output: Output,
+    /// Rendered Rust files waiting to be formatted.
+    unformatted: Vec<(PathBuf, String)>,
     diags: &'a mut Diagnostics,
 }
 
 impl Emitter<'_> {
     fn rust(&mut self, path: PathBuf, rendered: askama::Result<String>) {
-        let text = match rendered {
-            Ok(t) => t,
-            Err(e) => {
-                self.diags.push(
-                    Diagnostic::error(format!("cannot render `{}`: {e}", path.display()))
-                        .note("this is a bug in kube-codegen"),
-                );
-                return;
-            }
-        };
-        match format_rust(&text) {
-            Ok(body) => self
-                .output
-                .files
-                .push(GeneratedFile { path, contents: with_header(GENERATED_MARKER, "//", self.header, &body) }),
+        match rendered {
+            Ok(text) => self.unformatted.push((path, text)),
             Err(e) => self.diags.push(
-                Diagnostic::error(format!("generated `{}` does not parse: {e}", path.display()))
-                    .note("this is a bug in kube-codegen")
-                    .note(
-                        text.lines()
-                            .nth(e.span().start().line.saturating_sub(1))
-                            .unwrap_or_default()
-                            .trim()
-                            .to_string(),
-                    ),
+                Diagnostic::error(format!("cannot render `{}`: {e}", path.display()))
+                    .note("this is a bug in kube-codegen"),
             ),
+        }
+    }
+
+    /// Formats the rendered Rust files, on as many threads as there are
+    /// cores, into the output.
+    fn format_all(&mut self) {
+        let files = std::mem::take(&mut self.unformatted);
+        let header = self.header;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
+        let chunk = files.len().div_ceil(threads.max(1)).max(1);
+        let results: Vec<Result<GeneratedFile, Diagnostic>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(path, text)| match format_rust(text) {
+                                Ok(body) => Ok(GeneratedFile {
+                                    path: path.clone(),
+                                    contents: with_header(GENERATED_MARKER, "//", header, &body),
+                                }),
+                                Err(e) => Err(Diagnostic::error(format!(
+                                    "generated `{}` does not parse: {e}",
+                                    path.display()
+                                ))
+                                .note("this is a bug in kube-codegen")
+                                .note(
+                                    text.lines()
+                                        .nth(e.span().start().line.saturating_sub(1))
+                                        .unwrap_or_default()
+                                        .trim()
+                                        .to_string(),
+                                )),
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        });
+        for r in results {
+            match r {
+                Ok(f) => self.output.files.push(f),
+                Err(d) => self.diags.push(d),
+            }
         }
     }
 
@@ -156,7 +183,7 @@ pub fn format_rust(src: &str) -> syn::Result<String> {
 /// Runs the selected generators over the model.
 pub fn generate(settings: &Settings, model: &Model, diags: &mut Diagnostics) -> Output {
     let header = settings.header.as_deref();
-    let mut e = Emitter { header, output: Output::default(), diags };
+    let mut e = Emitter { header, output: Output::default(), unformatted: Vec::new(), diags };
     let p = Paths::new(&settings.runtime_path);
     let all = views::groups(model, &p, &settings.plural_exceptions);
 
@@ -290,6 +317,7 @@ pub fn generate(settings: &Settings, model: &Model, diags: &mut Diagnostics) -> 
         e.rust(out_dir.join("mod.rs"), ClientModTemplate { modules: &modules }.render());
         e.output.owned.insert(OwnedDir { dir: out_dir, recursive: false });
     }
+    e.format_all();
     let mut output = e.output;
     output.files.sort_by(|a, b| a.path.cmp(&b.path));
     output

@@ -3,10 +3,12 @@
 //! validate) is reported at the field or marker that caused it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::yaml::{Emit, Emitter, Layout};
 use crate::builtin::{self, ExpandError, ExpandOptions};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::{Spanned, Validate};
@@ -27,7 +29,7 @@ pub struct JsonSchemaProps {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<Arc<str>>,
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
     pub enum_: Option<Vec<Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -35,7 +37,7 @@ pub struct JsonSchemaProps {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exclusive_minimum: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub format: Option<String>,
+    pub format: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Box<JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,13 +63,13 @@ pub struct JsonSchemaProps {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub one_of: Option<Vec<JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<String>,
+    pub pattern: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub properties: Option<BTreeMap<String, JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<String>,
+    pub type_: Option<Arc<str>>,
     #[serde(rename = "x-kubernetes-embedded-resource", skip_serializing_if = "Option::is_none")]
     pub x_embedded_resource: Option<bool>,
     #[serde(rename = "x-kubernetes-int-or-string", skip_serializing_if = "Option::is_none")]
@@ -102,12 +104,76 @@ pub struct ValidationRule {
     pub rule: String,
 }
 
+impl Emit for JsonSchemaProps {
+    fn layout(&self) -> Layout {
+        // A schema node almost always has a type or a description.
+        if self.type_.is_some() || self.description.is_some() || *self != JsonSchemaProps::default() {
+            Layout::Map
+        } else {
+            Layout::Inline
+        }
+    }
+
+    /// The keys in byte order, as `serde_json` would sort them.
+    fn emit(&self, e: &mut Emitter) {
+        if self.layout() == Layout::Inline {
+            return e.raw("{}");
+        }
+        e.opt("additionalProperties", self.additional_properties.as_deref());
+        e.opt("anyOf", self.any_of.as_ref());
+        e.opt("default", self.default.as_ref());
+        e.opt("description", self.description.as_ref());
+        e.opt("enum", self.enum_.as_ref());
+        e.opt("exclusiveMaximum", self.exclusive_maximum.as_ref());
+        e.opt("exclusiveMinimum", self.exclusive_minimum.as_ref());
+        e.opt("format", self.format.as_ref());
+        e.opt("items", self.items.as_deref());
+        e.opt("maxItems", self.max_items.as_ref());
+        e.opt("maxLength", self.max_length.as_ref());
+        e.opt("maxProperties", self.max_properties.as_ref());
+        e.opt("maximum", self.maximum.as_ref());
+        e.opt("minItems", self.min_items.as_ref());
+        e.opt("minLength", self.min_length.as_ref());
+        e.opt("minProperties", self.min_properties.as_ref());
+        e.opt("minimum", self.minimum.as_ref());
+        e.opt("multipleOf", self.multiple_of.as_ref());
+        e.opt("nullable", self.nullable.as_ref());
+        e.opt("oneOf", self.one_of.as_ref());
+        e.opt("pattern", self.pattern.as_ref());
+        e.opt("properties", self.properties.as_ref());
+        e.opt("required", self.required.as_ref());
+        e.opt("type", self.type_.as_ref());
+        e.opt("x-kubernetes-embedded-resource", self.x_embedded_resource.as_ref());
+        e.opt("x-kubernetes-int-or-string", self.x_int_or_string.as_ref());
+        e.opt("x-kubernetes-list-map-keys", self.x_list_map_keys.as_ref());
+        e.opt("x-kubernetes-list-type", self.x_list_type.as_ref());
+        e.opt("x-kubernetes-map-type", self.x_map_type.as_ref());
+        e.opt("x-kubernetes-preserve-unknown-fields", self.x_preserve_unknown_fields.as_ref());
+        e.opt("x-kubernetes-validations", self.x_validations.as_ref());
+    }
+}
+
+impl Emit for ValidationRule {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+
+    fn emit(&self, e: &mut Emitter) {
+        e.opt("fieldPath", self.field_path.as_ref());
+        e.opt("message", self.message.as_ref());
+        e.opt("messageExpression", self.message_expression.as_ref());
+        e.opt("optionalOldSelf", self.optional_old_self.as_ref());
+        e.opt("reason", self.reason.as_ref());
+        e.entry("rule", &self.rule);
+    }
+}
+
 fn typed(t: &str) -> JsonSchemaProps {
-    JsonSchemaProps { type_: Some(t.to_string()), ..Default::default() }
+    JsonSchemaProps { type_: Some(t.into()), ..Default::default() }
 }
 
 fn with_format(t: &str, f: &str) -> JsonSchemaProps {
-    JsonSchemaProps { format: Some(f.to_string()), ..typed(t) }
+    JsonSchemaProps { format: Some(f.into()), ..typed(t) }
 }
 
 fn int_or_string() -> JsonSchemaProps {
@@ -177,7 +243,7 @@ impl<'a> SchemaBuilder<'a> {
         self.stack.push(TypeKey { package: self.version.package.clone(), name: def.name.clone() });
         let mut schema = self.struct_schema(def, fields);
         self.stack.pop();
-        schema.description = def.doc.clone();
+        schema.description = def.doc.as_deref().map(Arc::from);
         let props = schema.properties.get_or_insert_with(BTreeMap::new);
         props.insert("metadata".into(), typed("object"));
         if let Some(p) = props.get_mut("apiVersion") {
@@ -312,7 +378,7 @@ impl<'a> SchemaBuilder<'a> {
         // of lists and the values of maps of it).
         let mut schema = self.type_schema(&f.ty, &f.origin);
         if let Some(doc) = &f.doc {
-            schema.description = Some(doc.clone());
+            schema.description = Some(doc.as_str().into());
         }
         self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name);
         schema
@@ -439,7 +505,7 @@ impl<'a> SchemaBuilder<'a> {
         self.stack.pop();
         let mut schema = schema;
         if let Some(doc) = &def.doc {
-            schema.description = Some(doc.clone());
+            schema.description = Some(doc.as_str().into());
         }
         schema
     }
@@ -519,7 +585,7 @@ impl<'a> SchemaBuilder<'a> {
             }
             if let Some(mut s) = self.variant_object(v) {
                 if let Some(d) = &v.doc {
-                    s.description = Some(d.clone());
+                    s.description = Some(d.as_str().into());
                 }
                 properties.insert(v.json_name.clone(), s);
                 one_of.push(JsonSchemaProps { required: Some(vec![v.json_name.clone()]), ..Default::default() });
@@ -729,14 +795,14 @@ impl<'a> SchemaBuilder<'a> {
         }
         if let Some(p) = &v.pattern {
             if stringish {
-                s.pattern = Some(p.value.clone());
+                s.pattern = Some(p.value.as_str().into());
             } else {
                 mismatch(self, p.span, "pattern", "strings");
             }
         }
         if let Some(f) = &v.format {
             if matches!(ty, "string" | "integer" | "number") {
-                s.format = Some(f.value.clone());
+                s.format = Some(f.value.as_str().into());
             } else {
                 mismatch(self, f.span, "format", "strings and numbers");
             }
@@ -1151,28 +1217,47 @@ pub fn walk<'s>(schema: &'s JsonSchemaProps, steps: &[crate::jsonpath::Node]) ->
 /// Checks the structural-schema rules on a finished schema (defence in depth
 /// behind the builder); problems are reported at `origin` with the JSON path.
 pub fn check_structural(schema: &JsonSchemaProps, path: &str, origin: &Origin, diags: &mut Diagnostics) {
+    let mut segments = Vec::new();
+    structural(schema, path, &mut segments, origin, diags);
+}
+
+fn structural<'s>(
+    schema: &'s JsonSchemaProps,
+    root: &str,
+    path: &mut Vec<&'s str>,
+    origin: &Origin,
+    diags: &mut Diagnostics,
+) {
+    let here = |path: &[&str]| format!("{root}{}", path.concat());
     let special = schema.x_int_or_string == Some(true) || schema.x_preserve_unknown_fields == Some(true);
     if schema.type_.is_none() && !special {
         diags.push(
-            Diagnostic::error(format!("schema node `{path}` has no type"))
+            Diagnostic::error(format!("schema node `{}` has no type", here(path)))
                 .at(origin.location())
                 .help("every field needs a type, unless it is int-or-string or preserves unknown fields"),
         );
     }
     if schema.additional_properties.is_some() && schema.properties.as_ref().is_some_and(|p| !p.is_empty()) {
         diags.push(
-            Diagnostic::error(format!("schema node `{path}` has both properties and additionalProperties"))
+            Diagnostic::error(format!("schema node `{}` has both properties and additionalProperties", here(path)))
                 .at(origin.location())
                 .help("the API server allows one or the other"),
         );
     }
     for (k, p) in schema.properties.iter().flatten() {
-        check_structural(p, &format!("{path}.{k}"), origin, diags);
+        path.push(".");
+        path.push(k);
+        structural(p, root, path, origin, diags);
+        path.truncate(path.len() - 2);
     }
     if let Some(i) = &schema.items {
-        check_structural(i, &format!("{path}[*]"), origin, diags);
+        path.push("[*]");
+        structural(i, root, path, origin, diags);
+        path.pop();
     }
     if let Some(ap) = &schema.additional_properties {
-        check_structural(ap, &format!("{path}.*"), origin, diags);
+        path.push(".*");
+        structural(ap, root, path, origin, diags);
+        path.pop();
     }
 }

@@ -9,101 +9,283 @@
 //! or `.5` to booleans, timestamps and numbers, YAML 1.2 readers resolve a
 //! smaller set; every such string is quoted here.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
-/// Renders a JSON value as a YAML document (no `---`), ending in a newline.
-pub fn to_string(value: &Value) -> String {
-    let mut out = String::new();
-    match value {
-        Value::Object(m) if !m.is_empty() => mapping(&mut out, m, 0),
-        Value::Array(a) if !a.is_empty() => sequence(&mut out, a, 0),
-        other => {
-            scalar(&mut out, other, 0);
-            out.push('\n');
+/// How a node sits in the document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// On the line of its key or `- ` (scalars, `{}`, `[]`).
+    Inline,
+    /// A block mapping: entries on the following lines.
+    Map,
+    /// A block sequence: `- ` items on the following lines.
+    Seq,
+}
+
+/// Something the writer can render. Maps emit their entries with
+/// [`Emitter::entry`] in key order, sequences their items with
+/// [`Emitter::item`], inline nodes their text with [`Emitter::str`] and
+/// friends. Types with a fixed set of keys write them in order directly, so
+/// no intermediate JSON tree is built for a large schema.
+pub trait Emit {
+    /// The node's layout.
+    fn layout(&self) -> Layout;
+    /// Writes the node.
+    fn emit(&self, e: &mut Emitter);
+}
+
+/// The output and where the writer is in it.
+pub struct Emitter {
+    out: String,
+    /// Indentation of the current block's entries or items.
+    level: usize,
+    /// Whether the next entry or item is the first of its block (its line
+    /// is already indented, or follows `- `).
+    first: bool,
+}
+
+impl Emitter {
+    fn line_start(&mut self) {
+        if !self.first {
+            indent(&mut self.out, self.level);
+        }
+        self.first = false;
+    }
+
+    fn nested(&mut self, level: usize, v: &dyn Emit) {
+        let saved = (self.level, self.first);
+        self.level = level;
+        self.first = true;
+        v.emit(self);
+        (self.level, self.first) = saved;
+    }
+
+    /// A mapping entry `key: value`.
+    pub fn entry(&mut self, key: &str, v: &dyn Emit) {
+        self.line_start();
+        string(&mut self.out, key, self.level, true);
+        self.out.push(':');
+        match v.layout() {
+            Layout::Map => {
+                self.out.push('\n');
+                indent(&mut self.out, self.level + 2);
+                self.nested(self.level + 2, v);
+            }
+            Layout::Seq => {
+                self.out.push('\n');
+                indent(&mut self.out, self.level);
+                self.nested(self.level, v);
+            }
+            Layout::Inline => {
+                self.out.push(' ');
+                self.nested(self.level + 2, v);
+                self.out.push('\n');
+            }
         }
     }
-    out
+
+    /// A mapping entry whose value may be absent.
+    pub fn opt<T: Emit + ?Sized>(&mut self, key: &str, v: Option<&T>) {
+        if let Some(v) = v {
+            self.entry(key, &Dyn(v));
+        }
+    }
+
+    /// A sequence item `- value`.
+    pub fn item(&mut self, v: &dyn Emit) {
+        self.line_start();
+        self.out.push_str("- ");
+        match v.layout() {
+            Layout::Map | Layout::Seq => self.nested(self.level + 2, v),
+            Layout::Inline => {
+                self.nested(self.level + 2, v);
+                self.out.push('\n');
+            }
+        }
+    }
+
+    /// An inline string, quoted or as a literal block when it must be.
+    pub fn str(&mut self, s: &str) {
+        string(&mut self.out, s, self.level, false);
+    }
+
+    /// Inline text written as is (numbers, booleans, `{}`, `[]`).
+    pub fn raw(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+}
+
+/// Adapts a sized or unsized `Emit` reference.
+struct Dyn<'a, T: ?Sized>(&'a T);
+
+impl<T: Emit + ?Sized> Emit for Dyn<'_, T> {
+    fn layout(&self) -> Layout {
+        self.0.layout()
+    }
+    fn emit(&self, e: &mut Emitter) {
+        self.0.emit(e)
+    }
+}
+
+/// Renders a node as a YAML document (no `---`), ending in a newline.
+pub fn to_string(node: &dyn Emit) -> String {
+    append(String::new(), node)
+}
+
+/// Appends the document of `node` to `out` (the header and `---` before
+/// it, a CRD of several hundred kilobytes without a copy).
+pub fn append(out: String, node: &dyn Emit) -> String {
+    let mut e = Emitter { out, level: 0, first: true };
+    match node.layout() {
+        Layout::Map | Layout::Seq => node.emit(&mut e),
+        Layout::Inline => {
+            node.emit(&mut e);
+            e.out.push('\n');
+        }
+    }
+    e.out
 }
 
 fn indent(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
+    const SPACES: &str = "                                                                ";
+    let mut n = n;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
+    }
 }
 
-fn is_collection(v: &Value) -> bool {
-    matches!(v, Value::Object(m) if !m.is_empty()) || matches!(v, Value::Array(a) if !a.is_empty())
+impl Emit for str {
+    fn layout(&self) -> Layout {
+        Layout::Inline
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.str(self)
+    }
 }
 
-/// A mapping's entries, each line at `level`. The caller has written the
-/// indentation of the first line (or the `- ` of a list item).
-fn mapping(out: &mut String, m: &serde_json::Map<String, Value>, level: usize) {
-    let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    for (i, (k, v)) in entries.into_iter().enumerate() {
-        if i > 0 {
-            indent(out, level);
+impl Emit for &str {
+    fn layout(&self) -> Layout {
+        Layout::Inline
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.str(self)
+    }
+}
+
+impl Emit for std::sync::Arc<str> {
+    fn layout(&self) -> Layout {
+        Layout::Inline
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.str(self)
+    }
+}
+
+impl Emit for String {
+    fn layout(&self) -> Layout {
+        Layout::Inline
+    }
+    fn emit(&self, e: &mut Emitter) {
+        e.str(self)
+    }
+}
+
+macro_rules! display_scalars {
+    ($($t:ty),*) => {$(
+        impl Emit for $t {
+            fn layout(&self) -> Layout {
+                Layout::Inline
+            }
+            fn emit(&self, e: &mut Emitter) {
+                let _ = write!(e.out, "{self}");
+            }
         }
-        string(out, k, level, true);
-        out.push(':');
-        match v {
-            Value::Object(inner) if !inner.is_empty() => {
-                out.push('\n');
-                indent(out, level + 2);
-                mapping(out, inner, level + 2);
-            }
-            Value::Array(items) if !items.is_empty() => {
-                out.push('\n');
-                indent(out, level);
-                sequence(out, items, level);
-            }
-            _ => {
-                out.push(' ');
-                scalar(out, v, level + 2);
-                out.push('\n');
-            }
+    )*};
+}
+
+display_scalars!(bool, i32, i64, u64, serde_json::Number);
+
+impl<T: Emit> Emit for Vec<T> {
+    fn layout(&self) -> Layout {
+        if self.is_empty() { Layout::Inline } else { Layout::Seq }
+    }
+    fn emit(&self, e: &mut Emitter) {
+        if self.is_empty() {
+            return e.raw("[]");
+        }
+        for item in self {
+            e.item(item);
         }
     }
 }
 
-fn sequence(out: &mut String, items: &[Value], level: usize) {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            indent(out, level);
+impl<T: Emit> Emit for BTreeMap<String, T> {
+    fn layout(&self) -> Layout {
+        if self.is_empty() { Layout::Inline } else { Layout::Map }
+    }
+    fn emit(&self, e: &mut Emitter) {
+        if self.is_empty() {
+            return e.raw("{}");
         }
-        out.push_str("- ");
-        if is_collection(item) {
-            match item {
-                Value::Object(m) => mapping(out, m, level + 2),
-                Value::Array(a) => sequence(out, a, level + 2),
-                _ => unreachable!("checked by is_collection"),
-            }
-        } else {
-            scalar(out, item, level + 2);
-            out.push('\n');
+        for (k, v) in self {
+            e.entry(k, v);
         }
     }
 }
 
-/// A scalar (or an empty collection) on the current line; a literal block's
-/// lines are indented to `level`.
-fn scalar(out: &mut String, v: &Value, level: usize) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
+impl<T: Emit + ?Sized> Emit for Box<T> {
+    fn layout(&self) -> Layout {
+        (**self).layout()
+    }
+    fn emit(&self, e: &mut Emitter) {
+        (**self).emit(e)
+    }
+}
+
+impl Emit for Value {
+    fn layout(&self) -> Layout {
+        match self {
+            Value::Object(m) if !m.is_empty() => Layout::Map,
+            Value::Array(a) if !a.is_empty() => Layout::Seq,
+            _ => Layout::Inline,
         }
-        Value::String(s) => string(out, s, level, false),
-        Value::Array(_) => out.push_str("[]"),
-        Value::Object(_) => out.push_str("{}"),
+    }
+    fn emit(&self, e: &mut Emitter) {
+        match self {
+            Value::Null => e.raw("null"),
+            Value::Bool(b) => e.raw(if *b { "true" } else { "false" }),
+            Value::Number(n) => n.emit(e),
+            Value::String(s) => e.str(s),
+            Value::Array(a) if a.is_empty() => e.raw("[]"),
+            Value::Object(m) if m.is_empty() => e.raw("{}"),
+            Value::Array(a) => {
+                for item in a {
+                    e.item(item);
+                }
+            }
+            // Keys in byte order whatever the map's own order (serde_json's
+            // `preserve_order` may be on in a build).
+            Value::Object(m) => {
+                let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                for (k, v) in entries {
+                    e.entry(k, v);
+                }
+            }
+        }
     }
 }
 
 fn string(out: &mut String, s: &str, level: usize, is_key: bool) {
-    if is_plain_safe(s) {
+    let scan = Scan::of(s);
+    if scan.plain_safe(s) {
         out.push_str(s);
-    } else if !is_key && literal_block_ok(s) {
+    } else if !is_key && scan.literal_ok(s) {
         out.push_str(if s.ends_with('\n') { "|" } else { "|-" });
         for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
             out.push('\n');
@@ -112,12 +294,73 @@ fn string(out: &mut String, s: &str, level: usize, is_key: bool) {
                 out.push_str(line);
             }
         }
-    } else if s.chars().all(|c| is_printable(c) && c != '\n') {
+    } else if !scan.newline && !scan.unprintable {
         out.push('\'');
         out.push_str(&s.replace('\'', "''"));
         out.push('\'');
     } else {
         double_quoted(out, s);
+    }
+}
+
+/// What one pass over a string finds (descriptions are long; every check
+/// shares this pass).
+struct Scan {
+    newline: bool,
+    tab: bool,
+    colon_space: bool,
+    space_hash: bool,
+    space_before_newline: bool,
+    /// A character outside YAML's printable set (newlines aside).
+    unprintable: bool,
+}
+
+impl Scan {
+    fn of(s: &str) -> Scan {
+        let bytes = s.as_bytes();
+        // Whole-string passes the compiler vectorizes: most strings are
+        // printable ASCII, and descriptions are long.
+        let ascii_printable = bytes.iter().all(|&b| (0x20..0x7f).contains(&b));
+        let newline = !ascii_printable && bytes.contains(&b'\n');
+        let tab = !ascii_printable && bytes.contains(&b'\t');
+        let unprintable = !ascii_printable
+            && (bytes.iter().any(|&b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f)
+                || (!s.is_ascii() && s.chars().any(|c| !(c == '\n' || is_printable(c)) || c == '\u{feff}')));
+        Scan {
+            newline,
+            tab,
+            colon_space: s.contains(": "),
+            space_hash: s.contains(" #"),
+            space_before_newline: newline && (s.contains(" \n") || s.contains("\t\n")),
+            unprintable,
+        }
+    }
+
+    fn plain_safe(&self, s: &str) -> bool {
+        let Some(first) = s.chars().next() else { return false };
+        !(first.is_whitespace()
+            || s.ends_with(char::is_whitespace)
+            || "-?:,[]{}#&*!|>'\"%@`".contains(first)
+            || self.colon_space
+            || self.space_hash
+            || s.ends_with(':')
+            || self.tab
+            || self.newline
+            || self.unprintable
+            || resolves_to_non_string(s))
+    }
+
+    /// A multi-line string that a literal block keeps byte for byte: no
+    /// line ends in a space, the first line does not start with one (that
+    /// would need an indentation indicator), only printable characters, at
+    /// most one final newline.
+    fn literal_ok(&self, s: &str) -> bool {
+        self.newline
+            && !self.unprintable
+            && !self.space_before_newline
+            && !s.starts_with([' ', '\t', '\n'])
+            && !s.ends_with("\n\n")
+            && !s.trim_end_matches('\n').ends_with([' ', '\t'])
     }
 }
 
@@ -155,48 +398,20 @@ fn double_quoted(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// A multi-line string that a literal block keeps byte for byte: no line
-/// ends in a space, the first line does not start with one (that would need
-/// an indentation indicator), only printable characters, at most one final
-/// newline.
-fn literal_block_ok(s: &str) -> bool {
-    s.contains('\n')
-        && !s.starts_with([' ', '\t', '\n'])
-        && !s.ends_with("\n\n")
-        && !s.contains(" \n")
-        && !s.contains("\t\n")
-        && !s.trim_end_matches('\n').ends_with([' ', '\t'])
-        && s.chars().all(|c| c == '\n' || (is_printable(c) && c != '\u{feff}'))
-}
-
 /// Whether `s` can be written without quotes and is read back as this
 /// string by YAML 1.1 and 1.2 readers alike.
 pub fn is_plain_safe(s: &str) -> bool {
-    let Some(first) = s.chars().next() else { return false };
-    if first.is_whitespace() || s.ends_with(char::is_whitespace) {
-        return false;
-    }
-    if "-?:,[]{}#&*!|>'\"%@`".contains(first) {
-        return false;
-    }
-    if s.contains(": ") || s.contains(" #") || s.ends_with(':') || s.contains('\t') {
-        return false;
-    }
-    if !s.chars().all(|c| is_printable(c) && c != '\u{feff}') {
-        return false;
-    }
-    !resolves_to_non_string(s)
+    Scan::of(s).plain_safe(s)
 }
 
 /// YAML 1.1 and 1.2 implicit types: null, booleans, numbers (in every base
 /// and the 1.1 sexagesimal form), infinities, NaN, timestamps, merge and
 /// value keys.
 fn resolves_to_non_string(s: &str) -> bool {
-    let lower = s.to_ascii_lowercase();
     const WORDS: &[&str] = &[
         "~", "null", "y", "yes", "n", "no", "true", "false", "on", "off", ".nan", ".inf", "-.inf", "+.inf", "<<", "=",
     ];
-    if WORDS.contains(&lower.as_str()) {
+    if s.len() <= 5 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(s)) {
         return true;
     }
     // Anything that starts like a number and uses only number characters
