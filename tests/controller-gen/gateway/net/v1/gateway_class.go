@@ -41,6 +41,12 @@ type GatewayClassSpec struct {
 	// Credentials of the controller.
 	// +optional
 	Credentials *commonv1.SecretKeyRef `json:"credentials,omitempty"`
+	// How long the controller waits for a gateway to become ready.
+	// +optional
+	ReadyTimeout *metav1.Duration `json:"readyTimeout,omitempty"`
+	// PEM bundle of the CAs the gateways trust.
+	// +optional
+	CABundle []byte `json:"caBundle,omitempty"`
 }
 
 // What the controller reports.
