@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -461,11 +462,11 @@ pub fn truncate_descriptions(s: &mut JsonSchemaProps, max: usize) {
     if let Some(d) = s.description.take() {
         s.description = truncate(&d, max).map(Into::into);
     }
-    for p in s.properties.iter_mut().flat_map(|p| p.values_mut()) {
+    for p in s.properties.iter_mut().flat_map(|p| Arc::make_mut(p).values_mut()) {
         truncate_descriptions(p, max);
     }
-    for child in [s.items.as_deref_mut(), s.additional_properties.as_deref_mut()].into_iter().flatten() {
-        truncate_descriptions(child, max);
+    for child in [s.items.as_mut(), s.additional_properties.as_mut()].into_iter().flatten() {
+        truncate_descriptions(Arc::make_mut(child), max);
     }
 }
 

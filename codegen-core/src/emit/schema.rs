@@ -16,14 +16,15 @@ use crate::model::*;
 use crate::parse::Origin;
 
 /// apiextensions.k8s.io/v1 `JSONSchemaProps`, the subset a structural schema
-/// may use. Fields are declared in alphabetical order of their JSON names so
+/// may use. Children are shared (`Arc`, copied on write): a built-in type's
+/// expansion is the same tree in every kind that embeds it. Fields are declared in alphabetical order of their JSON names so
 /// the YAML reads like controller-gen's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct JsonSchemaProps {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub additional_properties: Option<Box<JsonSchemaProps>>,
+    pub additional_properties: Option<Arc<JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub any_of: Option<Vec<JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,7 +40,7 @@ pub struct JsonSchemaProps {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub items: Option<Box<JsonSchemaProps>>,
+    pub items: Option<Arc<JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_items: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,7 +66,7 @@ pub struct JsonSchemaProps {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub properties: Option<BTreeMap<String, JsonSchemaProps>>,
+    pub properties: Option<Arc<BTreeMap<String, JsonSchemaProps>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
@@ -140,7 +141,7 @@ impl Emit for JsonSchemaProps {
         e.opt("nullable", self.nullable.as_ref());
         e.opt("oneOf", self.one_of.as_ref());
         e.opt("pattern", self.pattern.as_ref());
-        e.opt("properties", self.properties.as_ref());
+        e.opt("properties", self.properties.as_deref());
         e.opt("required", self.required.as_ref());
         e.opt("type", self.type_.as_ref());
         e.opt("x-kubernetes-embedded-resource", self.x_embedded_resource.as_ref());
@@ -190,9 +191,9 @@ const KIND_DOC: &str = "Kind is a string value representing the REST resource th
 fn known_schema(k: Known) -> JsonSchemaProps {
     match k {
         Known::TypeMeta => JsonSchemaProps {
-            properties: Some(
+            properties: Some(Arc::new(
                 [("apiVersion", typed("string")), ("kind", typed("string"))].map(|(k, v)| (k.to_string(), v)).into(),
-            ),
+            )),
             ..typed("object")
         },
         Known::Duration => typed("string"),
@@ -244,7 +245,7 @@ impl<'a> SchemaBuilder<'a> {
         let mut schema = self.struct_schema(def, fields);
         self.stack.pop();
         schema.description = def.doc.as_deref().map(Arc::from);
-        let props = schema.properties.get_or_insert_with(BTreeMap::new);
+        let props = Arc::make_mut(schema.properties.get_or_insert_with(Default::default));
         props.insert("metadata".into(), typed("object"));
         if let Some(p) = props.get_mut("apiVersion") {
             p.description.get_or_insert_with(|| API_VERSION_DOC.into());
@@ -299,7 +300,7 @@ impl<'a> SchemaBuilder<'a> {
                             );
                             continue;
                         }
-                        for (k, v) in inner.properties.unwrap_or_default() {
+                        for (k, v) in inner.properties.map(Arc::unwrap_or_clone).unwrap_or_default() {
                             if properties.insert(k.clone(), v).is_some() {
                                 self.error(
                                     &f.origin,
@@ -351,7 +352,7 @@ impl<'a> SchemaBuilder<'a> {
         required.sort();
         required.dedup();
         let mut schema = JsonSchemaProps {
-            properties: Some(properties),
+            properties: Some(Arc::new(properties)),
             required: if required.is_empty() { None } else { Some(required) },
             ..typed("object")
         };
@@ -399,19 +400,19 @@ impl<'a> SchemaBuilder<'a> {
             TypeRef::JsonObject => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") },
             TypeRef::Option(inner) => self.type_schema(inner, origin),
             TypeRef::List(inner) => {
-                JsonSchemaProps { items: Some(Box::new(self.type_schema(inner, origin))), ..typed("array") }
+                JsonSchemaProps { items: Some(Arc::new(self.type_schema(inner, origin))), ..typed("array") }
             }
             TypeRef::Set(inner) => {
                 let items = self.type_schema(inner, origin);
                 let scalar = matches!(items.type_.as_deref(), Some("string" | "integer" | "number" | "boolean"));
                 JsonSchemaProps {
-                    items: Some(Box::new(items)),
+                    items: Some(Arc::new(items)),
                     x_list_type: if scalar { Some("set".into()) } else { None },
                     ..typed("array")
                 }
             }
             TypeRef::Map(inner) => JsonSchemaProps {
-                additional_properties: Some(Box::new(self.type_schema(inner, origin))),
+                additional_properties: Some(Arc::new(self.type_schema(inner, origin))),
                 ..typed("object")
             },
             TypeRef::Known(k) => known_schema(*k),
@@ -539,7 +540,7 @@ impl<'a> SchemaBuilder<'a> {
 
     fn variant_object(&mut self, v: &Variant) -> Option<JsonSchemaProps> {
         match &v.body {
-            VariantBody::Unit => Some(JsonSchemaProps { properties: Some(BTreeMap::new()), ..typed("object") }),
+            VariantBody::Unit => Some(JsonSchemaProps { properties: Some(Default::default()), ..typed("object") }),
             VariantBody::Newtype(t) => Some(self.type_schema(t, &v.origin)),
             VariantBody::Struct(fields) => {
                 let fake = TypeDef {
@@ -593,7 +594,7 @@ impl<'a> SchemaBuilder<'a> {
         }
         JsonSchemaProps {
             one_of: if one_of.is_empty() { None } else { Some(one_of) },
-            properties: Some(properties),
+            properties: Some(Arc::new(properties)),
             ..typed("object")
         }
     }
@@ -611,7 +612,7 @@ impl<'a> SchemaBuilder<'a> {
                 );
                 continue;
             }
-            for (k, s) in obj.properties.unwrap_or_default() {
+            for (k, s) in obj.properties.map(Arc::unwrap_or_clone).unwrap_or_default() {
                 if k == tag {
                     self.error(
                         &v.origin,
@@ -641,7 +642,11 @@ impl<'a> SchemaBuilder<'a> {
                 ..typed("string")
             },
         );
-        JsonSchemaProps { properties: Some(properties), required: Some(vec![tag.to_string()]), ..typed("object") }
+        JsonSchemaProps {
+            properties: Some(Arc::new(properties)),
+            required: Some(vec![tag.to_string()]),
+            ..typed("object")
+        }
     }
 
     fn untagged(&mut self, def: &TypeDef, variants: &[Variant]) -> JsonSchemaProps {
@@ -658,7 +663,7 @@ impl<'a> SchemaBuilder<'a> {
         if !schemas.is_empty() && types.iter().all(|t| *t == Some("object")) {
             let mut properties: BTreeMap<String, JsonSchemaProps> = BTreeMap::new();
             for (v, s) in variants.iter().zip(schemas) {
-                for (k, p) in s.properties.unwrap_or_default() {
+                for (k, p) in s.properties.map(Arc::unwrap_or_clone).unwrap_or_default() {
                     match properties.get(&k) {
                         Some(prev) if prev != &p => self.error(
                             &v.origin,
@@ -675,7 +680,7 @@ impl<'a> SchemaBuilder<'a> {
                     }
                 }
             }
-            return JsonSchemaProps { properties: Some(properties), ..typed("object") };
+            return JsonSchemaProps { properties: Some(Arc::new(properties)), ..typed("object") };
         }
         self.error(
             &def.origin,
@@ -906,7 +911,7 @@ impl<'a> SchemaBuilder<'a> {
             }
         }
         if let Some(values) = &v.values {
-            match s.additional_properties.as_deref_mut() {
+            match s.additional_properties.as_mut().map(Arc::make_mut) {
                 Some(value_schema) => {
                     let value_name = format!("{name}.*");
                     self.apply(value_schema, values, origin, &value_name);
@@ -919,7 +924,7 @@ impl<'a> SchemaBuilder<'a> {
             }
         }
         if let Some(items) = &v.items {
-            match s.items.as_deref_mut() {
+            match s.items.as_mut().map(Arc::make_mut) {
                 Some(item_schema) => {
                     let item_name = format!("{name}[*]");
                     self.apply(item_schema, items, origin, &item_name);
@@ -1244,7 +1249,7 @@ fn structural<'s>(
                 .help("the API server allows one or the other"),
         );
     }
-    for (k, p) in schema.properties.iter().flatten() {
+    for (k, p) in schema.properties.iter().flat_map(|p| p.iter()) {
         path.push(".");
         path.push(k);
         structural(p, root, path, origin, diags);

@@ -177,15 +177,6 @@ impl Emit for &str {
     }
 }
 
-impl Emit for std::sync::Arc<str> {
-    fn layout(&self) -> Layout {
-        Layout::Inline
-    }
-    fn emit(&self, e: &mut Emitter) {
-        e.str(self)
-    }
-}
-
 impl Emit for String {
     fn layout(&self) -> Layout {
         Layout::Inline
@@ -235,6 +226,15 @@ impl<T: Emit> Emit for BTreeMap<String, T> {
         for (k, v) in self {
             e.entry(k, v);
         }
+    }
+}
+
+impl<T: Emit + ?Sized> Emit for std::sync::Arc<T> {
+    fn layout(&self) -> Layout {
+        (**self).layout()
+    }
+    fn emit(&self, e: &mut Emitter) {
+        (**self).emit(e)
     }
 }
 
