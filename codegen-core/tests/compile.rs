@@ -11,7 +11,11 @@ use std::process::Command;
 #[test]
 fn generated_code_compiles_without_warnings() {
     let ws = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let root = ws.join("target").join("codegen-compile-tests");
+    // Under cargo's target directory (CI keeps it between runs), so the
+    // throw-away crate's dependencies are compiled once.
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| ws.join("target"));
+    let root = target.join("codegen-compile-tests");
     let krate = root.join("fixtures");
     let src = krate.join("src");
     let _ = std::fs::remove_dir_all(&src);

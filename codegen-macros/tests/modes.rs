@@ -61,7 +61,11 @@ fn to_macro_mode(dir: &Path) {
 #[test]
 fn macro_crds_equal_cli_crds() {
     let ws = workspace();
-    let root = ws.join("target").join("codegen-compile-tests");
+    // Under cargo's target directory (CI keeps it between runs), so the
+    // throw-away crate's dependencies are compiled once.
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| ws.join("target"));
+    let root = target.join("codegen-compile-tests");
     let krate = root.join("macro-fixtures");
     let _ = std::fs::remove_dir_all(&krate);
     let src = krate.join("src");
