@@ -12,31 +12,12 @@
 //! clone, version in `testenv/versions.env`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use codegen_core::{GroupVersions, Mode, Settings};
+use kube_codegen_tests::{FIXTURES, generate_fixture, workspace};
 use serde::Deserialize;
 use serde_json::Value;
-
-const FIXTURES: &[(&str, &[&str])] = include!("../../codegen-core/tests/fixtures/index.rs");
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace").to_path_buf()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// The CRD files of a directory, by file name, as JSON values.
 fn read_crds(dir: &Path) -> BTreeMap<String, Value> {
@@ -61,19 +42,7 @@ fn read_crds(dir: &Path) -> BTreeMap<String, Value> {
 }
 
 fn ours(root: &Path, name: &str, groups: &[&str]) -> BTreeMap<String, Value> {
-    copy_dir(&workspace().join("codegen-core/tests/fixtures").join(name), &root.join(name));
-    let base = root.join(name);
-    let mut settings = Settings::new(base.join("apis"))
-        .with_output_dir(base.join("client"))
-        .with_crd_dir(base.join("crd"))
-        .with_apis_module(format!("crate::{name}::apis"));
-    for g in groups {
-        settings = settings.with_group(GroupVersions::parse(g).unwrap());
-    }
-    if let Err(d) = codegen_core::run(&settings, Mode::Write) {
-        panic!("{name}: {}", codegen_core::diag::render_all(&d));
-    }
-    read_crds(&base.join("crd"))
+    read_crds(&generate_fixture(root, name, groups))
 }
 
 fn theirs(controller_gen: &Path, out: &Path, name: &str) -> BTreeMap<String, Value> {

@@ -19,12 +19,8 @@ use anyhow::{Context, Result, bail};
 use codegen_runtime::client::{CreateOptions, GetOptions, ListOptions};
 use codegen_testenv::{TestEnv, kubectl_result};
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
-use kube_codegen_tests::{cronjob, deployment};
+use kube_codegen_tests::{cronjob, deployment, workspace};
 use serde_json::{Value, json};
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace").to_path_buf()
-}
 
 /// The only CRD file of a directory.
 fn crd_file(dir: &Path) -> PathBuf {

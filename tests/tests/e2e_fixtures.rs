@@ -9,30 +9,10 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use codegen_core::{GroupVersions, Mode, Settings};
 use codegen_testenv::{TestEnv, kubectl_result};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use kube_codegen_tests::{FIXTURES, generate_fixture};
 use serde_json::json;
-
-const FIXTURES: &[(&str, &[&str])] = include!("../../codegen-core/tests/fixtures/index.rs");
-
-fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../codegen-core/tests/fixtures")
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
 
 /// Runs the generator on every fixture once per test binary; returns the
 /// CRD files it wrote.
@@ -42,19 +22,8 @@ fn generated_crds() -> &'static Vec<PathBuf> {
         let root = tempfile::tempdir().expect("tempdir").keep();
         let mut crds = Vec::new();
         for (name, groups) in FIXTURES {
-            copy_dir(&fixtures_dir().join(name), &root.join(name)).expect("copying the fixture");
-            let base = root.join(name);
-            let mut settings = Settings::new(base.join("apis"))
-                .with_output_dir(base.join("client"))
-                .with_crd_dir(base.join("crd"))
-                .with_apis_module(format!("crate::{name}::apis"));
-            for g in *groups {
-                settings = settings.with_group(GroupVersions::parse(g).expect("group:versions"));
-            }
-            if let Err(diags) = codegen_core::run(&settings, Mode::Write) {
-                panic!("{name}: {}", codegen_core::diag::render_all(&diags));
-            }
-            for entry in std::fs::read_dir(base.join("crd")).expect("crd dir") {
+            let dir = generate_fixture(&root, name, groups);
+            for entry in std::fs::read_dir(dir).expect("crd dir") {
                 crds.push(entry.expect("entry").path());
             }
         }
