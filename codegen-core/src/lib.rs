@@ -12,15 +12,18 @@
 //!
 //! Every front end (CLI, proc macro, build.rs) configures a run through one
 //! [`Settings`] builder: the CLI maps its flags onto it, [`Builder`] (build.rs)
-//! wraps it, and the macro mode ([`emit::inline`]) sets it for one package.
+//! wraps it, and the macro mode ([`inline`]) sets it for one package.
 #![deny(missing_docs)]
 
 pub mod build;
 pub mod builtin;
+pub mod cfg;
 pub mod check;
 pub mod diag;
 pub mod emit;
 pub mod ident;
+#[doc(hidden)]
+pub mod inline;
 pub mod jsonpath;
 pub mod markers;
 pub mod model;

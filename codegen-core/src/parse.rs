@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use proc_macro2::Span;
+use syn::spanned::Spanned as _;
 
 use crate::diag::{Diagnostic, Diagnostics, Location, SourceFile};
 use crate::settings::Settings;
@@ -72,9 +73,19 @@ pub struct Package {
     pub modules: Vec<Module>,
     /// `.rs` files of the directory that no `mod` declaration reaches.
     pub unreached: Vec<PathBuf>,
+    /// The build whose `cfg`s the package was read for.
+    pub build: crate::cfg::Build,
+    /// Code behind a `cfg` the engine cannot decide: (file, first line, last
+    /// line); a whole file when its `mod` declaration is such code.
+    pub conditional: Vec<(PathBuf, usize, usize)>,
 }
 
 impl Package {
+    /// Whether `line` of `file` is behind a `cfg` the engine cannot decide.
+    pub fn is_conditional(&self, file: &Path, line: usize) -> bool {
+        self.conditional.iter().any(|(f, first, last)| f == file && *first <= line && line <= *last)
+    }
+
     /// The key of the package in the model (`example/v1`).
     pub fn key(&self) -> String {
         format!("{}/{}", self.group_package, self.version)
@@ -245,18 +256,25 @@ pub fn package_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn parse_package(group: &str, version: &str, dir: &Path, diags: &mut Diagnostics) -> Package {
-    parse_files(group, version, dir, package_files(dir), diags)
+    parse_files(group, version, dir, package_files(dir), crate::cfg::Build::Normal, diags)
 }
 
 /// Reads and parses `paths` as one package (generated files are skipped).
 ///
 /// With a module file (`mod.rs`, or `<dir>.rs` beside the directory) the
 /// package is its module tree: `mod x;` declarations (with `#[path]`) and
-/// inline `mod x { .. }` are followed, `#[cfg(test)]` modules are not, and
-/// other files of `paths` are listed as unreached. Without one, every file
+/// inline `mod x { .. }` are followed, items whose `#[cfg]` is false are left
+/// out ([`crate::cfg`]), and other files of `paths` are listed as unreached. Without one, every file
 /// is a module of its own (`x.rs` is `x`), and a single file is the
 /// package's version module itself.
-pub fn parse_files(group: &str, version: &str, dir: &Path, paths: Vec<PathBuf>, diags: &mut Diagnostics) -> Package {
+pub fn parse_files(
+    group: &str,
+    version: &str,
+    dir: &Path,
+    paths: Vec<PathBuf>,
+    build: crate::cfg::Build,
+    diags: &mut Diagnostics,
+) -> Package {
     let mut pkg = Package {
         group_package: group.to_string(),
         version: version.to_string(),
@@ -265,6 +283,8 @@ pub fn parse_files(group: &str, version: &str, dir: &Path, paths: Vec<PathBuf>, 
         module_file: None,
         modules: Vec::new(),
         unreached: Vec::new(),
+        build,
+        conditional: Vec::new(),
     };
     let sibling = dir.with_extension("rs");
     let root = paths.iter().find(|p| **p == sibling || (p.parent() == Some(dir) && file_name(p) == "mod.rs")).cloned();
@@ -317,7 +337,10 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
     }
     let source = Arc::new(SourceFile::new(path.to_path_buf(), text));
     match syn::parse_file(&source.text) {
-        Ok(ast) => {
+        Ok(mut ast) => {
+            for (first, last) in crate::cfg::strip(&mut ast.items, pkg.build, &source, diags) {
+                pkg.conditional.push((source.path.clone(), first, last));
+            }
             pkg.files.push(ParsedFile { source, ast });
             Some(pkg.files.len() - 1)
         }
@@ -350,9 +373,6 @@ fn walk_module(
     let mut children = Vec::new();
     for (i, item) in pkg.items(&module).iter().enumerate() {
         let syn::Item::Mod(m) = item else { continue };
-        if is_cfg_test(&m.attrs) {
-            continue;
-        }
         let name = m.ident.to_string();
         let explicit = path_attr(&m.attrs);
         children.push((i, name, explicit, m.content.is_some()));
@@ -387,6 +407,11 @@ fn walk_module(
             continue;
         }
         let Some(idx) = read_file(pkg, found, diags) else { continue };
+        let declared_at =
+            pkg.items(&Module { path: path.clone(), file, inline: inline.clone() })[i].span().start().line;
+        if pkg.is_conditional(&source.path, declared_at) {
+            pkg.conditional.push((found.clone(), 0, usize::MAX));
+        }
         let child_dir = if file_name(found) == "mod.rs" {
             found.parent().map(Path::to_path_buf).unwrap_or_default()
         } else {
@@ -394,10 +419,6 @@ fn walk_module(
         };
         walk_module(pkg, idx, child_path, Vec::new(), &child_dir, true, diags);
     }
-}
-
-fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"))
 }
 
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {

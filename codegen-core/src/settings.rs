@@ -187,7 +187,7 @@ pub struct Settings {
     /// Plural exceptions, `Kind` → `plural` (client-gen's `--plural-exceptions`).
     pub plural_exceptions: BTreeMap<String, String>,
     /// Macro mode: kinds carry `#[genclient(version = "..")]` and their code
-    /// is generated inline by the proc macro (set by [`crate::emit::inline`]).
+    /// is generated inline by the proc macro (set by [`crate::inline`]).
     /// The CLI and build.rs reject such kinds instead.
     pub inline: bool,
     /// The Kubernetes version whose built-in schemas are used (default: the

@@ -13,8 +13,9 @@
 //! accessors, and `crd()` / `CRD_YAML`. A proc macro sees one item, but a CRD
 //! needs the nested types' schemas, so the macro hands codegen-core the path
 //! of the file the kind is written in; the engine reads that file (or the
-//! files of its `<version>/` directory) exactly as the CLI does, and the CRD
-//! is the CLI's byte for byte. Every diagnostic comes back with its line and
+//! module tree of its `<version>/` package) exactly as the CLI does, once
+//! per compilation for all the kinds of the package, and the CRD is the
+//! CLI's byte for byte. Generation that fails always leaves a compile error. Every diagnostic comes back with its line and
 //! column and is put on the user's token; each error is reported once, by
 //! the macro of the type it points into.
 //!
@@ -22,10 +23,13 @@
 //! `docs/modes.md`.
 #![deny(missing_docs)]
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
-use codegen_core::emit::inline::{self, Analysis};
+use codegen_core::inline::{self, Analysis, Failure};
 use codegen_core::{Diagnostic, markers};
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenTree};
@@ -44,15 +48,71 @@ fn source_file() -> Option<PathBuf> {
     Span::call_site().local_file()
 }
 
-/// Runs the engine over the package of `file`. The engine parses the files
-/// itself, so proc-macro2 is switched to its own (fallback) implementation
-/// meanwhile: that gives real line/column positions in those files, where the
-/// compiler's parser would give every token the call site's span.
-fn analyze(file: &std::path::Path) -> Option<Analysis> {
+/// The engine's verdict on one package, shared by every macro of it.
+type Verdict = Arc<Result<Analysis, Failure>>;
+
+/// One cached analysis and the state of the files it read.
+struct Cached {
+    stamps: Vec<(PathBuf, Option<(u64, SystemTime)>)>,
+    verdict: Verdict,
+}
+
+/// Analyses by package (and compiling crate): rustc loads a proc-macro crate
+/// once per compilation, so every kind of a package is served by one
+/// analysis. A long-lived host (an IDE's macro server) sees a changed file
+/// through the stamps and analyses again.
+static CACHE: Mutex<BTreeMap<(PathBuf, Option<std::ffi::OsString>), Cached>> = Mutex::new(BTreeMap::new());
+
+fn stamp(path: &Path) -> Option<(u64, SystemTime)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}
+
+/// The analysis of the package of `file`, from the cache while none of its
+/// files changed.
+fn analyze(file: &Path) -> Verdict {
+    let key = (inline::package_key(file), std::env::var_os("CARGO_MANIFEST_DIR"));
+    // A panic while the lock was held is already turned into a `Failure`;
+    // the map itself is consistent, so a poisoned lock is taken over.
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = cache.get(&key)
+        && c.stamps.iter().all(|(p, s)| stamp(p) == *s)
+    {
+        return c.verdict.clone();
+    }
+    let verdict = Arc::new(guarded(file, || inline::analyze(file, RUNTIME)));
+    let inputs = match &*verdict {
+        Ok(a) => &a.inputs,
+        Err(f) => &f.inputs,
+    };
+    let stamps = inputs.iter().map(|p| (p.clone(), stamp(p))).collect();
+    cache.insert(key, Cached { stamps, verdict: verdict.clone() });
+    verdict
+}
+
+/// Runs the engine. The engine parses the files itself, so proc-macro2 is
+/// switched to its own (fallback) implementation meanwhile: that gives real
+/// line/column positions in those files, where the compiler's parser would
+/// give every token the call site's span. A panic becomes a [`Failure`]
+/// that the macro reports: it never turns into stubs without an error.
+fn guarded(file: &Path, run: impl FnOnce() -> Result<Analysis, Failure>) -> Result<Analysis, Failure> {
     proc_macro2::fallback::force();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inline::analyze(file, RUNTIME)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
     proc_macro2::fallback::unforce();
-    result.ok().flatten()
+    result.unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        Err(Failure {
+            reason: format!(
+                "kube-codegen panicked while analysing the package of `{}`: {what}\n\n= note: this is a bug in kube-codegen; please report it with the types of this package",
+                file.display()
+            ),
+            inputs: inline::package_of(file).1,
+        })
+    })
 }
 
 /// The token of `tokens` starting at `line`:`column` (0-based column).
@@ -164,14 +224,16 @@ pub fn genclient(args: TokenStream, item: TokenStream) -> TokenStream {
         let stubs = stubs();
         return quote!(#e #item #stubs).into();
     };
-    let Some(analysis) = analyze(&file) else {
-        // The package does not parse: the compiler reports why.
-        return if parsed.version.is_some() {
+    let verdict = analyze(&file);
+    let analysis = match &*verdict {
+        Ok(a) => a,
+        // Outside macro mode the compiler reports what does not parse.
+        Err(_) if parsed.version.is_none() => return item.into(),
+        Err(failure) => {
+            let e = syn::Error::new(strukt.ident.span(), &failure.reason).to_compile_error();
             let stubs = stubs();
-            quote!(#item #stubs).into()
-        } else {
-            item.into()
-        };
+            return quote!(#e #item #stubs).into();
+        }
     };
     let tokens = [&args, &item];
     let mut errors: Vec<syn::Error> =
@@ -179,21 +241,39 @@ pub fn genclient(args: TokenStream, item: TokenStream) -> TokenStream {
     if analysis.is_first_root(&name) {
         errors.extend(analysis.orphan_errors().map(|d| to_error(d, &tokens, strukt.ident.span())));
     }
-    let errors = combine(errors).map(|e| e.to_compile_error());
+    if parsed.version.is_some()
+        && !analysis.items.iter().any(|i| i.name == name)
+        && let Some(why) = analysis.not_generated(&name, MAX_LISTED)
+    {
+        let e = syn::Error::new(strukt.ident.span(), why).to_compile_error();
+        let stubs = stubs();
+        return quote!(#e #item #stubs).into();
+    }
     if !analysis.inline {
+        let errors = combine(errors).map(|e| e.to_compile_error());
         return quote!(#errors #item).into();
     }
-    match (&errors, analysis.kinds.get(&name)) {
-        (None, Some(kind)) => {
+    match analysis.kinds.get(&name) {
+        Some(kind) if errors.is_empty() => {
             let code = parse_code(&kind.code);
             quote!(#item #code).into()
         }
         _ => {
+            if errors.is_empty()
+                && let Some(why) = analysis.not_generated(&name, MAX_LISTED)
+            {
+                errors.push(syn::Error::new(strukt.ident.span(), why));
+            }
+            let errors = combine(errors).map(|e| e.to_compile_error());
             let stubs = stubs();
             quote!(#errors #item #stubs).into()
         }
     }
 }
+
+/// How many of the errors that keep a kind from being generated its
+/// message lists.
+const MAX_LISTED: usize = 5;
 
 /// Declares an API type (root or nested) and carries its markers:
 /// `#[resource(..)]` on root types (CRD names, scope, versions,
@@ -212,8 +292,10 @@ pub fn derive_api_type(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error().into(),
     };
     let local = markers::check_derive_input(&input).err().unwrap_or_default();
-    let analysis = source_file().and_then(|f| analyze(&f)).filter(|a| a.inline);
-    let Some(analysis) = analysis else {
+    let verdict = source_file().map(|f| analyze(&f));
+    // A package that cannot be read is reported by its `#[genclient]` kinds
+    // (macro mode needs one).
+    let Some(Ok(analysis)) = verdict.as_deref().filter(|v| v.as_ref().is_ok_and(|a| a.inline)) else {
         return errors_to_tokens(&local).into();
     };
     let name = input.ident.to_string();
@@ -234,11 +316,20 @@ pub fn derive_api_type(input: TokenStream) -> TokenStream {
             errors.push(e.to_syn_error());
         }
     }
-    let errors = combine(errors).map(|e| e.to_compile_error());
-    let code = match (&errors, analysis.kinds.get(&name)) {
-        (None, Some(kind)) => parse_code(&kind.code),
-        _ => proc_macro2::TokenStream::new(),
+    let is_kind = analysis.items.iter().any(|i| i.name == name && i.resource);
+    let code = match analysis.kinds.get(&name) {
+        Some(kind) if errors.is_empty() => parse_code(&kind.code),
+        _ => {
+            if is_kind
+                && errors.is_empty()
+                && let Some(why) = analysis.not_generated(&name, MAX_LISTED)
+            {
+                errors.push(syn::Error::new(input.ident.span(), why));
+            }
+            proc_macro2::TokenStream::new()
+        }
     };
+    let errors = combine(errors).map(|e| e.to_compile_error());
     quote!(#errors #code).into()
 }
 
@@ -268,5 +359,58 @@ pub fn group_name(input: TokenStream) -> TokenStream {
             }
             .into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_engine_is_a_failure_with_the_reason() {
+        let file = Path::new("src/apis/example/v1/types.rs");
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let verdict = guarded(file, || panic!("index out of bounds: the len is 0 but the index is 3"));
+        let formatted = guarded(file, || panic!("{} went wrong", "schema"));
+        std::panic::set_hook(previous);
+        let failure = verdict.expect_err("a panic is a failure");
+        assert!(failure.reason.contains("kube-codegen panicked"), "{}", failure.reason);
+        assert!(failure.reason.contains("the len is 0 but the index is 3"), "{}", failure.reason);
+        assert!(failure.reason.contains("this is a bug"), "{}", failure.reason);
+        assert!(formatted.expect_err("a panic is a failure").reason.contains("schema went wrong"));
+    }
+
+    #[test]
+    fn a_successful_engine_passes_through() {
+        let verdict = guarded(Path::new("x.rs"), || Ok(Analysis { inline: true, ..Analysis::default() }));
+        assert!(verdict.is_ok_and(|a| a.inline));
+    }
+
+    #[test]
+    fn an_unchanged_package_is_analysed_once_and_a_changed_one_again() {
+        let dir = std::env::temp_dir().join(format!("kube-codegen-macro-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("types.rs");
+        let source = |group: &str| {
+            format!(
+                "use kube::core::TypeMeta;\nuse k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n#[genclient(group = \"{group}\", version = \"v1\")]\n#[derive(Clone, ApiType)]\npub struct Foo {{ #[serde(flatten)] pub types: TypeMeta, pub metadata: ObjectMeta, pub spec: FooSpec }}\n#[derive(Clone, ApiType)]\npub struct FooSpec {{ pub size: i32 }}\n"
+            )
+        };
+        std::fs::write(&file, source("a.example.com")).unwrap();
+        let first = analyze(&file);
+        let second = analyze(&file);
+        assert!(Arc::ptr_eq(&first, &second), "the second kind of a package reuses the analysis");
+        let crd = |v: &Verdict| {
+            let a = v.as_ref().as_ref().unwrap();
+            a.kinds.get("Foo").map(|k| k.crd_yaml.clone()).unwrap_or_else(|| format!("{:?}", a.diagnostics))
+        };
+        assert!(crd(&first).contains("group: a.example.com"), "{}", crd(&first));
+        // A different length changes the stamp even within the clock's resolution.
+        std::fs::write(&file, source("bb.example.com")).unwrap();
+        let third = analyze(&file);
+        assert!(!Arc::ptr_eq(&first, &third), "a changed file is analysed again");
+        assert!(crd(&third).contains("group: bb.example.com"), "{}", crd(&third));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -5,7 +5,7 @@
 fn ui() {
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass/*.rs");
-    for category in ["markers", "verbs", "groupversion", "structure", "schema"] {
+    for category in ["markers", "verbs", "groupversion", "structure", "schema", "package"] {
         t.compile_fail(format!("tests/ui/{category}/*.rs"));
     }
 }

@@ -3,7 +3,6 @@
 //! prettyplease; CRDs are serialized from typed structs.
 
 pub mod crd;
-pub mod inline;
 pub mod schema;
 pub mod views;
 pub mod yaml;
@@ -21,9 +20,9 @@ use views::{GroupView, KindView, Paths, VersionView};
 
 #[derive(Template)]
 #[template(path = "register.rs", escape = "none")]
-struct RegisterTemplate<'a> {
-    p: &'a Paths,
-    v: &'a VersionView,
+pub(crate) struct RegisterTemplate<'a> {
+    pub(crate) p: &'a Paths,
+    pub(crate) v: &'a VersionView,
 }
 
 #[derive(Template)]
@@ -56,16 +55,16 @@ struct GroupVersionClientTemplate<'a> {
 
 #[derive(Template)]
 #[template(path = "clientset/kind.rs", escape = "none")]
-struct KindClientTemplate<'a> {
-    p: &'a Paths,
-    k: &'a KindView,
+pub(crate) struct KindClientTemplate<'a> {
+    pub(crate) p: &'a Paths,
+    pub(crate) k: &'a KindView,
 }
 
 #[derive(Template)]
 #[template(path = "lister/kind.rs", escape = "none")]
-struct ListerTemplate<'a> {
-    p: &'a Paths,
-    k: &'a KindView,
+pub(crate) struct ListerTemplate<'a> {
+    pub(crate) p: &'a Paths,
+    pub(crate) k: &'a KindView,
 }
 
 #[derive(Template)]
@@ -91,9 +90,9 @@ struct InformerVersionTemplate<'a> {
 
 #[derive(Template)]
 #[template(path = "informer/kind.rs", escape = "none")]
-struct InformerKindTemplate<'a> {
-    p: &'a Paths,
-    k: &'a KindView,
+pub(crate) struct InformerKindTemplate<'a> {
+    pub(crate) p: &'a Paths,
+    pub(crate) k: &'a KindView,
 }
 
 #[derive(Template)]

@@ -4,8 +4,8 @@
 //! A proc macro sees one item, but a CRD needs the schemas of the nested
 //! types. The macro therefore hands this module the path of the file the
 //! kind is written in. The package is that file — or, when the file is part
-//! of a `<version>/` directory, every file of the directory, exactly as for
-//! the CLI — and it goes through the same parse → check → model → generate
+//! of a `<version>/` directory, the module tree of the directory, exactly as
+//! for the CLI — and it goes through the same parse → check → model → generate
 //! phases as the CLI: the CRD is the CLI's byte for byte, the Rust items come
 //! from the same templates, and every diagnostic keeps its file, line and
 //! column so the macro can put it on the user's token.
@@ -17,9 +17,9 @@ use askama::Template;
 use quote::{format_ident, quote};
 use syn::spanned::Spanned as _;
 
-use super::views::{self, KindView, Paths, VersionView};
-use super::{InformerKindTemplate, KindClientTemplate, ListerTemplate, RegisterTemplate, crd};
 use crate::diag::{Diagnostic, Diagnostics, Severity};
+use crate::emit::views::{self, KindView, Paths, VersionView};
+use crate::emit::{InformerKindTemplate, KindClientTemplate, ListerTemplate, RegisterTemplate, crd};
 use crate::markers::{self, GenClient};
 use crate::parse::{self, Package, ParsedFile};
 use crate::settings::{GeneratorKind, Settings};
@@ -27,6 +27,9 @@ use crate::settings::{GeneratorKind, Settings};
 /// What the engine found in the package of one source file.
 #[derive(Debug, Default)]
 pub struct Analysis {
+    /// Every file read, for callers that cache analyses (a changed file
+    /// means a new analysis).
+    pub inputs: Vec<PathBuf>,
     /// Whether the package is in macro mode (a kind says `#[genclient(version = "..")]`).
     pub inline: bool,
     /// Every error and warning of the package, with locations.
@@ -36,6 +39,15 @@ pub struct Analysis {
     pub items: Vec<ApiItem>,
     /// Generated code per kind (Rust type name), when the package is free of errors.
     pub kinds: BTreeMap<String, InlineKind>,
+}
+
+/// Why no code can be generated for any kind of a package.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// What went wrong, rendered rustc-style (file, line, column, source line).
+    pub reason: String,
+    /// Every file read.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// One API type of the package and the lines it covers (attributes included).
@@ -49,6 +61,11 @@ pub struct ApiItem {
     pub lines: (usize, usize),
     /// Whether it carries `#[genclient]`.
     pub genclient: bool,
+    /// Whether it carries `#[resource(..)]` (a kind, with or without `#[genclient]`).
+    pub resource: bool,
+    /// Whether it is behind a `cfg` the engine cannot decide: its macros may
+    /// not run, so the errors in it may be reported by no one else.
+    pub conditional: bool,
 }
 
 /// The generated items of one kind.
@@ -84,6 +101,61 @@ impl Analysis {
     /// Whether `name` is the first type with `#[genclient]` of the package.
     pub fn is_first_root(&self, name: &str) -> bool {
         self.items.iter().find(|i| i.genclient).is_some_and(|i| i.name == name)
+    }
+}
+
+/// The identity of the package `file` belongs to (its version directory,
+/// or the file itself): one analysis serves every kind of it.
+pub fn package_key(file: &Path) -> PathBuf {
+    let (dir, paths) = package_of(file);
+    if paths.len() == 1 && paths[0] == file { file.to_path_buf() } else { dir }
+}
+
+impl Analysis {
+    /// Why the kind `name` got no code although its own item has no error,
+    /// when no other macro of the package says why: the kind is not among
+    /// the items read, or errors keep it from being generated that are in
+    /// items whose macros may not run (behind a `cfg` the engine cannot
+    /// decide) or in no item while the first kind is such an item. Lists the
+    /// first `max` of them, one line each.
+    pub fn not_generated(&self, name: &str, max: usize) -> Option<String> {
+        if !self.items.iter().any(|i| i.name == name) {
+            return Some(format!(
+                "kube-codegen did not find `{name}` among the items it read for this package\n\n= help: declare API types as items of a module that `mod` declarations reach (not inside a function, an item macro or a file outside the module tree)"
+            ));
+        }
+        let first_root_runs = self.items.iter().find(|i| i.genclient).is_some_and(|i| !i.conditional);
+        let errors: Vec<&Diagnostic> = self.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+        let unreported: Vec<&Diagnostic> = errors
+            .iter()
+            .copied()
+            .filter(|d| match self.owner(d) {
+                Some(owner) => owner.name != name && owner.conditional,
+                None => !first_root_runs,
+            })
+            .collect();
+        if unreported.is_empty() {
+            // Every error is reported by the macro of the item it is in.
+            return (errors.is_empty() && !self.kinds.contains_key(name))
+                .then(|| format!("kube-codegen generated no code for `{name}` and reported no error; this is a bug"));
+        }
+        let mut out = format!(
+            "no code is generated for `{name}`: its package has {} error{} in code whose macros may not run",
+            unreported.len(),
+            if unreported.len() == 1 { "" } else { "s" }
+        );
+        for d in unreported.iter().take(max) {
+            out.push_str("\n  ");
+            if let Some(l) = &d.location {
+                out.push_str(&format!("{}:{}:{}: ", l.file.display(), l.line, l.column + 1));
+            }
+            out.push_str(&d.message);
+        }
+        if unreported.len() > max {
+            out.push_str(&format!("\n  and {} more", unreported.len() - max));
+        }
+        out.push_str("\n\n= help: fix them, or keep API types out of code behind `cfg(feature = ..)` and other conditions kube-codegen cannot evaluate");
+        Some(out)
     }
 }
 
@@ -170,14 +242,25 @@ struct Root<'a> {
 }
 
 /// Analyzes the package of `file` and, in macro mode, generates the code of
-/// its kinds. `None` when the package cannot be read or parsed (the compiler
-/// reports syntax errors itself).
-pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
+/// its kinds. Fails when a file of the package cannot be read or parsed:
+/// then no kind of it can have a correct CRD.
+pub fn analyze(file: &Path, runtime_path: &str) -> Result<Analysis, Failure> {
     let (dir, paths) = package_of(file);
     let mut diags = Diagnostics::new();
-    let mut pkg = parse::parse_files("inline", "v1", &dir, paths, &mut diags);
+    let mut inputs = paths.clone();
+    let mut pkg = parse::parse_files("inline", "v1", &dir, paths, crate::cfg::Build::Any, &mut diags);
+    inputs.extend(pkg.files.iter().map(|f| f.source.path.clone()));
     if diags.has_errors() || pkg.files.is_empty() {
-        return None;
+        let errors: Vec<String> =
+            diags.sorted().iter().filter(|d| d.severity == Severity::Error).map(Diagnostic::render).collect();
+        let reason = if errors.is_empty() {
+            format!("kube-codegen cannot read `{}`", file.display())
+        } else {
+            format!("kube-codegen cannot read the package of this kind ({}):\n\n{}", dir.display(), errors.join("\n"))
+        };
+        inputs.sort();
+        inputs.dedup();
+        return Err(Failure { reason, inputs });
     }
     for f in &mut pkg.files {
         blank_unkept(&mut f.ast.items);
@@ -200,6 +283,8 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
                 file: f.source.path.clone(),
                 lines: (span.start().line, span.end().line),
                 genclient: genclient_attr.is_some(),
+                resource: attrs.iter().any(|a| a.path().is_ident("resource")),
+                conditional: pkg.is_conditional(&f.source.path, span.start().line),
             });
             if let Some(attr) = genclient_attr {
                 inline |= names_version(attr);
@@ -212,10 +297,11 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
         }
     }
     out.inline = inline;
+    out.inputs = inputs;
     if !inline {
         missing_version(file, &roots, &mut diags);
         out.diagnostics = diags.sorted();
-        return Some(out);
+        return Ok(out);
     }
 
     // One version per package; the group from `group = ".."` or `group_name!`.
@@ -248,7 +334,7 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
     }
     if diags.has_errors() {
         out.diagnostics = diags.sorted();
-        return Some(out);
+        return Ok(out);
     }
     // A marker error in some `#[genclient]` leaves the version unknown; the
     // check below reports that error.
@@ -283,10 +369,13 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
         }
         _ => (Vec::new(), None),
     };
+    out.inputs.extend(others.iter().flat_map(|(p, _)| p.files.iter().map(|f| f.source.path.clone())));
+    out.inputs.sort();
+    out.inputs.dedup();
     let mut model = crate::check::check_package(&settings, &pkg, crate_path, &others, apis, &mut diags);
     if diags.has_errors() {
         out.diagnostics = diags.sorted();
-        return Some(out);
+        return Ok(out);
     }
     // The generated modules sit two levels below the kind's module.
     for g in &mut model.groups {
@@ -331,7 +420,7 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Option<Analysis> {
         out.kinds.clear();
     }
     out.diagnostics = diags.sorted();
-    Some(out)
+    Ok(out)
 }
 
 /// The module path of a package from the crate root, read off its place

@@ -1,0 +1,4 @@
+pub struct Unfinished {
+    pub name: String
+    pub age: u32,
+}

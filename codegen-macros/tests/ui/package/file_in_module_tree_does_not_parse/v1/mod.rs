@@ -1,0 +1,4 @@
+codegen_macros::group_name!("broken.example.com");
+
+mod broken;
+mod types;

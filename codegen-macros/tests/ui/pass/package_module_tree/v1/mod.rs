@@ -1,0 +1,7 @@
+codegen_macros::group_name!("tree.example.com");
+
+mod types;
+pub use types::*;
+
+#[path = "parts/size.rs"]
+mod size;
