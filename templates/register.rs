@@ -4,13 +4,13 @@
 //! `zz_generated.register.go`.
 
 /// The API group of this package.
-pub const GROUP: &str = "{{ v.group }}";
+pub const GROUP: &str = {{ v.group|rust_str }};
 
 /// The API version of this package.
-pub const VERSION: &str = "{{ v.version }}";
+pub const VERSION: &str = {{ v.version|rust_str }};
 
 /// `group/version`, as written in `apiVersion`.
-pub const API_VERSION: &str = "{{ v.api_version }}";
+pub const API_VERSION: &str = {{ v.api_version|rust_str }};
 
 /// The group/version/resource of a resource of this package (client-go's `Resource()`).
 pub fn resource(resource: &str) -> {{ p.kube }}::core::GroupVersionResource {
@@ -29,15 +29,15 @@ pub type {{ k.list_kind_type }} = {{ p.kube }}::core::ObjectList<super::{{ k.rus
 impl {{ p.k8s }}::Resource for super::{{ k.rust_name }} {
     const API_VERSION: &'static str = API_VERSION;
     const GROUP: &'static str = GROUP;
-    const KIND: &'static str = "{{ k.kind }}";
+    const KIND: &'static str = {{ k.kind|rust_str }};
     const VERSION: &'static str = VERSION;
-    const URL_PATH_SEGMENT: &'static str = "{{ k.plural }}";
+    const URL_PATH_SEGMENT: &'static str = {{ k.plural|rust_str }};
     type Scope = {{ p.k8s }}::{{ k.scope }};
 }
 
 #[automatically_derived]
 impl {{ p.k8s }}::ListableResource for super::{{ k.rust_name }} {
-    const LIST_KIND: &'static str = "{{ k.list_kind }}";
+    const LIST_KIND: &'static str = {{ k.list_kind|rust_str }};
 }
 
 #[automatically_derived]
@@ -58,7 +58,21 @@ impl super::{{ k.rust_name }} {
     /// A new `{{ k.kind }}` named `name`{% if k.spec.is_some() %} with `spec`{% endif %}, `apiVersion` and `kind` set.
     pub fn new(name: &str{% if let Some(spec) = k.spec %}, spec: {{ spec }}{% endif %}) -> Self {
         Self {
-            {{ k.new_fields }}
+        {%- for f in k.new_fields %}
+            {%- if f.value == NewValue::Spec && f.ident == "spec" %}
+            spec,
+            {%- else %}
+            {{ f.ident }}: {% match f.value %}
+                {%- when NewValue::TypeMeta %}{{ p.kube }}::core::TypeMeta { api_version: API_VERSION.to_string(), kind: {{ k.kind|rust_str }}.to_string() }
+                {%- when NewValue::ApiVersion %}API_VERSION.to_string()
+                {%- when NewValue::Kind %}{{ k.kind|rust_str }}.to_string()
+                {%- when NewValue::Metadata %}{{ p.k8s }}::apimachinery::pkg::apis::meta::v1::ObjectMeta { name: ::std::option::Option::Some(name.to_string()), ..::std::default::Default::default() }
+                {%- when NewValue::Spec %}spec
+                {%- when NewValue::None %}::std::option::Option::None
+                {%- when NewValue::Default %}::std::default::Default::default()
+            {%- endmatch %},
+            {%- endif %}
+        {%- endfor %}
         }
     }
 {%- endif %}
@@ -66,7 +80,13 @@ impl super::{{ k.rust_name }} {
     /// Sets `apiVersion` and `kind` to this type's values (the generated
     /// clients call it before sending an object).
     pub fn set_type_meta(&mut self) {
-        {{ k.set_type_meta }}
+        {%- match k.type_meta %}
+        {%- when TypeMetaView::Flatten(field) %}
+        self.{{ field }} = {{ p.kube }}::core::TypeMeta { api_version: API_VERSION.to_string(), kind: {{ k.kind|rust_str }}.to_string() };
+        {%- when TypeMetaView::Fields { api_version, kind } %}
+        self.{{ api_version }} = API_VERSION.to_string();
+        self.{{ kind }} = {{ k.kind|rust_str }}.to_string();
+        {%- endmatch %}
     }
 }
 {% endfor %}

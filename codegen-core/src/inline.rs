@@ -14,12 +14,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use askama::Template;
-use quote::{format_ident, quote};
 use syn::spanned::Spanned as _;
 
 use crate::diag::{Diagnostic, Diagnostics, Severity};
+use crate::emit::crd;
+use crate::emit::filters;
 use crate::emit::views::{self, KindView, Paths, VersionView};
-use crate::emit::{InformerKindTemplate, KindClientTemplate, ListerTemplate, RegisterTemplate, crd};
+use crate::emit::views::{NewValue, TypeMetaView};
 use crate::markers::{self, GenClient};
 use crate::parse::{self, Package, ParsedFile};
 use crate::settings::{GeneratorKind, Settings};
@@ -478,18 +479,20 @@ fn visibility(pkg: &Package, name: &str) -> syn::Visibility {
         .unwrap_or(syn::Visibility::Inherited)
 }
 
-/// A rendered template's items, without its inner `//!` doc (not allowed
-/// inside an inline module's item list).
-fn items(rendered: askama::Result<String>) -> Result<Vec<syn::Item>, String> {
-    let text = rendered.map_err(|e| e.to_string())?;
-    Ok(syn::parse_file(&text).map_err(|e| e.to_string())?.items)
+/// The hidden module of one kind and its re-exports (`templates/inline/kind.rs`).
+#[derive(Template)]
+#[template(path = "inline/kind.rs", escape = "none")]
+struct InlineKindTemplate<'a> {
+    p: &'a Paths,
+    v: &'a VersionView,
+    k: &'a KindView,
+    module: &'a str,
+    vis: &'a str,
+    crd_yaml: &'a str,
+    crd_json: &'a str,
+    crd_name: &'a str,
 }
 
-fn path(s: &str) -> Result<syn::Path, String> {
-    syn::parse_str(s).map_err(|e| format!("`{s}` is not a path: {e}"))
-}
-
-/// The hidden module of one kind and its re-exports.
 fn render_kind(
     p: &Paths,
     vv: &VersionView,
@@ -503,126 +506,27 @@ fn render_kind(
     k.listers_path = "super::lister".to_string();
     k.client_expansion = false;
     let v = VersionView { kinds: vec![k.clone()], ..vv.clone() };
-    let register = items(RegisterTemplate { p, v: &v }.render())?;
-    let (rt, kube, k8s) = (path(&p.rt)?, path(&p.kube)?, path(&p.k8s)?);
-    let module = format_ident!("__kube_codegen_{}", k.module.trim_start_matches("r#"));
-    let ty: syn::Ident = syn::parse_str(&k.rust_name).map_err(|e| e.to_string())?;
-    let list: syn::Ident = syn::parse_str(&k.list_kind_type).map_err(|e| e.to_string())?;
-    let mut reexports = vec![quote!(#list)];
-    let mut modules = Vec::new();
-    let mut accessors = Vec::new();
-    if k.has_client {
-        let client_items = items(KindClientTemplate { p, k: &k }.render())?;
-        let client = format_ident!("{}", k.client);
-        modules.push(quote! {
-            /// The typed client.
-            pub mod client { #(#client_items)* }
-        });
-        reexports.push(quote!(client::#client));
-        accessors.push(if k.namespaced {
-            quote! {
-                /// A typed client for the objects of this kind in `namespace`.
-                pub fn client(client: #kube::Client, namespace: &str) -> client::#client {
-                    client::#client::new(client, namespace)
-                }
-            }
-        } else {
-            quote! {
-                /// A typed client for the objects of this kind (cluster-scoped).
-                pub fn client(client: #kube::Client) -> client::#client {
-                    client::#client::new(client)
-                }
-            }
-        });
-    }
-    if k.has_lister {
-        let lister_items = items(ListerTemplate { p, k: &k }.render())?;
-        let lister = format_ident!("{}", k.lister);
-        modules.push(quote! {
-            /// The typed lister.
-            pub mod lister { #(#lister_items)* }
-        });
-        reexports.push(quote!(lister::#lister));
-        if k.namespaced {
-            let ns_lister = format_ident!("{}", k.ns_lister);
-            reexports.push(quote!(lister::#ns_lister));
-        }
-    }
-    if k.has_informer {
-        let informer_items = items(InformerKindTemplate { p, k: &k }.render())?;
-        let informer = format_ident!("{}", k.informer);
-        modules.push(quote! {
-            /// The shared informer accessor.
-            pub mod informer { #(#informer_items)* }
-        });
-        reexports.push(quote!(informer::#informer));
-        accessors.push(quote! {
-            /// The informer of this kind in `factory` (one per factory, however
-            /// often it is asked for) and its lister.
-            pub fn informer(factory: &#rt::factory::SharedInformerFactory) -> informer::#informer {
-                informer::#informer::new(factory.clone())
-            }
-        });
-    }
-    let doc_yaml =
-        format!("The CustomResourceDefinition of `{}` as YAML, exactly as `kube-codegen crd` writes it.", k.kind);
-    let code = quote! {
-        #[doc(hidden)]
-        #[allow(dead_code, unused_imports, clippy::all)]
-        mod #module {
-            #(#register)*
-            #(#modules)*
+    let module = format!("__kube_codegen_{}", k.module.trim_start_matches("r#"));
+    let vis = quote::ToTokens::to_token_stream(vis).to_string();
+    InlineKindTemplate { p, v: &v, k: &k, module: &module, vis: &vis, crd_yaml: yaml, crd_json: json, crd_name }
+        .render()
+        .map_err(|e| e.to_string())
+}
 
-            impl super::#ty {
-                #[doc = #doc_yaml]
-                pub const CRD_YAML: &'static str = #yaml;
-
-                /// The name of the CustomResourceDefinition (`<plural>.<group>`).
-                pub const CRD_NAME: &'static str = #crd_name;
-
-                /// The typed CustomResourceDefinition of this kind (the same
-                /// object as [`Self::CRD_YAML`]).
-                pub fn crd() -> #k8s::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
-                    // Serialized by kube-codegen from the same typed value as
-                    // CRD_YAML; it always deserializes.
-                    #rt::__private::serde_json::from_str(#json).expect("kube-codegen: the generated CRD deserializes")
-                }
-
-                /// The CRD as YAML (the same text as [`Self::CRD_YAML`]).
-                pub fn crd_yaml() -> &'static str {
-                    Self::CRD_YAML
-                }
-
-                #(#accessors)*
-            }
-        }
-        #[allow(unused_imports)]
-        #vis use #module::{#(#reexports),*};
-    };
-    Ok(code.to_string())
+/// The stub items of a kind (`templates/inline/stub.rs`).
+#[derive(Template)]
+#[template(path = "inline/stub.rs", escape = "none")]
+struct StubTemplate<'a> {
+    name: &'a str,
+    rt: &'a str,
 }
 
 /// Minimal items for a kind whose generation failed, so the user sees the
-/// one real error and not a cascade of "no function `crd`" errors.
+/// one real error and not a cascade of "no function `crd`" errors. Empty
+/// when `rust_name` is not an identifier or `runtime_path` not a path.
 pub fn stub_code(rust_name: &str, runtime_path: &str) -> String {
-    let (Ok(ty), Ok(rt)) = (syn::parse_str::<syn::Ident>(rust_name), syn::parse_str::<syn::Path>(runtime_path)) else {
+    if syn::parse_str::<syn::Ident>(rust_name).is_err() || syn::parse_str::<syn::Path>(runtime_path).is_err() {
         return String::new();
-    };
-    let list = format_ident!("{}List", ty);
-    quote! {
-        #[allow(dead_code)]
-        type #list = #rt::__private::kube::core::ObjectList<#ty>;
-        #[allow(dead_code, clippy::all)]
-        impl #ty {
-            pub const CRD_YAML: &'static str = "";
-            pub const CRD_NAME: &'static str = "";
-            pub fn crd() -> #rt::__private::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
-                ::std::default::Default::default()
-            }
-            pub fn crd_yaml() -> &'static str {
-                ""
-            }
-        }
     }
-    .to_string()
+    StubTemplate { name: rust_name, rt: runtime_path }.render().unwrap_or_default()
 }

@@ -21,6 +21,9 @@ pub mod cfg;
 pub mod check;
 pub mod diag;
 pub mod emit;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzz;
 pub mod ident;
 #[doc(hidden)]
 pub mod inline;
@@ -57,6 +60,18 @@ pub fn generate(settings: &Settings) -> Result<Generation, Vec<Diagnostic>> {
                 .help("pass e.g. `example:v1` (the group's directory under the apis dir)"),
         ]);
     }
+    for (what, path, flag) in [
+        ("the API types' module", settings.apis_module(), "--apis-module"),
+        ("the runtime crate's path", settings.runtime_path.clone(), "--runtime-path"),
+    ] {
+        if syn::parse_str::<syn::Path>(&path).is_err() {
+            diags.push(
+                Diagnostic::error(format!("{what} would be `{path}`, which is not a Rust path"))
+                    .help(format!("give it with `{flag} crate::..` (in build.rs: the builder's method of that name); a directory name that is no Rust identifier cannot be a module")),
+            );
+        }
+    }
+    diags.check()?;
     let discovery = parse::discover(settings, &mut diags);
     diags.check()?;
     let model = check::check(settings, &discovery, &mut diags);

@@ -8,6 +8,9 @@ pub mod client;
 pub mod error;
 pub mod events;
 pub mod factory;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzz;
 pub mod indexer;
 pub mod informer;
 pub mod lister;

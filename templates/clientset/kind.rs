@@ -112,12 +112,12 @@ impl {{ k.client }} {
 {% if m.update %}
     /// `{{ m.verb }}` on the `{{ m.subresource }}` subresource.
     pub async fn {{ m.name }}(&self, name: &str, value: &{{ m.result }}, opts: &{{ p.rt }}::client::UpdateOptions) -> {{ p.rt }}::Result<{{ m.result }}> {
-        self.inner.update_subresource("{{ m.subresource }}", name, value, opts).await
+        self.inner.update_subresource({{ m.subresource|rust_str }}, name, value, opts).await
     }
 {% else %}
     /// `{{ m.verb }}` on the `{{ m.subresource }}` subresource.
     pub async fn {{ m.name }}(&self, name: &str) -> {{ p.rt }}::Result<{{ m.result }}> {
-        self.inner.get_subresource("{{ m.subresource }}", name).await
+        self.inner.get_subresource({{ m.subresource|rust_str }}, name).await
     }
 {% endif %}
 {% endfor %}

@@ -53,7 +53,7 @@ impl SharedInformerFactory {
     pub fn for_resource(&self, gvr: &{{ p.kube }}::core::GroupVersionResource) -> ::std::option::Option<GenericInformer> {
         match (gvr.group.as_str(), gvr.version.as_str(), gvr.resource.as_str()) {
 {% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
-            ("{{ k.group }}", "{{ k.version }}", "{{ k.plural }}") => {
+            ({{ k.group|rust_str }}, {{ k.version|rust_str }}, {{ k.plural|rust_str }}) => {
                 ::std::option::Option::Some(GenericInformer::{{ k.generic_variant }}(self.inner.informer_for::<{{ k.api_type }}>()))
             }
 {% endfor %}{% endfor %}{% endfor %}

@@ -500,6 +500,19 @@ fn lower_kind(
             ok = false;
         }
     }
+    // The API server checks `kind` and `listKind` lower-cased as DNS-1035 labels.
+    for (what, value) in [("kind", res.kind.as_ref()), ("list_kind", res.list_kind.as_ref())] {
+        if let Some(v) = value
+            && !(v.value.starts_with(|c: char| c.is_ascii_alphabetic()) && is_dns_label(&v.value.to_lowercase()))
+        {
+            diags.push(
+                Diagnostic::error(format!("`{what} = {:?}` is not a kind name", v.value))
+                    .at(def.origin.with_span(v.span).location())
+                    .help("a kind name is a letter followed by letters, digits and `-` (the API server checks it lower-cased as a DNS-1035 label), e.g. `Student`, `StudentList`"),
+            );
+            ok = false;
+        }
+    }
     for list in [res.short_names.as_ref(), res.categories.as_ref()].into_iter().flatten() {
         for s in &list.value {
             if !is_dns_label(&s.value) {

@@ -16,7 +16,17 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::model::Model;
 use crate::settings::{GeneratorKind, Settings};
 use crate::write::{GENERATED_MARKER, GeneratedFile, Output, OwnedDir, is_generated, with_header};
-use views::{GroupView, KindView, Paths, VersionView};
+use views::{GroupView, KindView, NewValue, Paths, TypeMetaView, VersionView};
+
+/// The one place where template values become Rust syntax.
+pub(crate) mod filters {
+    /// A Rust string literal holding `value` exactly (quotes, backslashes,
+    /// control characters escaped; other characters as they are).
+    #[askama::filter_fn]
+    pub fn rust_str<T: std::fmt::Display>(value: T, _: &dyn askama::Values) -> askama::Result<String> {
+        Ok(format!("{:?}", value.to_string()))
+    }
+}
 
 #[derive(Template)]
 #[template(path = "register.rs", escape = "none")]

@@ -86,19 +86,63 @@ pub struct KindView {
     pub verbs: Verbs,
     pub methods: Vec<MethodView>,
     pub spec: Option<String>,
-    pub new_fields: String,
+    /// The fields `new()` sets, in declaration order.
+    pub new_fields: Vec<NewField>,
     /// Whether `new()` can be written: every field other than the type
     /// meta, metadata and spec has a known `Default`.
     pub has_new: bool,
     /// The Rust field serialized as `metadata`.
     pub metadata_field: String,
-    pub set_type_meta: String,
+    /// Where `apiVersion` and `kind` live.
+    pub type_meta: TypeMetaView,
     pub has_client: bool,
     pub has_lister: bool,
     pub has_informer: bool,
     pub status_subresource: bool,
     pub client_expansion: bool,
     pub listers_path: String,
+}
+
+/// Where a kind keeps `apiVersion` and `kind`.
+#[derive(Clone, Debug)]
+pub enum TypeMetaView {
+    /// A flattened `kube::core::TypeMeta` field.
+    Flatten(String),
+    /// Two string fields.
+    Fields {
+        /// The `apiVersion` field.
+        api_version: String,
+        /// The `kind` field.
+        kind: String,
+    },
+}
+
+/// One field initializer of a kind's `new()`.
+#[derive(Clone, Debug)]
+pub struct NewField {
+    /// The field (a Rust identifier).
+    pub ident: String,
+    /// Its value.
+    pub value: NewValue,
+}
+
+/// The value `new()` gives a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewValue {
+    /// `TypeMeta { api_version, kind }`.
+    TypeMeta,
+    /// The API version string.
+    ApiVersion,
+    /// The kind string.
+    Kind,
+    /// `ObjectMeta` with the name.
+    Metadata,
+    /// The `spec` argument.
+    Spec,
+    /// `None`.
+    None,
+    /// `Default::default()`.
+    Default,
 }
 
 /// A version as the templates see it.
@@ -216,20 +260,10 @@ fn kind(
         })
         .unwrap_or_default();
     let module = rust_ident(&snake_case(&k.rust_name));
-    let set_type_meta = match &k.type_meta {
-        TypeMetaForm::Flatten(field) => format!(
-            "self.{} = {}::core::TypeMeta {{ api_version: API_VERSION.to_string(), kind: \"{}\".to_string() }};",
-            rust_ident(field),
-            p.kube,
-            k.kind
-        ),
+    let type_meta = match &k.type_meta {
+        TypeMetaForm::Flatten(field) => TypeMetaView::Flatten(rust_ident(field)),
         TypeMetaForm::Fields { api_version, kind } => {
-            format!(
-                "self.{} = API_VERSION.to_string(); self.{} = \"{}\".to_string();",
-                rust_ident(api_version),
-                rust_ident(kind),
-                k.kind
-            )
+            TypeMetaView::Fields { api_version: rust_ident(api_version), kind: rust_ident(kind) }
         }
     };
     KindView {
@@ -258,10 +292,10 @@ fn kind(
         verbs,
         methods,
         spec: spec_path(v, k, p),
-        new_fields: new_fields(v, k, p),
+        new_fields: new_fields(v, k),
         has_new: has_new(v, k),
         metadata_field: rust_ident(&k.metadata_field),
-        set_type_meta,
+        type_meta,
         has_client: k.client.is_some(),
         has_lister: k.has_lister(),
         has_informer: k.has_informer(),
@@ -322,42 +356,31 @@ fn has_new(v: &Version, k: &Kind) -> bool {
 }
 
 /// Field initializers of a kind's `new()`: every field of the struct.
-fn new_fields(v: &Version, k: &Kind, p: &Paths) -> String {
-    let Some(def) = v.types.get(&k.rust_name) else { return String::new() };
+fn new_fields(v: &Version, k: &Kind) -> Vec<NewField> {
+    let Some(def) = v.types.get(&k.rust_name) else { return Vec::new() };
     let json_name = |rust: &str| match &def.body {
         Body::Struct(fields) => fields.iter().find(|f| f.rust_name == rust).map(|f| f.json_name.clone()),
         _ => None,
     };
-    let mut out = String::new();
-    for (name, is_option) in &def.rust_fields {
-        let ident = rust_ident(name);
-        let json = json_name(name).unwrap_or_default();
-        let value = if matches!(&k.type_meta, TypeMetaForm::Flatten(t) if t == name) {
-            format!(
-                "{}::core::TypeMeta {{ api_version: API_VERSION.to_string(), kind: \"{}\".to_string() }}",
-                p.kube, k.kind
-            )
-        } else if matches!(&k.type_meta, TypeMetaForm::Fields { api_version, .. } if api_version == name) {
-            "API_VERSION.to_string()".to_string()
-        } else if matches!(&k.type_meta, TypeMetaForm::Fields { kind, .. } if kind == name) {
-            format!("\"{}\".to_string()", k.kind)
-        } else if *name == k.metadata_field {
-            format!(
-                "{}::apimachinery::pkg::apis::meta::v1::ObjectMeta {{ name: ::std::option::Option::Some(name.to_string()), ..::std::default::Default::default() }}",
-                p.k8s
-            )
-        } else if json == "spec" && k.spec_type.is_some() {
-            "spec".to_string()
-        } else if *is_option {
-            "::std::option::Option::None".to_string()
-        } else {
-            "::std::default::Default::default()".to_string()
-        };
-        if value == ident {
-            out.push_str(&format!("{ident},\n"));
-        } else {
-            out.push_str(&format!("{ident}: {value},\n"));
-        }
-    }
-    out
+    def.rust_fields
+        .iter()
+        .map(|(name, is_option)| {
+            let value = if matches!(&k.type_meta, TypeMetaForm::Flatten(t) if t == name) {
+                NewValue::TypeMeta
+            } else if matches!(&k.type_meta, TypeMetaForm::Fields { api_version, .. } if api_version == name) {
+                NewValue::ApiVersion
+            } else if matches!(&k.type_meta, TypeMetaForm::Fields { kind, .. } if kind == name) {
+                NewValue::Kind
+            } else if *name == k.metadata_field {
+                NewValue::Metadata
+            } else if json_name(name).as_deref() == Some("spec") && k.spec_type.is_some() {
+                NewValue::Spec
+            } else if *is_option {
+                NewValue::None
+            } else {
+                NewValue::Default
+            };
+            NewField { ident: rust_ident(name), value }
+        })
+        .collect()
 }

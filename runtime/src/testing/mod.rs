@@ -87,8 +87,8 @@
 mod meta;
 mod patch;
 mod reactor;
-mod selector;
-mod server;
+pub(crate) mod selector;
+pub(crate) mod server;
 mod status;
 mod store;
 mod watch;
@@ -193,7 +193,7 @@ impl Shared {
 /// Cheap to clone; clones share the same objects, actions and reactors.
 #[derive(Clone)]
 pub struct FakeApiServer {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for FakeApiServer {

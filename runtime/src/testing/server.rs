@@ -153,7 +153,7 @@ fn route(shared: &Shared, path: &str) -> Option<Route> {
     Some(Route { info, namespace, name: name.map(str::to_owned), subresource: subresource.map(str::to_owned) })
 }
 
-fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> Response<FakeBody> {
+pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &Bytes) -> Response<FakeBody> {
     let Some(route) = route(shared, parts.uri.path()) else {
         return error_response(&ApiError::no_route());
     };
