@@ -1,5 +1,7 @@
-//! Identifiers in one place: raw identifiers, case conversions (serde's and
-//! Rust's), Kubernetes pluralization and "did you mean" suggestions.
+//! Identifiers in one place: raw identifiers, case conversions (serde's
+//! own rules, which no crate reproduces exactly, and Rust's through heck),
+//! Kubernetes pluralization (client-go's rules) and "did you mean"
+//! suggestions (strsim's edit distance).
 
 use std::collections::BTreeMap;
 
@@ -32,47 +34,14 @@ pub fn unraw(name: &str) -> &str {
 }
 
 /// `snake_case` of a Rust type or Kubernetes kind name (`ReplicaSet` →
-/// `replica_set`, `HTTPRoute` → `http_route`).
+/// `replica_set`, `HTTPRoute` → `http_route`), by heck.
 pub fn snake_case(name: &str) -> String {
-    let chars: Vec<char> = unraw(name).chars().collect();
-    let mut out = String::with_capacity(chars.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '-' || c == ' ' || c == '.' {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
-            continue;
-        }
-        if c.is_uppercase() {
-            let prev = i.checked_sub(1).map(|p| chars[p]);
-            let next = chars.get(i + 1).copied();
-            let boundary = match prev {
-                Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
-                Some(p) if p.is_uppercase() => next.is_some_and(|n| n.is_lowercase()),
-                _ => false,
-            };
-            if boundary && !out.ends_with('_') {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    heck::ToSnakeCase::to_snake_case(unraw(name))
 }
 
-/// `UpperCamelCase` of a snake or dashed name (`example_v1` → `ExampleV1`).
+/// `UpperCamelCase` of a snake or dashed name (`example_v1` → `ExampleV1`), by heck.
 pub fn upper_camel(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for part in unraw(name).split(['_', '-', '.']) {
-        let mut chars = part.chars();
-        if let Some(first) = chars.next() {
-            out.extend(first.to_uppercase());
-            out.push_str(chars.as_str());
-        }
-    }
-    out
+    heck::ToUpperCamelCase::to_upper_camel_case(unraw(name))
 }
 
 /// A serde `rename_all` rule, applied exactly as serde_derive applies it.
@@ -227,20 +196,9 @@ fn plural_of(word: &str) -> String {
     format!("{word}s")
 }
 
-/// Levenshtein distance, for "did you mean" hints.
+/// Levenshtein distance, for "did you mean" hints (strsim's).
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    strsim::levenshtein(a, b)
 }
 
 /// The closest candidate to `word`, if it is close enough to be a likely typo.

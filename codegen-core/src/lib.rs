@@ -60,18 +60,6 @@ pub fn generate(settings: &Settings) -> Result<Generation, Vec<Diagnostic>> {
                 .help("pass e.g. `example:v1` (the group's directory under the apis dir)"),
         ]);
     }
-    for (what, path, flag) in [
-        ("the API types' module", settings.apis_module(), "--apis-module"),
-        ("the runtime crate's path", settings.runtime_path.clone(), "--runtime-path"),
-    ] {
-        if syn::parse_str::<syn::Path>(&path).is_err() {
-            diags.push(
-                Diagnostic::error(format!("{what} would be `{path}`, which is not a Rust path"))
-                    .help(format!("give it with `{flag} crate::..` (in build.rs: the builder's method of that name); a directory name that is no Rust identifier cannot be a module")),
-            );
-        }
-    }
-    diags.check()?;
     let discovery = parse::discover(settings, &mut diags);
     diags.check()?;
     let model = check::check(settings, &discovery, &mut diags);
@@ -80,6 +68,20 @@ pub fn generate(settings: &Settings) -> Result<Generation, Vec<Diagnostic>> {
         diags.push(d);
         return Err(diags.sorted());
     }
+    // Generated Rust names these paths; a CRD-only run does not.
+    let writes_rust = settings.generators.iter().any(|g| *g != GeneratorKind::Crd);
+    for (what, path, flag) in [
+        ("the API types' module", settings.apis_module(), "--apis-module"),
+        ("the runtime crate's path", settings.runtime_path.clone(), "--runtime-path"),
+    ] {
+        if writes_rust && syn::parse_str::<syn::Path>(&path).is_err() {
+            diags.push(
+                Diagnostic::error(format!("{what} would be `{path}`, which is not a Rust path"))
+                    .help(format!("give it with `{flag} crate::..` (in build.rs: the builder's method of that name); a directory name that is no Rust identifier cannot be a module")),
+            );
+        }
+    }
+    diags.check()?;
     let output = emit::generate(settings, &model, &mut diags);
     diags.check()?;
     Ok(Generation { output, warnings: diags.sorted(), model })
