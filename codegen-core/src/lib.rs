@@ -82,7 +82,8 @@ pub fn generate(settings: &Settings) -> Result<Generation, Vec<Diagnostic>> {
         }
     }
     diags.check()?;
-    let output = emit::generate(settings, &model, &mut diags);
+    let existing = write::existing(&settings.output_dir());
+    let output = emit::generate(settings, &model, &existing, &mut diags);
     diags.check()?;
     Ok(Generation { output, warnings: diags.sorted(), model })
 }

@@ -50,6 +50,43 @@ pub struct Output {
     pub owned: BTreeSet<OwnedDir>,
 }
 
+/// What generation needs to know of the files already on disk (read before
+/// the pure emit phase).
+#[derive(Clone, Debug, Default)]
+pub struct Existing {
+    /// Hand-written `<kind>_expansion.rs` files under the clientset
+    /// (client-gen's expansions: the generated client declares them).
+    pub expansions: BTreeSet<PathBuf>,
+    /// Client modules (`clientset`, `fake`, `informers`, `listers`) a
+    /// previous run generated: they stay declared in the client `mod.rs`.
+    pub generated_modules: BTreeSet<String>,
+}
+
+/// Reads what [`Existing`] holds from the output directory `out_dir`.
+pub fn existing(out_dir: &Path) -> Existing {
+    let mut out = Existing::default();
+    for m in ["clientset", "fake", "informers", "listers"] {
+        if std::fs::read_to_string(out_dir.join(m).join("mod.rs")).is_ok_and(|t| is_generated(&t)) {
+            out.generated_modules.insert(m.to_string());
+        }
+    }
+    let mut stack = vec![out_dir.join("clientset")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with("_expansion.rs"))
+                && std::fs::read_to_string(&path).is_ok_and(|t| !is_generated(&t))
+            {
+                out.expansions.insert(path);
+            }
+        }
+    }
+    out
+}
+
 /// One change to the tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {

@@ -434,6 +434,16 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn no_yaml_library_is_a_dependency_of_users_builds() {
+        let manifest: toml::Table = include_str!("../../Cargo.toml").parse().unwrap();
+        let deps = manifest["dependencies"].as_table().unwrap();
+        for (name, spec) in deps {
+            let optional = spec.get("optional").and_then(toml::Value::as_bool) == Some(true);
+            assert!(optional || !name.contains("yaml"), "`{name}` is a normal dependency of codegen-core");
+        }
+    }
+
+    #[test]
     fn layout_matches_controller_gen() {
         let v = json!({
             "apiVersion": "apiextensions.k8s.io/v1",
