@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use codegen_core::builtin::KubeVersion;
+use codegen_core::KubeVersion;
 use codegen_core::{Diagnostic, GeneratorKind, GroupVersions, Mode, Settings, diag::render_all};
 
 const EXAMPLES: &str = "\

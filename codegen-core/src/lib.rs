@@ -5,36 +5,48 @@
 //! The phases are modules of their own and run in order, each reporting into
 //! one [`diag::Diagnostics`] and stopping the run only between phases:
 //!
-//! 1. [`parse`]: find `<apis>/<group>/<version>/` packages and parse their files;
-//! 2. [`check`]: read markers and serde attributes, resolve types, lower to the [`model`];
-//! 3. [`emit`]: render files from the model;
-//! 4. [`write`]: compare with the disk, then write (or print a diff for `--verify`).
+//! 1. `parse`: find `<apis>/<group>/<version>/` packages and parse their
+//!    files, following the module tree;
+//! 2. `check`: read markers and serde attributes, resolve types, lower to the
+//!    model; every error about the user's input is found here;
+//! 3. `emit`: render files from the model (pure: no disk access);
+//! 4. [`write`](mod@write): compare with the disk, then write (or print a diff for `--verify`).
+//!
+//! The public API is what front ends need: [`Settings`], [`generate`] and
+//! [`run`], the build.rs [`Builder`], [`diag`] and [`write`](mod@write). The phases are
+//! internal; `inline` and `markers` serve the proc-macro crate and are
+//! hidden from the docs.
 //!
 //! Every front end (CLI, proc macro, build.rs) configures a run through one
 //! [`Settings`] builder: the CLI maps its flags onto it, [`Builder`] (build.rs)
-//! wraps it, and the macro mode ([`inline`]) sets it for one package.
+//! wraps it, and the macro mode (`inline`) sets it for one package.
 #![deny(missing_docs)]
 
 pub mod build;
+#[doc(hidden)]
 pub mod builtin;
-pub mod cfg;
-pub mod check;
+pub(crate) mod cfg;
+pub(crate) mod check;
 pub mod diag;
+#[doc(hidden)]
 pub mod emit;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzz;
-pub mod ident;
+pub(crate) mod ident;
 #[doc(hidden)]
 pub mod inline;
-pub mod jsonpath;
+pub(crate) mod jsonpath;
+#[doc(hidden)]
 pub mod markers;
+#[doc(hidden)]
 pub mod model;
-pub mod parse;
+pub(crate) mod parse;
 pub mod settings;
 pub mod write;
 
 pub use build::{BuildError, BuildOutput, Builder};
+pub use builtin::KubeVersion;
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use settings::{GeneratorKind, GroupVersions, Settings};
 pub use write::{Change, Output};

@@ -1,6 +1,6 @@
 //! Phase 3, model: the plain-data IR every generator reads. Groups, versions,
 //! kinds (names, scope, verbs, subresources, columns) and the API types with
-//! their serde view and validation markers. Nodes keep their [`Origin`].
+//! their serde view and validation markers. Nodes keep their `Origin`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -13,7 +13,6 @@ use proc_macro2::Span;
 use syn::spanned::Spanned as _;
 
 use attrs::derives;
-pub use attrs::doc_comment;
 use resolve::{Site, Tree};
 use types::{TypeCtx, lower_type};
 
