@@ -75,8 +75,11 @@ impl fmt::Display for Error {
 /// Parses a printer-column path: the nodes of the action `{<path>}`.
 /// Offsets in errors refer to `path`.
 pub fn parse_column_path(path: &str) -> Result<Vec<Node>, Error> {
-    let nodes =
-        parse_template(&format!("{{{path}}}")).map_err(|e| Error { offset: e.offset.saturating_sub(1), ..e })?;
+    // Offsets come back in the wrapped text: one more than in `path`, and an
+    // error at the closing brace (an action the path leaves open, e.g. with
+    // a trailing `\`) is at the end of `path`.
+    let nodes = parse_template(&format!("{{{path}}}"))
+        .map_err(|e| Error { offset: e.offset.saturating_sub(1).min(path.len()), ..e })?;
     let mut steps = Vec::new();
     for n in nodes {
         match n {
@@ -412,6 +415,16 @@ fn slice(text: &str) -> Option<Slice> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_error_at_the_closing_brace_points_at_the_end_of_the_path() {
+        // Found by the `jsonpath` fuzz target: a trailing backslash escapes
+        // the closing brace of the wrapped action.
+        for path in [".a\\", ".metadata.labels.app\\.kubernetes\\"] {
+            let e = super::parse_column_path(path).expect_err(path);
+            assert!(e.offset <= path.len(), "{path:?}: offset {} of {}", e.offset, path.len());
+        }
+    }
+
     use super::*;
 
     fn f(s: &str) -> Node {
