@@ -1,4 +1,4 @@
-//! Generated clients for the API types of this crate: {% for m in modules %}`{{ m }}`{% if !loop.last %}, {% endif %}{% endfor %}.
-{% for m in modules %}
-pub mod {{ m }};
-{%- endfor %}
+{% if file_docs -%}
+//! Generated clients for the API types of this crate: {% for m in children %}`{{ m.name }}`{% if !loop.last %}, {% endif %}{% endfor %}.
+{%- endif %}
+{% include "child_modules.rs" %}

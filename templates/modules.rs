@@ -1,7 +1,5 @@
 //! {{ doc }}
-{% for m in modules %}
-pub mod {{ m }};
-{%- endfor %}
-{% for r in reexports %}
-pub use {{ r }};
+{% include "child_modules.rs" %}
+{% for (module, item) in reexports %}
+pub use {{ module }}::{{ item }};
 {%- endfor %}

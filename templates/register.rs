@@ -1,7 +1,9 @@
+{% if file_docs -%}
 //! Registration of the `{{ v.api_version }}` API types: the group/version
 //! constants, `kube::Resource` (through k8s-openapi's `Resource`, `Metadata`
 //! and `ListableResource`), list types and constructors. Like register-gen's
 //! `zz_generated.register.go`.
+{%- endif %}
 
 /// The API group of this package.
 pub const GROUP: &str = {{ v.group|rust_str }};

@@ -26,8 +26,7 @@ use std::path::{Path, PathBuf};
 
 use crate::builtin::KubeVersion;
 use crate::diag::{Diagnostic, render_all};
-use crate::settings::{GeneratorKind, GroupVersions, Settings};
-use crate::write::GENERATED_MARKER;
+use crate::settings::{GeneratorKind, GroupVersions, Layout, Settings};
 
 /// Configures a build.rs generation: the CLI's options as methods.
 #[derive(Clone, Debug)]
@@ -206,14 +205,19 @@ impl Builder {
             }
         };
         let client_dir = base.join("client");
-        let settings = self.settings.clone().with_output_dir(&client_dir).with_crd_dir(base.join("crd"));
+        let settings = self
+            .settings
+            .clone()
+            .with_output_dir(&client_dir)
+            .with_crd_dir(base.join("crd"))
+            .with_layout(Layout::Include);
         let inputs = inputs(&settings);
         let generation = crate::generate(&settings).map_err(|diagnostics| BuildError { diagnostics })?;
         let mut files = BTreeMap::new();
-        let mut client = BTreeMap::new();
         for f in generation.output.files {
-            if f.path.starts_with(&client_dir) {
-                client.insert(f.path, f.contents);
+            if f.path == client_dir.join("mod.rs") {
+                // The whole client tree, folded into one file by the emitter.
+                files.insert(base.join("client.rs"), f.contents);
             } else if f.path.starts_with(base.join("crd")) {
                 files.insert(f.path, f.contents);
             } else if f.path.file_name().is_some_and(|n| n == "register.rs") {
@@ -225,14 +229,8 @@ impl Builder {
                     .and_then(Path::file_name)
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let text = strip_inner(&f.contents).map_err(|d| BuildError { diagnostics: vec![d] })?;
-                files.insert(base.join("register").join(group).join(format!("{version}.rs")), text);
+                files.insert(base.join("register").join(group).join(format!("{version}.rs")), f.contents);
             }
-        }
-        if client.contains_key(&client_dir.join("mod.rs")) {
-            let text = single_file(&client, &client_dir.join("mod.rs"), settings.header.as_deref())
-                .map_err(|d| BuildError { diagnostics: vec![d] })?;
-            files.insert(base.join("client.rs"), text);
         }
         Ok(BuildOutput { dir: base, files, inputs, warnings: generation.warnings })
     }
@@ -274,64 +272,4 @@ fn inputs(settings: &Settings) -> Vec<PathBuf> {
     }
     out.sort();
     out
-}
-
-fn header(boilerplate: Option<&str>) -> String {
-    crate::write::with_header(GENERATED_MARKER, "//", boilerplate, "")
-}
-
-fn parse(text: &str) -> Result<syn::File, Diagnostic> {
-    syn::parse_file(text).map_err(|e| {
-        Diagnostic::error(format!("generated code does not parse: {e}")).note("this is a bug in kube-codegen")
-    })
-}
-
-/// A generated file without its inner attributes (`//!` docs), which
-/// `include!` does not accept.
-fn strip_inner(text: &str) -> Result<String, Diagnostic> {
-    let mut file = parse(text)?;
-    file.attrs.clear();
-    let head: String =
-        text.lines().take_while(|l| l.starts_with("//") && !l.starts_with("//!")).map(|l| format!("{l}\n")).collect();
-    Ok(format!("{head}{}", prettyplease::unparse(&file)))
-}
-
-/// The file tree rooted at `root` (a `mod.rs`) as one file: every `mod x;`
-/// becomes `mod x { .. }` with the contents of `x/mod.rs` or `x.rs`.
-pub fn single_file(
-    files: &BTreeMap<PathBuf, String>,
-    root: &Path,
-    boilerplate: Option<&str>,
-) -> Result<String, Diagnostic> {
-    let text = files.get(root).ok_or_else(|| Diagnostic::error(format!("no `{}` generated", root.display())))?;
-    let mut file = parse(text)?;
-    let dir = root.parent().unwrap_or(Path::new(""));
-    inline_modules(files, dir, &mut file.items)?;
-    file.attrs.clear();
-    Ok(format!("{}{}", header(boilerplate), prettyplease::unparse(&file)))
-}
-
-fn inline_modules(files: &BTreeMap<PathBuf, String>, dir: &Path, items: &mut [syn::Item]) -> Result<(), Diagnostic> {
-    for item in items {
-        let syn::Item::Mod(m) = item else { continue };
-        if m.content.is_some() {
-            continue;
-        }
-        let name = m.ident.to_string();
-        let name = name.trim_start_matches("r#");
-        let (path, sub_dir) = if files.contains_key(&dir.join(name).join("mod.rs")) {
-            (dir.join(name).join("mod.rs"), dir.join(name))
-        } else {
-            (dir.join(format!("{name}.rs")), dir.join(name))
-        };
-        let text = files
-            .get(&path)
-            .ok_or_else(|| Diagnostic::error(format!("module `{name}` has no generated file `{}`", path.display())))?;
-        let mut inner = parse(text)?;
-        inline_modules(files, &sub_dir, &mut inner.items)?;
-        m.attrs.extend(inner.attrs);
-        m.content = Some((syn::token::Brace::default(), inner.items));
-        m.semi = None;
-    }
-    Ok(())
 }

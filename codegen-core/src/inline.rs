@@ -491,6 +491,8 @@ struct InlineKindTemplate<'a> {
     crd_yaml: &'a str,
     crd_json: &'a str,
     crd_name: &'a str,
+    /// `register.rs` keeps its `//!` docs: they open the inline module.
+    file_docs: bool,
 }
 
 fn render_kind(
@@ -508,7 +510,17 @@ fn render_kind(
     let v = VersionView { kinds: vec![k.clone()], ..vv.clone() };
     let module = format!("__kube_codegen_{}", k.module.trim_start_matches("r#"));
     let vis = quote::ToTokens::to_token_stream(vis).to_string();
-    InlineKindTemplate { p, v: &v, k: &k, module: &module, vis: &vis, crd_yaml: yaml, crd_json: json, crd_name }
+    InlineKindTemplate {
+        p,
+        v: &v,
+        k: &k,
+        module: &module,
+        vis: &vis,
+        crd_yaml: yaml,
+        crd_json: json,
+        crd_name,
+        file_docs: true,
+    }
         .render()
         .map_err(|e| e.to_string())
 }

@@ -48,7 +48,7 @@ pub mod write;
 pub use build::{BuildError, BuildOutput, Builder};
 pub use builtin::KubeVersion;
 pub use diag::{Diagnostic, Diagnostics, Severity};
-pub use settings::{GeneratorKind, GroupVersions, Settings};
+pub use settings::{GeneratorKind, GroupVersions, Layout, Settings};
 pub use write::{Change, Output};
 
 /// The result of a successful run: the files and any warnings.

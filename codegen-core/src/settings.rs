@@ -204,6 +204,21 @@ pub struct Settings {
     /// Where the register code goes, relative to each version directory
     /// (default `register.rs`; register-gen's `--output-file`).
     pub register_file: PathBuf,
+    /// How the generated Rust is laid out on disk.
+    pub layout: Layout,
+}
+
+/// How the generated Rust is laid out on disk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// A module tree: one file per module, `pub mod x;` declarations (the
+    /// CLI; the tree is part of the user's crate).
+    #[default]
+    Tree,
+    /// Files for `include!` (build.rs): the client tree as one `mod.rs`
+    /// with inline modules, and no inner doc comments at the top of a file
+    /// (`include!` does not accept them).
+    Include,
 }
 
 /// The Kubernetes version of a run and why it was chosen.
@@ -233,12 +248,19 @@ impl Settings {
             max_desc_len: None,
             embedded_object_meta: false,
             register_file: PathBuf::from("register.rs"),
+            layout: Layout::Tree,
         }
     }
 
     /// Selects the Kubernetes version of the built-in schemas.
     pub fn with_kube_version(mut self, version: KubeVersion) -> Self {
         self.kube_version = Some(version);
+        self
+    }
+
+    /// Selects how the generated Rust is laid out.
+    pub fn with_layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
         self
     }
 

@@ -1,8 +1,6 @@
 //! The typed clientset: one accessor per group/version (client-gen's
 //! `clientset/versioned`).
-{% for g in groups %}
-pub mod {{ g.module }};
-{%- endfor %}
+{% include "child_modules.rs" %}
 
 /// A clientset over one [`kube::Client`]({{ p.kube }}::Client), with a typed
 /// client per group/version.

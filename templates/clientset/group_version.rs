@@ -1,7 +1,5 @@
 //! The `{{ v.api_version }}` client: one typed client per kind.
-{% for k in v.kinds %}
-pub mod {{ k.module }};
-{%- endfor %}
+{% include "child_modules.rs" %}
 {% for k in v.kinds %}{% if k.client_expansion %}
 mod {{ k.module }}_expansion;
 {%- endif %}{% endfor %}

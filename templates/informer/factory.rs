@@ -1,9 +1,7 @@
 //! The typed shared informer factory (informer-gen's
 //! `informers/externalversions`): one informer per kind however many callers
 //! ask, group/version accessors, and a generic lookup by resource.
-{% for g in groups %}
-pub mod {{ g.module }};
-{%- endfor %}
+{% include "child_modules.rs" %}
 
 /// A shared informer factory over the kinds of this crate.
 #[derive(Clone)]

@@ -1,7 +1,5 @@
 //! Informers of the `{{ g.name }}` group.
-{% for v in g.versions %}
-pub mod {{ v.module }};
-{%- endfor %}
+{% include "child_modules.rs" %}
 
 /// Version accessors of the `{{ g.name }}` group.
 #[derive(Clone)]

@@ -1,7 +1,5 @@
 //! Informers of `{{ v.api_version }}`.
-{% for k in v.kinds %}
-pub mod {{ k.module }};
-{%- endfor %}
+{% include "child_modules.rs" %}
 {% for k in v.kinds %}
 pub use {{ k.module }}::{{ k.informer }};
 {%- endfor %}

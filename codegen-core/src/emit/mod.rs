@@ -7,14 +7,14 @@ pub mod schema;
 pub mod views;
 pub mod yaml;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use askama::Template;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::model::Model;
-use crate::settings::{GeneratorKind, Settings};
+use crate::settings::{GeneratorKind, Layout, Settings};
 use crate::write::{Existing, GENERATED_MARKER, GeneratedFile, Output, OwnedDir, with_header};
 use views::{GroupView, KindView, NewValue, Paths, TypeMetaView, VersionView};
 
@@ -33,20 +33,31 @@ pub(crate) mod filters {
 pub(crate) struct RegisterTemplate<'a> {
     pub(crate) p: &'a Paths,
     pub(crate) v: &'a VersionView,
+    /// Whether the file starts with its `//!` docs (not in a file for `include!`).
+    pub(crate) file_docs: bool,
+}
+
+/// A module declared by a generated file; `body` holds its rendered
+/// contents when the tree is folded into one file ([`Layout::Include`]).
+struct Child {
+    name: String,
+    body: Option<String>,
 }
 
 #[derive(Template)]
 #[template(path = "modules.rs", escape = "none")]
 struct ModulesTemplate<'a> {
     doc: &'a str,
-    modules: &'a [String],
-    reexports: &'a [String],
+    children: &'a [Child],
+    /// `(module, item)`: `pub use module::item;`.
+    reexports: &'a [(&'a str, &'a str)],
 }
 
 #[derive(Template)]
 #[template(path = "client_mod.rs", escape = "none")]
 struct ClientModTemplate<'a> {
-    modules: &'a [String],
+    children: &'a [Child],
+    file_docs: bool,
 }
 
 #[derive(Template)]
@@ -54,6 +65,7 @@ struct ClientModTemplate<'a> {
 struct ClientsetTemplate<'a> {
     p: &'a Paths,
     groups: &'a [GroupView],
+    children: &'a [Child],
 }
 
 #[derive(Template)]
@@ -61,6 +73,7 @@ struct ClientsetTemplate<'a> {
 struct GroupVersionClientTemplate<'a> {
     p: &'a Paths,
     v: &'a VersionView,
+    children: &'a [Child],
 }
 
 #[derive(Template)]
@@ -82,6 +95,7 @@ pub(crate) struct ListerTemplate<'a> {
 struct InformerFactoryTemplate<'a> {
     p: &'a Paths,
     groups: &'a [GroupView],
+    children: &'a [Child],
 }
 
 #[derive(Template)]
@@ -89,6 +103,7 @@ struct InformerFactoryTemplate<'a> {
 struct InformerGroupTemplate<'a> {
     p: &'a Paths,
     g: &'a GroupView,
+    children: &'a [Child],
 }
 
 #[derive(Template)]
@@ -96,6 +111,7 @@ struct InformerGroupTemplate<'a> {
 struct InformerVersionTemplate<'a> {
     p: &'a Paths,
     v: &'a VersionView,
+    children: &'a [Child],
 }
 
 #[derive(Template)]
@@ -115,6 +131,7 @@ struct FakeTemplate<'a> {
 /// Collects rendered files.
 struct Emitter<'a> {
     header: Option<&'a str>,
+    layout: Layout,
     output: Output,
     /// Rendered Rust files waiting to be formatted.
     unformatted: Vec<(PathBuf, String)>,
@@ -177,9 +194,24 @@ impl Emitter<'_> {
         }
     }
 
-    fn modules(&mut self, dir: &Path, doc: &str, modules: Vec<String>, reexports: Vec<String>) {
-        let t = ModulesTemplate { doc, modules: &modules, reexports: &reexports };
-        self.rust(dir.join("mod.rs"), t.render());
+    /// A rendered module file at `path`, declared by its parent as `name`:
+    /// a file of its own in the tree layout, the body of an inline module
+    /// when the tree is folded into one file.
+    fn module(&mut self, path: PathBuf, name: &str, rendered: askama::Result<String>) -> Child {
+        let name = name.to_string();
+        match (self.layout, rendered) {
+            (Layout::Include, Ok(text)) => Child { name, body: Some(text) },
+            (_, rendered) => {
+                self.rust(path, rendered);
+                Child { name, body: None }
+            }
+        }
+    }
+
+    /// A `mod.rs` that only declares `children` and re-exports `reexports`.
+    fn modules(&mut self, dir: &Path, name: &str, doc: &str, children: &[Child], reexports: &[(&str, &str)]) -> Child {
+        let t = ModulesTemplate { doc, children, reexports };
+        self.module(dir.join("mod.rs"), name, t.render())
     }
 }
 
@@ -193,9 +225,12 @@ pub fn format_rust(src: &str) -> syn::Result<String> {
 /// of the disk comes in `existing` ([`crate::write::existing`]).
 pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: &mut Diagnostics) -> Output {
     let header = settings.header.as_deref();
-    let mut e = Emitter { header, output: Output::default(), unformatted: Vec::new(), diags };
+    let layout = settings.layout;
+    let mut e = Emitter { header, layout, output: Output::default(), unformatted: Vec::new(), diags };
     let p = Paths::new(&settings.runtime_path);
     let all = views::groups(model, &p, &settings.plural_exceptions);
+    let file = |module: &str| format!("{}.rs", module.trim_start_matches("r#"));
+    let sub = |dir: &Path, module: &str| dir.join(module.trim_start_matches("r#"));
 
     if settings.runs(GeneratorKind::Register) {
         for (g, group) in all.iter().zip(&model.groups) {
@@ -205,7 +240,8 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
                 }
                 let file = version.dir.join(&settings.register_file);
                 let dir = file.parent().map(Path::to_path_buf).unwrap_or_else(|| version.dir.clone());
-                e.rust(file, RegisterTemplate { p: &p, v }.render());
+                let file_docs = layout == Layout::Tree;
+                e.rust(file, RegisterTemplate { p: &p, v, file_docs }.render());
                 e.output.owned.insert(OwnedDir { dir, recursive: false });
             }
         }
@@ -218,112 +254,115 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
     }
 
     let out_dir = settings.output_dir();
-    let mut client_modules = BTreeSet::new();
+    // Rendered bottom-up: a module's children come before the module, so that
+    // the include layout can put them inside it.
+    let mut client_modules = BTreeMap::new();
     let with_client = views::filter(&all, |k| k.has_client);
     if settings.runs(GeneratorKind::Client) && !with_client.is_empty() {
-        client_modules.insert("clientset".to_string());
         let dir = out_dir.join("clientset");
-        e.rust(dir.join("mod.rs"), ClientsetTemplate { p: &p, groups: &with_client }.render());
+        let mut groups = Vec::new();
         for g in &with_client {
-            let gdir = dir.join(g.module.trim_start_matches("r#"));
-            e.modules(
-                &gdir,
-                &format!("Clients of the `{}` group.", g.name),
-                g.versions.iter().map(|v| v.module.clone()).collect(),
-                vec![],
-            );
+            let gdir = sub(&dir, &g.module);
+            let mut versions = Vec::new();
             for v in &g.versions {
-                let vdir = gdir.join(v.module.trim_start_matches("r#"));
+                let vdir = sub(&gdir, &v.module);
                 let mut v = v.clone();
                 for k in &mut v.kinds {
-                    k.client_expansion = existing
-                        .expansions
-                        .contains(&vdir.join(format!("{}_expansion.rs", k.module.trim_start_matches("r#"))));
+                    k.client_expansion = existing.expansions.contains(&vdir.join(format!(
+                        "{}_expansion.rs",
+                        k.module.trim_start_matches("r#")
+                    )));
                 }
-                e.rust(vdir.join("mod.rs"), GroupVersionClientTemplate { p: &p, v: &v }.render());
-                for k in &v.kinds {
-                    e.rust(
-                        vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))),
-                        KindClientTemplate { p: &p, k }.render(),
-                    );
-                }
+                let kinds: Vec<Child> = v
+                    .kinds
+                    .iter()
+                    .map(|k| e.module(vdir.join(file(&k.module)), &k.module, KindClientTemplate { p: &p, k }.render()))
+                    .collect();
+                let t = GroupVersionClientTemplate { p: &p, v: &v, children: &kinds };
+                versions.push(e.module(vdir.join("mod.rs"), &v.module, t.render()));
             }
+            let doc = format!("Clients of the `{}` group.", g.name);
+            groups.push(e.modules(&gdir, &g.module, &doc, &versions, &[]));
         }
+        let t = ClientsetTemplate { p: &p, groups: &with_client, children: &groups };
+        client_modules.insert("clientset", e.module(dir.join("mod.rs"), "clientset", t.render()));
         e.output.owned.insert(OwnedDir { dir, recursive: true });
     }
     let with_lister = views::filter(&all, |k| k.has_lister);
     if settings.runs(GeneratorKind::Lister) && !with_lister.is_empty() {
-        client_modules.insert("listers".to_string());
         let dir = out_dir.join("listers");
-        e.modules(
-            &dir,
-            "Typed listers over informer caches (lister-gen).",
-            with_lister.iter().map(|g| g.module.clone()).collect(),
-            vec![],
-        );
+        let mut groups = Vec::new();
         for g in &with_lister {
-            let gdir = dir.join(g.module.trim_start_matches("r#"));
-            e.modules(
-                &gdir,
-                &format!("Listers of the `{}` group.", g.name),
-                g.versions.iter().map(|v| v.module.clone()).collect(),
-                vec![],
-            );
+            let gdir = sub(&dir, &g.module);
+            let mut versions = Vec::new();
             for v in &g.versions {
-                let vdir = gdir.join(v.module.trim_start_matches("r#"));
-                let mods: Vec<String> = v.kinds.iter().map(|k| k.module.clone()).collect();
-                let mut reexports: Vec<String> =
-                    v.kinds.iter().map(|k| format!("{}::{}", k.module, k.lister)).collect();
-                reexports
-                    .extend(v.kinds.iter().filter(|k| k.namespaced).map(|k| format!("{}::{}", k.module, k.ns_lister)));
+                let vdir = sub(&gdir, &v.module);
+                let kinds: Vec<Child> = v
+                    .kinds
+                    .iter()
+                    .map(|k| e.module(vdir.join(file(&k.module)), &k.module, ListerTemplate { p: &p, k }.render()))
+                    .collect();
+                let mut reexports: Vec<(&str, &str)> =
+                    v.kinds.iter().map(|k| (k.module.as_str(), k.lister.as_str())).collect();
+                reexports.extend(
+                    v.kinds.iter().filter(|k| k.namespaced).map(|k| (k.module.as_str(), k.ns_lister.as_str())),
+                );
                 reexports.sort();
-                e.modules(&vdir, &format!("Listers of `{}`.", v.api_version), mods, reexports);
-                for k in &v.kinds {
-                    e.rust(
-                        vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))),
-                        ListerTemplate { p: &p, k }.render(),
-                    );
-                }
+                let doc = format!("Listers of `{}`.", v.api_version);
+                versions.push(e.modules(&vdir, &v.module, &doc, &kinds, &reexports));
             }
+            let doc = format!("Listers of the `{}` group.", g.name);
+            groups.push(e.modules(&gdir, &g.module, &doc, &versions, &[]));
         }
+        let doc = "Typed listers over informer caches (lister-gen).";
+        client_modules.insert("listers", e.modules(&dir, "listers", doc, &groups, &[]));
         e.output.owned.insert(OwnedDir { dir, recursive: true });
     }
     let with_informer = views::filter(&all, |k| k.has_informer);
     if settings.runs(GeneratorKind::Informer) && !with_informer.is_empty() {
-        client_modules.insert("informers".to_string());
         let dir = out_dir.join("informers");
-        e.rust(dir.join("mod.rs"), InformerFactoryTemplate { p: &p, groups: &with_informer }.render());
+        let mut groups = Vec::new();
         for g in &with_informer {
-            let gdir = dir.join(g.module.trim_start_matches("r#"));
-            e.rust(gdir.join("mod.rs"), InformerGroupTemplate { p: &p, g }.render());
+            let gdir = sub(&dir, &g.module);
+            let mut versions = Vec::new();
             for v in &g.versions {
-                let vdir = gdir.join(v.module.trim_start_matches("r#"));
-                e.rust(vdir.join("mod.rs"), InformerVersionTemplate { p: &p, v }.render());
-                for k in &v.kinds {
-                    e.rust(
-                        vdir.join(format!("{}.rs", k.module.trim_start_matches("r#"))),
-                        InformerKindTemplate { p: &p, k }.render(),
-                    );
-                }
+                let vdir = sub(&gdir, &v.module);
+                let kinds: Vec<Child> = v
+                    .kinds
+                    .iter()
+                    .map(|k| {
+                        e.module(vdir.join(file(&k.module)), &k.module, InformerKindTemplate { p: &p, k }.render())
+                    })
+                    .collect();
+                let t = InformerVersionTemplate { p: &p, v, children: &kinds };
+                versions.push(e.module(vdir.join("mod.rs"), &v.module, t.render()));
             }
+            let t = InformerGroupTemplate { p: &p, g, children: &versions };
+            groups.push(e.module(gdir.join("mod.rs"), &g.module, t.render()));
         }
+        let t = InformerFactoryTemplate { p: &p, groups: &with_informer, children: &groups };
+        client_modules.insert("informers", e.module(dir.join("mod.rs"), "informers", t.render()));
         e.output.owned.insert(OwnedDir { dir, recursive: true });
     }
     if settings.runs(GeneratorKind::Fake) && !with_client.is_empty() {
-        client_modules.insert("fake".to_string());
         let dir = out_dir.join("fake");
-        e.rust(dir.join("mod.rs"), FakeTemplate { p: &p, groups: &with_client }.render());
+        let rendered = FakeTemplate { p: &p, groups: &with_client }.render();
+        client_modules.insert("fake", e.module(dir.join("mod.rs"), "fake", rendered));
         e.output.owned.insert(OwnedDir { dir, recursive: true });
     }
     if !client_modules.is_empty() {
-        // Modules generated by an earlier run with other generators stay declared.
-        for m in ["clientset", "fake", "informers", "listers"] {
-            if !client_modules.contains(m) && existing.generated_modules.contains(m) {
-                client_modules.insert(m.to_string());
+        // Modules generated by an earlier run with other generators stay
+        // declared (their files are still there in the tree layout).
+        if layout == Layout::Tree {
+            for m in ["clientset", "fake", "informers", "listers"] {
+                if existing.generated_modules.contains(m) {
+                    client_modules.entry(m).or_insert_with(|| Child { name: m.to_string(), body: None });
+                }
             }
         }
-        let modules: Vec<String> = client_modules.into_iter().collect();
-        e.rust(out_dir.join("mod.rs"), ClientModTemplate { modules: &modules }.render());
+        let children: Vec<Child> = client_modules.into_values().collect();
+        let t = ClientModTemplate { children: &children, file_docs: layout == Layout::Tree };
+        e.rust(out_dir.join("mod.rs"), t.render());
         e.output.owned.insert(OwnedDir { dir: out_dir, recursive: false });
     }
     e.format_all();
