@@ -521,8 +521,8 @@ fn render_kind(
         crd_name,
         file_docs: true,
     }
-        .render()
-        .map_err(|e| e.to_string())
+    .render()
+    .map_err(|e| e.to_string())
 }
 
 /// The stub items of a kind (`templates/inline/stub.rs`).

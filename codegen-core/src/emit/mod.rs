@@ -268,10 +268,9 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
                 let vdir = sub(&gdir, &v.module);
                 let mut v = v.clone();
                 for k in &mut v.kinds {
-                    k.client_expansion = existing.expansions.contains(&vdir.join(format!(
-                        "{}_expansion.rs",
-                        k.module.trim_start_matches("r#")
-                    )));
+                    k.client_expansion = existing
+                        .expansions
+                        .contains(&vdir.join(format!("{}_expansion.rs", k.module.trim_start_matches("r#"))));
                 }
                 let kinds: Vec<Child> = v
                     .kinds
@@ -304,9 +303,8 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
                     .collect();
                 let mut reexports: Vec<(&str, &str)> =
                     v.kinds.iter().map(|k| (k.module.as_str(), k.lister.as_str())).collect();
-                reexports.extend(
-                    v.kinds.iter().filter(|k| k.namespaced).map(|k| (k.module.as_str(), k.ns_lister.as_str())),
-                );
+                reexports
+                    .extend(v.kinds.iter().filter(|k| k.namespaced).map(|k| (k.module.as_str(), k.ns_lister.as_str())));
                 reexports.sort();
                 let doc = format!("Listers of `{}`.", v.api_version);
                 versions.push(e.modules(&vdir, &v.module, &doc, &kinds, &reexports));

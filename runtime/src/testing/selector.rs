@@ -232,26 +232,22 @@ impl LabelSelector {
 pub(crate) struct FieldSelector(Vec<(String, bool, String)>);
 
 impl FieldSelector {
-    /// Parses `metadata.name=a,metadata.namespace!=b` (`=`, `==`, `!=`).
+    /// Parses `metadata.name=a,metadata.namespace!=b` (`=`, `==`, `!=`) as
+    /// the API server does: terms split at unescaped commas, each term at
+    /// its first operator, and values unescaped (`\\`, `\,`, `\=`; a bare
+    /// `,` or `=` in a value is an error).
     pub(crate) fn parse(input: &str) -> Result<Self, String> {
         let mut terms = Vec::new();
-        for term in input.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let (field, equal, value) = if let Some((f, v)) = term.split_once("!=") {
-                (f, false, v)
-            } else if let Some((f, v)) = term.split_once("==") {
-                (f, true, v)
-            } else if let Some((f, v)) = term.split_once('=') {
-                (f, true, v)
-            } else {
-                return Err(format!("invalid field selector term {term:?}"));
+        for term in split_terms(input).into_iter().filter(|t| !t.is_empty()) {
+            let Some((field, equal, value)) = split_term(term) else {
+                return Err(format!("invalid field selector term {term:?}: expected `field=value` or `field!=value`"));
             };
-            let field = field.trim();
             if field != "metadata.name" && field != "metadata.namespace" {
                 return Err(format!(
                     "{field:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
                 ));
             }
-            terms.push((field.to_owned(), equal, value.trim().to_owned()));
+            terms.push((field.to_owned(), equal, unescape_value(value)?));
         }
         Ok(Self(terms))
     }
@@ -264,6 +260,57 @@ impl FieldSelector {
             (actual == value) == *equal
         })
     }
+}
+
+/// `input` split at commas that are not escaped with a backslash.
+fn split_terms(input: &str) -> Vec<&str> {
+    let mut terms = Vec::new();
+    let (mut start, mut escaped) = (0, false);
+    for (i, c) in input.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            ',' => {
+                terms.push(&input[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    terms.push(&input[start..]);
+    terms
+}
+
+/// `field`, whether the operator is an equality, and the raw value, split
+/// at the first operator in the term (`!=`, `==` or `=`).
+fn split_term(term: &str) -> Option<(&str, bool, &str)> {
+    (0..term.len()).filter(|&i| term.is_char_boundary(i)).find_map(|i| {
+        let rest = &term[i..];
+        [("!=", false), ("==", true), ("=", true)]
+            .into_iter()
+            .find(|(op, _)| rest.starts_with(op))
+            .map(|(op, equal)| (&term[..i], equal, &rest[op.len()..]))
+    })
+}
+
+/// A field selector value with its escapes resolved.
+fn unescape_value(value: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(e @ ('\\' | ',' | '=')) => out.push(e),
+                Some(e) => return Err(format!("invalid escape sequence `\\{e}` in field selector value {value:?}")),
+                None => return Err(format!("field selector value {value:?} ends in a lone backslash")),
+            },
+            ',' | '=' => {
+                return Err(format!("unescaped `{c}` in field selector value {value:?}: write `\\{c}`"));
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -319,5 +366,12 @@ mod tests {
         assert!(!FieldSelector::parse("metadata.namespace!=ns").unwrap().matches(&o));
         assert!(FieldSelector::parse("spec.x=1").is_err());
         assert!(FieldSelector::parse("").unwrap().matches(&o));
+        // As the API server: the first operator splits, values are unescaped.
+        let n = json!({"metadata": {"name": "a=b,c\\", "namespace": "ns"}});
+        assert!(FieldSelector::parse(r"metadata.name=a\=b\,c\\").unwrap().matches(&n));
+        assert!(FieldSelector::parse(r"metadata.name!=a\=b\,c\\,metadata.namespace=ns").unwrap().matches(&o));
+        for bad in ["metadata.namespace!=x==", "metadata.name=a=b", r"metadata.name=a\x", r"metadata.name=a\", "name"] {
+            assert!(FieldSelector::parse(bad).is_err(), "{bad}");
+        }
     }
 }
