@@ -212,9 +212,11 @@ impl Builder {
             .with_crd_dir(base.join("crd"))
             .with_layout(Layout::Include);
         let inputs = inputs(&settings);
-        let generation = crate::generate(&settings).map_err(|diagnostics| BuildError { diagnostics })?;
+        let generation = crate::on_big_stack(|| crate::generate(&settings).map(|g| (g.output, g.warnings)))
+            .map_err(|diagnostics| BuildError { diagnostics })?;
+        let (output, warnings) = generation;
         let mut files = BTreeMap::new();
-        for f in generation.output.files {
+        for f in output.files {
             if f.path == client_dir.join("mod.rs") {
                 // The whole client tree, folded into one file by the emitter.
                 files.insert(base.join("client.rs"), f.contents);
@@ -232,7 +234,7 @@ impl Builder {
                 files.insert(base.join("register").join(group).join(format!("{version}.rs")), f.contents);
             }
         }
-        Ok(BuildOutput { dir: base, files, inputs, warnings: generation.warnings })
+        Ok(BuildOutput { dir: base, files, inputs, warnings })
     }
 }
 

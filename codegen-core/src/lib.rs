@@ -133,6 +133,35 @@ fn nothing_matched(discovery: &parse::Discovery, model: &model::Model) -> Option
     ))
 }
 
+/// The stack the engine runs on. syn parses recursively, once per level of
+/// nesting in the user's files; rustc grows its own stack on demand, so
+/// code it accepts may nest deeper than a default 8 MiB thread (or a 2 MiB
+/// test thread) can parse in a debug build. Only touched pages are
+/// committed: the reservation costs nothing on ordinary input.
+const ENGINE_STACK: usize = 256 << 20;
+
+/// Runs `f` on a thread with a 256 MiB stack (on this thread if none can be
+/// spawned); a panic in `f` continues on this thread. The CLI, build.rs
+/// and the macro run the engine through it.
+#[doc(hidden)]
+pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let f = std::sync::Mutex::new(Some(f));
+    let run = || f.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().map(|f| f());
+    let spawned = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("kube-codegen".into())
+            .stack_size(ENGINE_STACK)
+            .spawn_scoped(scope, run)
+            .map(|handle| handle.join())
+    });
+    let result = match spawned {
+        Ok(Ok(result)) => result,
+        Ok(Err(payload)) => std::panic::resume_unwind(payload),
+        Err(_) => run(),
+    };
+    result.expect("`f` runs exactly once")
+}
+
 /// What [`run`] does with the generated files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -163,6 +192,10 @@ impl Report {
 /// The whole pipeline: generate, compare with the disk, and write (or only
 /// compare, for `--verify`). On any error nothing is written.
 pub fn run(settings: &Settings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
+    on_big_stack(|| run_here(settings, mode))
+}
+
+fn run_here(settings: &Settings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
     let generation = generate(settings)?;
     let changes = write::plan(&generation.output)?;
     let unchanged =

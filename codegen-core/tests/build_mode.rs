@@ -190,3 +190,40 @@ fn cli_and_build_rs_reject_macro_mode_kinds() {
     assert!(text.contains("error: `Student` is generated inline by the macro (`version = \"v1\"`)"), "{text}");
     assert!(text.contains("types.rs:3:23"), "{text}");
 }
+
+/// rustc accepts code nested far deeper than syn can parse on an ordinary
+/// thread in a debug build; the CLI and build.rs front ends run the engine
+/// on a stack of its own, so this test's 2 MiB thread is enough.
+#[test]
+fn deeply_nested_user_code_does_not_overflow_the_callers_stack() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (name, groups) = common::FIXTURES.iter().find(|(n, _)| *n == "student").unwrap();
+    common::copy_dir(&common::fixtures_dir().join(name), &tmp.path().join(name));
+    let version_dir = std::fs::read_dir(tmp.path().join(name).join("apis"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .unwrap()
+        .join("v1");
+    let depth = 400;
+    let deep = format!(
+        "\npub type Deep = {}u8{};\npub const DEEP: i64 = {}1{};\n",
+        "Vec<".repeat(depth),
+        ">".repeat(depth),
+        "(".repeat(depth),
+        ")".repeat(depth)
+    );
+    let mut types = std::fs::read_to_string(version_dir.join("types.rs")).unwrap();
+    types.push_str(&deep);
+    std::fs::write(version_dir.join("types.rs"), types).unwrap();
+
+    let settings = common::settings(tmp.path(), name, groups);
+    let report = codegen_core::run(&settings, codegen_core::Mode::Write).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(!report.changes.is_empty());
+    let mut b = Builder::new(tmp.path().join(name).join("apis")).out_dir(tmp.path().join("out"));
+    for g in *groups {
+        b = b.group_versions(g);
+    }
+    let out = b.render().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.files.contains_key(&out.dir.join("client.rs")));
+}

@@ -95,9 +95,11 @@ fn analyze(file: &Path) -> Verdict {
 /// line/column positions in those files, where the compiler's parser would
 /// give every token the call site's span. A panic becomes a [`Failure`]
 /// that the macro reports: it never turns into stubs without an error.
-fn guarded(file: &Path, run: impl FnOnce() -> Result<Analysis, Failure>) -> Result<Analysis, Failure> {
+fn guarded(file: &Path, run: impl FnOnce() -> Result<Analysis, Failure> + Send) -> Result<Analysis, Failure> {
     proc_macro2::fallback::force();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+    // On a thread with a large stack: syn recurses once per level of
+    // nesting in the package's files.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| codegen_core::on_big_stack(run)));
     proc_macro2::fallback::unforce();
     result.unwrap_or_else(|payload| {
         let what = payload

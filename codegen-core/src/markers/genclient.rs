@@ -138,7 +138,9 @@ const METHOD_KEYS: &[&str] = &["name", "verb", "subresource", "input", "result"]
 pub fn parse_genclient_args(args: TokenStream, span: Span) -> Result<GenClient, Vec<MarkerError>> {
     let mut out = GenClient::default();
     let mut errors = Errors::new();
-    if !args.is_empty() {
+    if let Err(e) = super::check_nesting(&args, span) {
+        errors.push(e);
+    } else if !args.is_empty() {
         let parser = syn::meta::parser(|meta| genclient_key(&mut out, &mut errors, meta));
         if let Err(e) = parser.parse2(args) {
             errors.extend(MarkerError::from_syn(e));

@@ -124,6 +124,57 @@ pub fn parse_group_name(tokens: TokenStream) -> Result<Spanned<String>, Vec<Mark
 
 // ---- small value parsers --------------------------------------------------
 
+/// How deep marker arguments may nest: brackets, unclosed `<`, and runs of
+/// prefix operators. Marker values are literals, paths, types and short
+/// lists; syn parses them recursively, and hostile nesting (`2<<<<..`,
+/// found by fuzzing) would otherwise overflow the stack of the compiler
+/// thread that runs the macro.
+const MAX_NESTING: usize = 16;
+
+/// Rejects marker arguments that nest deeper than [`MAX_NESTING`], before
+/// syn's recursive parsers see them.
+pub(crate) fn check_nesting(tokens: &TokenStream, span: Span) -> Result<(), MarkerError> {
+    use proc_macro2::TokenTree;
+    let too_deep = |what: &str| {
+        MarkerError::new(span, format!("marker arguments nest too deeply ({what} deeper than {MAX_NESTING} levels)"))
+            .help("marker values are literals, paths, types and short lists; write the value more simply")
+    };
+    let mut stack = vec![tokens.clone().into_iter()];
+    let (mut angles, mut prefix_run) = (0usize, 0usize);
+    while let Some(iter) = stack.last_mut() {
+        let Some(tree) = iter.next() else {
+            stack.pop();
+            continue;
+        };
+        match tree {
+            TokenTree::Group(g) => {
+                prefix_run = 0;
+                if stack.len() >= MAX_NESTING {
+                    return Err(too_deep("brackets"));
+                }
+                stack.push(g.stream().into_iter());
+            }
+            TokenTree::Punct(p) => match p.as_char() {
+                '<' => {
+                    angles += 1;
+                    prefix_run += 1;
+                }
+                '>' => angles = angles.saturating_sub(1),
+                '-' | '!' | '&' | '*' => prefix_run += 1,
+                _ => prefix_run = 0,
+            },
+            _ => prefix_run = 0,
+        }
+        if angles > MAX_NESTING {
+            return Err(too_deep("`<`"));
+        }
+        if prefix_run > MAX_NESTING {
+            return Err(too_deep("operators"));
+        }
+    }
+    Ok(())
+}
+
 fn path_key(path: &syn::Path) -> String {
     path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::")
 }
@@ -215,7 +266,9 @@ fn type_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Spanned<String>>
     let value = meta.value()?;
     let (ty, span): (syn::Type, Span) = if value.peek(LitStr) {
         let lit: LitStr = value.parse()?;
-        (lit.parse()?, lit.span())
+        let tokens: TokenStream = lit.parse()?;
+        check_nesting(&tokens, lit.span()).map_err(|e| e.to_syn_error())?;
+        (syn::parse2(tokens)?, lit.span())
     } else {
         let ty: syn::Type = value.parse()?;
         let span = ty.span();
@@ -449,6 +502,36 @@ mod tests {
                 "unknown format `pasword` | did you mean `password`?"
             ]
         );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = |open: &str, close: &str, n: usize| -> TokenStream {
+            format!("{}1{}", open.repeat(n), close.repeat(n)).parse().unwrap()
+        };
+        let nests = |e: Vec<MarkerError>| messages(e).iter().any(|m| m.contains("nest too deeply"));
+        // A regression input of the `markers` fuzz target: syn's type parser recursed once per `<`.
+        let shifts: TokenStream = format!("minimum = 1, maximu_of = 2{}", "<".repeat(100)).parse().unwrap();
+        let mut v = Validate::default();
+        assert!(nests(parse_validate_attr(&attr(quote!(#[validate(#shifts)])), &mut v).unwrap_err()));
+        for value in [deep("(", ")", 300), deep("[", "]", 300), deep("-", "", 300), deep("Vec<", ">", 300)] {
+            let mut v = Validate::default();
+            assert!(nests(parse_validate_attr(&attr(quote!(#[validate(default = #value)])), &mut v).unwrap_err()));
+            let mut r = Resource::default();
+            assert!(nests(parse_resource_attr(&attr(quote!(#[resource(plural = #value)])), &mut r).unwrap_err()));
+            let args = quote!(method(name = "m", verb = "get", input = #value));
+            assert!(nests(parse_genclient_args(args, Span::call_site()).unwrap_err()));
+        }
+        let ty = format!("{}u8{}", "Vec<".repeat(300), ">".repeat(300));
+        let args = quote!(method(name = "m", verb = "get", input = #ty));
+        assert!(nests(parse_genclient_args(args, Span::call_site()).unwrap_err()));
+        // Nesting that real values have stays accepted.
+        let mut v = Validate::default();
+        parse_validate_attr(&attr(quote!(#[validate(default = [[1, -2], [3]])])), &mut v).unwrap();
+        assert_eq!(v.default.unwrap().value, serde_json::json!([[1, -2], [3]]));
+        let args =
+            quote!(method(name = "m", verb = "get", subresource = "s", result = "Option<Vec<BTreeMap<String, u8>>>"));
+        assert!(parse_genclient_args(args, Span::call_site()).is_ok_and(|g| g.methods.len() == 1));
     }
 
     #[test]

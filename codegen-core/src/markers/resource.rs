@@ -99,6 +99,7 @@ pub const RESOURCE_KEYS: &[&str] = &[
 pub fn parse_resource_attr(attr: &Attribute, out: &mut Resource) -> Result<(), Vec<MarkerError>> {
     let mut errors = Errors::new();
     match &attr.meta {
+        Meta::List(list) if let Err(e) = super::check_nesting(&list.tokens, attr.span()) => errors.push(e),
         Meta::List(list) => {
             let parser = syn::meta::parser(|meta| resource_key(out, &mut errors, meta));
             if let Err(e) = parser.parse2(list.tokens.clone()) {

@@ -179,6 +179,7 @@ impl Validate {
 pub fn parse_validate_attr(attr: &Attribute, out: &mut Validate) -> Result<(), Vec<MarkerError>> {
     let mut errors = Errors::new();
     match &attr.meta {
+        Meta::List(list) if let Err(e) = super::check_nesting(&list.tokens, attr.span()) => errors.push(e),
         Meta::List(list) => {
             let parser = syn::meta::parser(|meta| validate_key(out, &mut errors, meta));
             if let Err(e) = parser.parse2(list.tokens.clone()) {
