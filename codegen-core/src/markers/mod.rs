@@ -124,55 +124,46 @@ pub fn parse_group_name(tokens: TokenStream) -> Result<Spanned<String>, Vec<Mark
 
 // ---- small value parsers --------------------------------------------------
 
-/// How deep marker arguments may nest: brackets, unclosed `<`, and runs of
-/// prefix operators. Marker values are literals, paths, types and short
-/// lists; syn parses them recursively, and hostile nesting (`2<<<<..`,
-/// found by fuzzing) would otherwise overflow the stack of the compiler
-/// thread that runs the macro.
-const MAX_NESTING: usize = 16;
+/// How many tokens one comma-separated piece of marker arguments may hold,
+/// counting the tokens of the brackets inside it. Marker values are
+/// literals, paths, types and lists (a list's items are counted one by
+/// one); syn parses a value recursively, up to once per token (`<<<<`,
+/// `||||`, `- - -`, `((((`, found by fuzzing), and a hostile value would
+/// otherwise overflow the stack of the compiler thread that runs the macro.
+const MAX_PIECE_TOKENS: usize = 48;
 
-/// Rejects marker arguments that nest deeper than [`MAX_NESTING`], before
-/// syn's recursive parsers see them.
+/// Rejects marker arguments with a piece longer or deeper than
+/// [`MAX_PIECE_TOKENS`], before syn's recursive parsers see them.
 pub(crate) fn check_nesting(tokens: &TokenStream, span: Span) -> Result<(), MarkerError> {
-    use proc_macro2::TokenTree;
-    let too_deep = |what: &str| {
-        MarkerError::new(span, format!("marker arguments nest too deeply ({what} deeper than {MAX_NESTING} levels)"))
-            .help("marker values are literals, paths, types and short lists; write the value more simply")
-    };
-    let mut stack = vec![tokens.clone().into_iter()];
-    let (mut angles, mut prefix_run) = (0usize, 0usize);
-    while let Some(iter) = stack.last_mut() {
-        let Some(tree) = iter.next() else {
-            stack.pop();
-            continue;
-        };
+    piece_cost(tokens.clone(), MAX_PIECE_TOKENS).map(|_| ()).map_err(|()| {
+        MarkerError::new(
+            span,
+            format!("marker arguments too long or nested too deeply (a value of more than {MAX_PIECE_TOKENS} tokens)"),
+        )
+        .help("marker values are literals, paths, types and lists; write the value more simply")
+    })
+}
+
+/// The largest cost of a comma-separated piece of `tokens`: its tokens plus
+/// the cost of the brackets in it; `Err` once over `budget` (which also
+/// bounds the recursion here).
+fn piece_cost(tokens: TokenStream, budget: usize) -> Result<usize, ()> {
+    let (mut max, mut piece) = (0, 0);
+    for tree in tokens {
         match tree {
-            TokenTree::Group(g) => {
-                prefix_run = 0;
-                if stack.len() >= MAX_NESTING {
-                    return Err(too_deep("brackets"));
-                }
-                stack.push(g.stream().into_iter());
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == ',' => piece = 0,
+            proc_macro2::TokenTree::Group(g) => {
+                piece += 1;
+                piece += piece_cost(g.stream(), budget.checked_sub(piece).ok_or(())?)?;
             }
-            TokenTree::Punct(p) => match p.as_char() {
-                '<' => {
-                    angles += 1;
-                    prefix_run += 1;
-                }
-                '>' => angles = angles.saturating_sub(1),
-                '-' | '!' | '&' | '*' => prefix_run += 1,
-                _ => prefix_run = 0,
-            },
-            _ => prefix_run = 0,
+            _ => piece += 1,
         }
-        if angles > MAX_NESTING {
-            return Err(too_deep("`<`"));
+        if piece > budget {
+            return Err(());
         }
-        if prefix_run > MAX_NESTING {
-            return Err(too_deep("operators"));
-        }
+        max = max.max(piece);
     }
-    Ok(())
+    Ok(max)
 }
 
 fn path_key(path: &syn::Path) -> String {
@@ -509,12 +500,19 @@ mod tests {
         let deep = |open: &str, close: &str, n: usize| -> TokenStream {
             format!("{}1{}", open.repeat(n), close.repeat(n)).parse().unwrap()
         };
-        let nests = |e: Vec<MarkerError>| messages(e).iter().any(|m| m.contains("nest too deeply"));
+        let nests = |e: Vec<MarkerError>| messages(e).iter().any(|m| m.contains("nested too deeply"));
         // A regression input of the `markers` fuzz target: syn's type parser recursed once per `<`.
         let shifts: TokenStream = format!("minimum = 1, maximu_of = 2{}", "<".repeat(100)).parse().unwrap();
         let mut v = Validate::default();
         assert!(nests(parse_validate_attr(&attr(quote!(#[validate(#shifts)])), &mut v).unwrap_err()));
-        for value in [deep("(", ")", 300), deep("[", "]", 300), deep("-", "", 300), deep("Vec<", ">", 300)] {
+        for value in [
+            deep("(", ")", 300),
+            deep("[", "]", 300),
+            deep("-", "", 300),
+            deep("Vec<", ">", 300),
+            deep("|| ", "", 300),
+            deep("return ", "", 300),
+        ] {
             let mut v = Validate::default();
             assert!(nests(parse_validate_attr(&attr(quote!(#[validate(default = #value)])), &mut v).unwrap_err()));
             let mut r = Resource::default();
@@ -526,6 +524,14 @@ mod tests {
         let args = quote!(method(name = "m", verb = "get", input = #ty));
         assert!(nests(parse_genclient_args(args, Span::call_site()).unwrap_err()));
         // Nesting that real values have stays accepted.
+        let mut v = Validate::default();
+        parse_validate_attr(&attr(quote!(#[validate(default = [[1, -2], [3]])])), &mut v).unwrap();
+        assert_eq!(v.default.unwrap().value, serde_json::json!([[1, -2], [3]]));
+        let many: TokenStream =
+            format!("[{}]", (0..500).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")).parse().unwrap();
+        let mut v = Validate::default();
+        parse_validate_attr(&attr(quote!(#[validate(default = #many)])), &mut v).unwrap();
+        assert_eq!(v.default.unwrap().value.as_array().map(Vec::len), Some(500));
         let mut v = Validate::default();
         parse_validate_attr(&attr(quote!(#[validate(default = [[1, -2], [3]])])), &mut v).unwrap();
         assert_eq!(v.default.unwrap().value, serde_json::json!([[1, -2], [3]]));
