@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use codegen_runtime::client::{CreateOptions, DeleteOptions, PatchOptions, PatchType, TypedClient, UpdateOptions};
-use codegen_runtime::events::EventRecorder;
+use codegen_runtime::events::{EventRecorder, EventType};
 use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
-use codegen_runtime::informer::{DeletedObject, ResourceEventHandlerFuncs};
+use codegen_runtime::informer::{DeletedObject, MalformedObject, ResourceEventHandlerFuncs};
 use codegen_runtime::lister::Lister;
 use codegen_runtime::signal::ShutdownSignal;
 use codegen_runtime::workqueue::RateLimitingQueue;
@@ -33,6 +33,8 @@ pub const FINALIZER: &str = "example.k8s.io/student-cleanup";
 pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "student-controller");
 /// Event reason and message of a successful sync (the seed's wording).
 pub const SYNCED: (&str, &str) = ("Synced", "Student synced successfully");
+/// Reason of the Warning event about a Student that does not decode.
+pub const MALFORMED: &str = "Malformed";
 /// How often a transient failure is retried before it is reported and
 /// dropped (with the default limiter: about 3 minutes of backoff).
 pub const MAX_RETRIES: u32 = 15;
@@ -147,6 +149,23 @@ impl Controller {
                 student_informer.set_watch_error_handler(report);
             }
         }
+
+        // A Student that does not decode (a CRD newer than this controller)
+        // is left out of the cache while every other Student syncs; say so
+        // once, on the object itself.
+        let (malformed_tx, mut malformed_rx) = mpsc::unbounded_channel::<MalformedObject>();
+        student_informer.set_malformed_object_handler(move |m| {
+            let _ = malformed_tx.send(m.clone());
+        });
+        let recorder = self.recorder.clone();
+        tokio::spawn(async move {
+            while let Some(m) = malformed_rx.recv().await {
+                let message = format!("skipped: `{}` does not fit this controller's Student type: {}", m.path, m.error);
+                if let Err(e) = recorder.event(&m.reference, EventType::Warning, MALFORMED, "Decode", &message).await {
+                    tracing::warn!("cannot record an event about {}: {e}", m.key);
+                }
+            }
+        });
 
         let queue = self.queue.clone();
         student_informer.add_event_handler(

@@ -3,122 +3,18 @@
 //! `config/rbac/role.yaml`. Each test runs its own controller limited to its
 //! own namespace (`--namespace`), so tests run in parallel.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+mod common;
+
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use codegen_testenv::{TestEnv, kubectl_result, service_account_subject};
+use common::{ControllerProcess, controller_identity, create_students, eventually, install_crd};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, ObjectMeta, PostParams};
 use student_controller::controller::{FINALIZER, config_map_name};
 use student_controller::pkg::apis::example::v1::Student;
-
-fn crate_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-async fn install_crd(env: &TestEnv) -> Result<()> {
-    env.kubectl_apply_file(&crate_dir().join("config/crd/example.k8s.io_students.yaml"))?;
-    env.wait_crd_established("students.example.k8s.io", Duration::from_secs(60)).await?;
-    env.kubectl_apply_file(&crate_dir().join("config/rbac/role.yaml"))?;
-    Ok(())
-}
-
-/// A service account in `ns` bound (in `ns` only) to the controller's
-/// ClusterRole; returns its kubeconfig.
-async fn controller_identity(env: &TestEnv, ns: &str) -> Result<PathBuf> {
-    let kubeconfig = env.service_account_kubeconfig(ns, "student-controller").await?;
-    env.bind_role(
-        ns,
-        "student-controller",
-        "ClusterRole",
-        "student-controller",
-        service_account_subject(ns, "student-controller"),
-    )
-    .await?;
-    Ok(kubeconfig)
-}
-
-/// The controller binary running as a child process.
-struct ControllerProcess {
-    child: Option<Child>,
-    log: PathBuf,
-}
-
-impl ControllerProcess {
-    fn start(kubeconfig: &Path, ns: &str, log: PathBuf) -> Result<Self> {
-        let out = std::fs::OpenOptions::new().create(true).append(true).open(&log)?;
-        let child = Command::new(env!("CARGO_BIN_EXE_student-controller"))
-            .arg("--kubeconfig")
-            .arg(kubeconfig)
-            .args(["--namespace", ns, "--workers", "2"])
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(out.try_clone()?)
-            .stderr(out)
-            .spawn()
-            .context("starting student-controller")?;
-        Ok(Self { child: Some(child), log })
-    }
-
-    fn signal(&self, signal: libc::c_int) {
-        if let Some(child) = &self.child {
-            // SAFETY: kill(2) on our own, not yet reaped, child.
-            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
-        }
-    }
-
-    fn wait(&mut self, timeout: Duration) -> Result<ExitStatus> {
-        let mut child = self.child.take().context("already waited for")?;
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = child.try_wait()? {
-                return Ok(status);
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                bail!("controller did not exit within {timeout:?}; log:\n{}", self.log_text());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for ControllerProcess {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut f: F) -> Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<Option<T>>>,
-{
-    let deadline = Instant::now() + timeout;
-    let mut last;
-    loop {
-        match f().await {
-            Ok(Some(v)) => return Ok(v),
-            Ok(None) => last = "condition not met".into(),
-            Err(e) => last = format!("{e:#}"),
-        }
-        if Instant::now() > deadline {
-            bail!("timed out after {timeout:?} waiting for {what}: {last}");
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
 
 fn student_yaml(ns: &str, name: &str, school: &str) -> String {
     format!(
@@ -210,25 +106,6 @@ async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
     let status = controller.wait(Duration::from_secs(30))?;
     assert_eq!(status.code(), Some(0), "log:\n{}", controller.log_text());
     assert!(controller.log_text().contains("workers finished"), "{}", controller.log_text());
-    Ok(())
-}
-
-async fn create_students(env: &TestEnv, ns: &str, prefix: &str, n: usize) -> Result<()> {
-    let students: Api<Student> = Api::namespaced(env.admin_client().await?, ns);
-    let creates = (0..n).map(|i| {
-        let students = students.clone();
-        let s = Student::new(
-            &format!("{prefix}-{i}"),
-            student_controller::pkg::apis::example::v1::StudentSpec {
-                name: format!("{prefix}-{i}"),
-                school: format!("school-{i}"),
-            },
-        );
-        async move { students.create(&PostParams::default(), &s).await }
-    });
-    for r in futures::future::join_all(creates).await {
-        r?;
-    }
     Ok(())
 }
 

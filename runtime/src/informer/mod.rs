@@ -11,6 +11,7 @@
 //! in the cache.
 
 mod handler;
+mod lenient;
 mod processor;
 mod sync;
 
@@ -38,9 +39,11 @@ pub use handler::{
     DeletedFinalStateUnknown, DeletedObject, FilteringResourceEventHandler, ResourceEventHandler,
     ResourceEventHandlerFuncs,
 };
+pub use lenient::MalformedObject;
 pub use processor::HandlerRegistration;
 pub use sync::{HasSynced, wait_for_cache_sync};
 
+use lenient::Lenient;
 use processor::{Notification, Processor, SyncState};
 
 /// Rewrites an object before it is cached and handed to handlers, e.g. to
@@ -53,6 +56,13 @@ pub type WatchErrorHandler = Arc<dyn Fn(&watcher::Error) + Send + Sync>;
 
 /// A stream of watcher events, the informer's only input.
 pub type WatchEventStream<K> = BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>;
+
+/// Called once for every version of an object that does not decode into
+/// the informer's type.
+pub type MalformedObjectHandler = Arc<dyn Fn(&MalformedObject) + Send + Sync>;
+
+/// The informer's input: watcher events whose objects may not decode.
+type LenientEventStream<K> = BoxStream<'static, Result<watcher::Event<Lenient<K>>, watcher::Error>>;
 
 /// How a [`SharedIndexInformer`] lists, watches and caches.
 pub struct InformerConfig<K> {
@@ -119,6 +129,9 @@ struct Shared<K> {
     default_resync: Option<Duration>,
     transform: Option<Transform<K>>,
     watch_error_handler: Mutex<Option<WatchErrorHandler>>,
+    malformed_handler: Mutex<Option<MalformedObjectHandler>>,
+    /// Objects whose latest version does not decode, by key.
+    malformed: Mutex<BTreeMap<String, MalformedObject>>,
     lifecycle: Mutex<Lifecycle<K>>,
     /// Wakes the run loop when a handler with a resync period is added.
     resync_changed: Arc<Notify>,
@@ -190,6 +203,8 @@ impl<K: Object> SharedIndexInformer<K> {
                 default_resync: config.resync,
                 transform: config.transform,
                 watch_error_handler: Mutex::new(None),
+                malformed_handler: Mutex::new(None),
+                malformed: Mutex::new(BTreeMap::new()),
                 lifecycle: Mutex::new(Lifecycle::NotStarted(source)),
                 resync_changed: Arc::new(Notify::new()),
                 shutdown_lock: tokio::sync::Mutex::new(()),
@@ -212,12 +227,20 @@ impl<K: Object> SharedIndexInformer<K> {
         let Lifecycle::NotStarted(source) = std::mem::replace(&mut *lifecycle, Lifecycle::Stopped) else {
             return;
         };
-        let events: WatchEventStream<K> = match source {
+        let events: LenientEventStream<K> = match source {
             Source::Api(api) => {
                 let (api, config) = *api;
+                // Each item of a list page and each watch event is decoded
+                // on its own, so that one bad object cannot fail the rest.
+                let namespace = api.namespace().map(str::to_owned);
+                let client = api.into_client();
+                let api = match namespace {
+                    Some(ns) => Api::<Lenient<K>>::namespaced_with(client, &ns, &()),
+                    None => Api::<Lenient<K>>::all_with(client, &()),
+                };
                 watcher(api, config).default_backoff().boxed()
             }
-            Source::Stream(events) => events,
+            Source::Stream(events) => events.map(|event| event.map(decoded)).boxed(),
         };
         lock(&self.shared.processor).start(runtime.clone());
         let (stop, stopped) = oneshot::channel();
@@ -270,6 +293,26 @@ impl<K: Object> SharedIndexInformer<K> {
     /// warning). The watch retries on its own, with backoff.
     pub fn set_watch_error_handler(&self, handler: impl Fn(&watcher::Error) + Send + Sync + 'static) {
         *lock(&self.shared.watch_error_handler) = Some(Arc::new(handler));
+    }
+
+    /// Sets the function called once for every version of an object that
+    /// does not decode into `K` (the watch error handler hears of it too).
+    /// Such an object is left out of the cache (an older version that
+    /// decoded stays), every other object syncs, and it is picked up again
+    /// as soon as a new version decodes.
+    pub fn set_malformed_object_handler(&self, handler: impl Fn(&MalformedObject) + Send + Sync + 'static) {
+        *lock(&self.shared.malformed_handler) = Some(Arc::new(handler));
+    }
+
+    /// How many objects the informer has seen whose latest version does not
+    /// decode into `K`.
+    pub fn malformed_count(&self) -> usize {
+        lock(&self.shared.malformed).len()
+    }
+
+    /// The objects whose latest version does not decode into `K`, by key.
+    pub fn malformed_objects(&self) -> Vec<MalformedObject> {
+        lock(&self.shared.malformed).values().cloned().collect()
     }
 
     /// The informer's cache.
@@ -350,14 +393,68 @@ impl<K: Object> Shared<K> {
         })
     }
 
-    fn on_event(&self, event: watcher::Event<K>, relist: &mut Vec<Arc<K>>) {
+    fn on_event(&self, event: watcher::Event<Lenient<K>>, relist: &mut Relist<K>) {
         match event {
-            watcher::Event::Init => relist.clear(),
-            watcher::Event::InitApply(obj) => relist.push(self.transform(obj)),
-            watcher::Event::InitDone => self.replace(std::mem::take(relist)),
-            watcher::Event::Apply(obj) => self.apply(self.transform(obj)),
-            watcher::Event::Delete(obj) => self.delete(self.transform(obj)),
+            watcher::Event::Init => {
+                relist.objects.clear();
+                relist.malformed.clear();
+            }
+            watcher::Event::InitApply(Lenient::Decoded(obj)) => relist.objects.push(self.transform(obj)),
+            watcher::Event::InitApply(bad) => {
+                let Some(report) = bad.malformed() else { return };
+                // The last version that decoded stays cached.
+                if let Some(old) = self.indexer.get_by_key(&report.key) {
+                    relist.objects.push(old);
+                }
+                relist.malformed.insert(report.key.clone(), report);
+            }
+            watcher::Event::InitDone => {
+                self.replace(std::mem::take(&mut relist.objects));
+                let found = std::mem::take(&mut relist.malformed);
+                let new: Vec<MalformedObject> = {
+                    let mut known = lock(&self.malformed);
+                    let new = found.values().filter(|m| known.get(&m.key) != Some(*m)).cloned().collect();
+                    *known = found;
+                    new
+                };
+                for report in &new {
+                    self.report(report);
+                }
+            }
+            watcher::Event::Apply(Lenient::Decoded(obj)) => {
+                lock(&self.malformed).remove(meta_namespace_key(&obj).as_str());
+                self.apply(self.transform(obj));
+            }
+            watcher::Event::Apply(bad) => {
+                let Some(report) = bad.malformed() else { return };
+                let new = lock(&self.malformed).insert(report.key.clone(), report.clone()).as_ref() != Some(&report);
+                if new {
+                    self.report(&report);
+                }
+            }
+            watcher::Event::Delete(Lenient::Decoded(obj)) => {
+                lock(&self.malformed).remove(meta_namespace_key(&obj).as_str());
+                self.delete(self.transform(obj));
+            }
+            watcher::Event::Delete(bad) => {
+                let key = meta_namespace_key(&bad);
+                lock(&self.malformed).remove(&key);
+                // Handlers see the last state that decoded, if any.
+                if let Some(old) = self.indexer.get_by_key(&key) {
+                    self.delete(old);
+                }
+            }
         }
+    }
+
+    /// Tells the malformed-object handler and the watch error handler.
+    fn report(&self, report: &MalformedObject) {
+        let handler = lock(&self.malformed_handler).clone();
+        if let Some(handler) = handler {
+            handler(report);
+        }
+        let serde_error = <serde_json::Error as serde::de::Error>::custom(report);
+        self.on_error(&watcher::Error::WatchFailed(kube::Error::SerdeError(serde_error)));
     }
 
     /// client-go's `Replace` followed by `processDeltas`: known objects get
@@ -431,10 +528,10 @@ impl<K: Object> Shared<K> {
 async fn run<K: Object>(
     shared: Weak<Shared<K>>,
     resync_changed: Arc<Notify>,
-    mut events: WatchEventStream<K>,
+    mut events: LenientEventStream<K>,
     mut stop: oneshot::Receiver<()>,
 ) {
-    let mut relist = Vec::new();
+    let mut relist = Relist { objects: Vec::new(), malformed: BTreeMap::new() };
     let mut events_done = false;
     loop {
         let Some(next_resync) = shared.upgrade().map(|shared| shared.next_resync()) else {
@@ -457,6 +554,23 @@ async fn run<K: Object>(
                 }
             }
         }
+    }
+}
+
+/// What a relist has brought so far.
+struct Relist<K> {
+    objects: Vec<Arc<K>>,
+    malformed: BTreeMap<String, MalformedObject>,
+}
+
+/// A watcher event of objects that decoded.
+fn decoded<K>(event: watcher::Event<K>) -> watcher::Event<Lenient<K>> {
+    match event {
+        watcher::Event::Init => watcher::Event::Init,
+        watcher::Event::InitApply(obj) => watcher::Event::InitApply(Lenient::Decoded(obj)),
+        watcher::Event::InitDone => watcher::Event::InitDone,
+        watcher::Event::Apply(obj) => watcher::Event::Apply(Lenient::Decoded(obj)),
+        watcher::Event::Delete(obj) => watcher::Event::Delete(Lenient::Decoded(obj)),
     }
 }
 

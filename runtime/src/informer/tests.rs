@@ -485,3 +485,115 @@ async fn a_panicking_handler_stops_its_registration_instead_of_hanging_sync() {
     assert!(synced(&[&other]).await, "the other handler is unaffected");
     informer.shutdown().await;
 }
+
+/// Waits (under the hang guard) until `check` holds.
+async fn until(what: &str, mut check: impl FnMut() -> bool) {
+    let waited = timeout(GUARD, async {
+        while !check() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "hang guard: never {what}");
+}
+
+#[tokio::test]
+async fn a_malformed_object_is_skipped_reported_once_and_picked_up_when_it_decodes() {
+    use kube::api::{ApiResource, DynamicObject, Patch, PatchParams, PostParams};
+    use serde_json::json;
+
+    let server = crate::testing::FakeApiServer::new();
+    let plain = |name: &str| ConfigMap {
+        metadata: ObjectMeta { name: Some(name.into()), namespace: Some("default".into()), ..Default::default() },
+        ..Default::default()
+    };
+    server.seed((0..5).map(|i| plain(&format!("good-{i}")))).unwrap();
+    let client = server.client();
+    // The fake server keeps whatever JSON it is sent: `data` values must be
+    // strings for a ConfigMap to decode.
+    let raw: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), "default", &ApiResource::erase::<ConfigMap>(&()));
+    let bad = |name: &str| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "default"},
+            "data": {"a": 42}
+        }))
+        .unwrap()
+    };
+    raw.create(&PostParams::default(), &bad("bad-0")).await.unwrap();
+
+    let informer = SharedIndexInformer::new(Api::<ConfigMap>::namespaced(client, "default"), InformerConfig::default());
+    let reports = Arc::new(Mutex::new(Vec::<MalformedObject>::new()));
+    let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (r, e) = (reports.clone(), errors.clone());
+    informer.set_malformed_object_handler(move |m| lock(&r).push(m.clone()));
+    informer.set_watch_error_handler(move |err| lock(&e).push(err.to_string()));
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+    informer.start();
+
+    // The list page holds the bad item: everything else syncs.
+    assert!(synced(&[&informer]).await);
+    let names =
+        |informer: &SharedIndexInformer<ConfigMap>| cached(informer).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    assert_eq!(names(&informer), ["good-0", "good-1", "good-2", "good-3", "good-4"]);
+    assert_eq!(informer.malformed_count(), 1);
+    {
+        let reports = lock(&reports);
+        assert_eq!(reports.len(), 1);
+        assert_eq!((reports[0].key.as_str(), reports[0].path.as_str()), ("default/bad-0", "data.a"));
+        assert_eq!(reports[0].reference.name.as_deref(), Some("bad-0"));
+        assert!(reports[0].reference.uid.is_some());
+    }
+    assert_eq!(lock(&errors).len(), 1);
+    assert!(lock(&errors)[0].contains("ConfigMap default/bad-0 does not decode"), "{:?}", lock(&errors));
+    assert_eq!(take(&mut seen, 5).await.len(), 5);
+
+    // A bad watch event: reported, not cached; the watch goes on.
+    raw.create(&PostParams::default(), &bad("bad-1")).await.unwrap();
+    raw.create(&PostParams::default(), &{
+        let mut o = bad("later");
+        o.data = json!({"data": {"a": "fine"}});
+        o
+    })
+    .await
+    .unwrap();
+    until("saw `later`", || informer.indexer().get_by_key("default/later").is_some()).await;
+    assert_eq!(informer.malformed_count(), 2);
+    assert_eq!(lock(&reports).len(), 2);
+
+    // A relist (history compacted, watch closed: 410 Gone) sees the same
+    // bad versions again and does not report them again.
+    server.compact();
+    server.close_watches();
+    raw.create(&PostParams::default(), &{
+        let mut o = bad("after-relist");
+        o.data = json!({});
+        o
+    })
+    .await
+    .unwrap();
+    until("saw `after-relist`", || informer.indexer().get_by_key("default/after-relist").is_some()).await;
+    assert_eq!(informer.malformed_count(), 2);
+    assert_eq!(lock(&reports).len(), 2, "{:?}", lock(&reports));
+
+    // A good object turning bad keeps its last good version in the cache.
+    let to_bad = Patch::Merge(json!({"data": {"x": 1}}));
+    raw.patch("good-0", &PatchParams::default(), &to_bad).await.unwrap();
+    until("reported good-0", || informer.malformed_count() == 3).await;
+    assert!(informer.indexer().get_by_key("default/good-0").is_some());
+
+    // Fixed objects are picked up; a deleted bad one is forgotten.
+    let fix = Patch::Merge(json!({"data": {"a": "fixed", "x": "fixed"}}));
+    raw.patch("bad-0", &PatchParams::default(), &fix).await.unwrap();
+    raw.patch("good-0", &PatchParams::default(), &fix).await.unwrap();
+    raw.delete("bad-1", &Default::default()).await.unwrap();
+    until("fixed", || informer.malformed_count() == 0).await;
+    until("bad-0 cached", || informer.indexer().get_by_key("default/bad-0").is_some()).await;
+    let good0 = informer.indexer().get_by_key("default/good-0").unwrap();
+    assert_eq!(good0.data.as_ref().unwrap()["x"], "fixed");
+    assert_eq!(lock(&reports).len(), 3);
+    assert!(informer.malformed_objects().is_empty());
+    informer.shutdown().await;
+}

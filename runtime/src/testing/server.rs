@@ -201,9 +201,18 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
     let reactors = shared.lock_reactors().clone();
     match react(&reactors, &action) {
         Some(Ok(value)) if verb == "watch" => {
-            let mut line = serde_json::to_vec(&value).unwrap_or_default();
-            line.push(b'\n');
-            return watch_response(WatchStream::finished(route.info, vec![Bytes::from(line)]));
+            // `{"type": .., "object": ..}` keeps the API server's field order.
+            let line = match (value.get("type").and_then(Value::as_str), value.get("object")) {
+                (Some(kind), Some(object)) if value.as_object().is_some_and(|m| m.len() == 2) => {
+                    super::store::watch_line(kind, object)
+                }
+                _ => {
+                    let mut line = serde_json::to_vec(&value).unwrap_or_default();
+                    line.push(b'\n');
+                    Bytes::from(line)
+                }
+            };
+            return watch_response(WatchStream::finished(route.info, vec![line]));
         }
         Some(Ok(value)) => return json_response(StatusCode::OK, &value),
         Some(Err(status)) => {

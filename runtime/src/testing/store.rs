@@ -182,8 +182,22 @@ pub(crate) struct Store {
 /// How many events the history keeps by default.
 pub(crate) const DEFAULT_HISTORY_LIMIT: usize = 1000;
 
+/// A watch event as the API server writes it: `type` first, then `object`
+/// (clients may stream the object only once they know the type).
+#[derive(serde::Serialize)]
+struct WatchLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    object: &'a Value,
+}
+
 fn line(kind: &str, object: &Value) -> Bytes {
-    let mut bytes = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_else(|_| b"{}".to_vec());
+    watch_line(kind, object)
+}
+
+/// One line of a watch stream.
+pub(crate) fn watch_line(kind: &str, object: &Value) -> Bytes {
+    let mut bytes = serde_json::to_vec(&WatchLine { kind, object }).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     Bytes::from(bytes)
 }
