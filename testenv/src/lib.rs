@@ -80,6 +80,8 @@ pub struct TestEnv {
     processes: Mutex<Vec<Supervised>>,
     admin_token: String,
     ca_pem: String,
+    etcd_url: String,
+    api_port: u16,
 }
 
 static SHARED: OnceLock<TestEnv> = OnceLock::new();
@@ -154,9 +156,11 @@ impl TestEnv {
             processes: Mutex::new(Vec::new()),
             admin_token: admin_token.clone(),
             ca_pem,
+            etcd_url: format!("http://127.0.0.1:{etcd_port}"),
+            api_port,
         };
 
-        let etcd_url = format!("http://127.0.0.1:{etcd_port}");
+        let etcd_url = env.etcd_url.clone();
         let mut etcd = Command::new(&env.binaries.etcd);
         etcd.arg("--data-dir")
             .arg(work.join("etcd"))
@@ -172,30 +176,7 @@ impl TestEnv {
             .stderr(log_file(&work, "etcd.log")?);
         env.push(Supervised::spawn("etcd", etcd)?);
 
-        let mut apiserver = Command::new(&env.binaries.kube_apiserver);
-        apiserver
-            .arg(format!("--etcd-servers={etcd_url}"))
-            .arg("--bind-address=127.0.0.1")
-            .arg("--advertise-address=127.0.0.1")
-            .arg(format!("--secure-port={api_port}"))
-            .arg(format!("--cert-dir={}", pki.display()))
-            .arg(format!("--tls-cert-file={}", pki.join("serving.crt").display()))
-            .arg(format!("--tls-private-key-file={}", pki.join("serving.key").display()))
-            .arg(format!("--token-auth-file={}", work.join("tokens.csv").display()))
-            .arg("--authorization-mode=RBAC")
-            .arg(format!("--service-account-issuer=https://127.0.0.1:{api_port}"))
-            .arg(format!("--service-account-key-file={}", pki.join("sa.key").display()))
-            .arg(format!("--service-account-signing-key-file={}", pki.join("sa.key").display()))
-            .arg("--service-cluster-ip-range=10.0.0.0/24")
-            .arg("--allow-privileged=true")
-            .arg("--disable-admission-plugins=ServiceAccount")
-            .arg("--endpoint-reconciler-type=none")
-            .arg("--enable-priority-and-fairness=false")
-            .arg(format!("--audit-log-path={}", work.join("audit.log").display()))
-            .arg(format!("--audit-policy-file={}", write_audit_policy(&work)?.display()))
-            .stdin(Stdio::null())
-            .stdout(log_file(&work, "kube-apiserver.log")?)
-            .stderr(log_file(&work, "kube-apiserver.log")?);
+        let apiserver = env.apiserver_command(api_port, "kube-apiserver.log", "audit.log")?;
         env.push(Supervised::spawn("kube-apiserver", apiserver)?);
 
         env.write_kubeconfig(ADMIN, &admin_token)?;
@@ -224,9 +205,145 @@ impl TestEnv {
         }
     }
 
+    /// kube-apiserver on `port` over this environment's etcd, PKI, tokens
+    /// and audit policy, logging to `log` and auditing to `audit` in the
+    /// work directory.
+    fn apiserver_command(&self, port: u16, log: &str, audit: &str) -> Result<Command> {
+        let work = &self.work;
+        let pki = work.join("pki");
+        let mut apiserver = Command::new(&self.binaries.kube_apiserver);
+        apiserver
+            .arg(format!("--etcd-servers={}", self.etcd_url))
+            .arg("--bind-address=127.0.0.1")
+            .arg("--advertise-address=127.0.0.1")
+            .arg(format!("--secure-port={port}"))
+            .arg(format!("--cert-dir={}", pki.display()))
+            .arg(format!("--tls-cert-file={}", pki.join("serving.crt").display()))
+            .arg(format!("--tls-private-key-file={}", pki.join("serving.key").display()))
+            .arg(format!("--token-auth-file={}", work.join("tokens.csv").display()))
+            .arg("--authorization-mode=RBAC")
+            .arg(format!("--service-account-issuer=https://127.0.0.1:{}", self.api_port))
+            .arg(format!("--service-account-key-file={}", pki.join("sa.key").display()))
+            .arg(format!("--service-account-signing-key-file={}", pki.join("sa.key").display()))
+            .arg("--service-cluster-ip-range=10.0.0.0/24")
+            .arg("--allow-privileged=true")
+            .arg("--disable-admission-plugins=ServiceAccount")
+            .arg("--endpoint-reconciler-type=none")
+            .arg("--enable-priority-and-fairness=false")
+            .arg(format!("--audit-log-path={}", work.join(audit).display()))
+            .arg(format!("--audit-policy-file={}", write_audit_policy(work)?.display()))
+            .stdin(Stdio::null())
+            .stdout(log_file(work, log)?)
+            .stderr(log_file(work, log)?);
+        Ok(apiserver)
+    }
+
+    /// Kills kube-apiserver with SIGKILL, by PID, and waits for it to exit;
+    /// etcd keeps running. Clients see connections refused until
+    /// [`restart_apiserver`](Self::restart_apiserver).
+    pub fn kill_apiserver(&self) -> Result<()> {
+        let mut procs = self.processes.lock().map_err(|_| anyhow::anyhow!("testenv process lock poisoned"))?;
+        let index = procs.iter().position(|p| p.name() == "kube-apiserver").context("kube-apiserver is not running")?;
+        procs.remove(index).kill();
+        Ok(())
+    }
+
+    /// Starts kube-apiserver again on the same port, etcd and credentials
+    /// (after [`kill_apiserver`](Self::kill_apiserver)) and waits until it
+    /// is ready.
+    pub fn restart_apiserver(&self) -> Result<()> {
+        let command = self.apiserver_command(self.api_port, "kube-apiserver.log", "audit.log")?;
+        let process = Supervised::spawn("kube-apiserver", command)?;
+        self.processes.lock().map_err(|_| anyhow::anyhow!("testenv process lock poisoned"))?.push(process);
+        wait_until_ready(&self.admin_kubeconfig(), &self.processes, Duration::from_secs(90))
+    }
+
+    /// A second kube-apiserver on the same etcd (an HA control plane's other
+    /// member), on a port of its own; writes through it are what the first
+    /// server's clients see once they reconnect. Stopped when dropped.
+    pub fn start_second_apiserver(&self) -> Result<SecondApiServer> {
+        let port = free_port()?;
+        let command = self.apiserver_command(port, "kube-apiserver-2.log", "audit-2.log")?;
+        let process = Mutex::new(vec![Supervised::spawn("kube-apiserver", command)?]);
+        let kubeconfig = self.work.join("admin-2.kubeconfig");
+        self.write_kubeconfig_at(&kubeconfig, &format!("https://127.0.0.1:{port}"), ADMIN, &self.admin_token)?;
+        wait_until_ready(&kubeconfig, &process, Duration::from_secs(90))?;
+        Ok(SecondApiServer { _process: process, kubeconfig })
+    }
+
+    /// Compacts etcd's history up to its current revision (what
+    /// kube-apiserver does every `--etcd-compaction-interval`): watches
+    /// that resume from an older resourceVersion get 410 Gone. Returns the
+    /// revision.
+    pub fn compact_etcd(&self) -> Result<i64> {
+        // etcd's JSON gateway: a range read for the header's revision, then
+        // a physical compaction to it.
+        let range = etcd_post(&self.etcd_url, "/v3/kv/range", r#"{"key":"AA=="}"#)?;
+        let revision: i64 = range["header"]["revision"]
+            .as_str()
+            .and_then(|r| r.parse().ok())
+            .or_else(|| range["header"]["revision"].as_i64())
+            .with_context(|| format!("no revision in etcd's answer {range}"))?;
+        etcd_post(&self.etcd_url, "/v3/kv/compaction", &format!(r#"{{"revision":"{revision}","physical":true}}"#))?;
+        Ok(revision)
+    }
+
     fn wait_ready(&mut self, timeout: Duration) -> Result<()> {
+        wait_until_ready(&self.admin_kubeconfig(), &self.processes, timeout)
+            .with_context(|| format!("kube-apiserver at {}", self.server))
+    }
+}
+
+/// A second kube-apiserver of a [`TestEnv`] (see
+/// [`TestEnv::start_second_apiserver`]).
+#[derive(Debug)]
+pub struct SecondApiServer {
+    /// The server process, stopped by PID when this is dropped.
+    _process: Mutex<Vec<Supervised>>,
+    kubeconfig: PathBuf,
+}
+
+impl SecondApiServer {
+    /// Its admin kubeconfig.
+    pub fn admin_kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// A new admin client talking to it.
+    pub async fn admin_client(&self) -> Result<Client> {
+        client_from_kubeconfig(&self.kubeconfig).await
+    }
+}
+
+/// POSTs `body` to etcd's JSON gateway at `url` + `path` over plain HTTP on
+/// loopback and returns the JSON answer.
+fn etcd_post(url: &str, path: &str, body: &str) -> Result<serde_json::Value> {
+    use std::io::{Read as _, Write as _};
+    let host = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(host).with_context(|| format!("connecting to etcd at {host}"))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    let (head, payload) = answer.split_once("\r\n\r\n").context("etcd's answer has no body")?;
+    if !head.starts_with("HTTP/1.1 200") {
+        bail!("etcd {path}: {head}\n{payload}");
+    }
+    // A chunked body is one chunk here: the JSON object between its braces.
+    let json = payload.find('{').zip(payload.rfind('}')).map(|(a, b)| &payload[a..=b]).unwrap_or(payload);
+    serde_json::from_str(json).with_context(|| format!("etcd {path} answered {payload}"))
+}
+
+/// Polls `/readyz` and the `default` namespace through `kubeconfig` until
+/// both answer, failing early if one of `processes` exits.
+fn wait_until_ready(kubeconfig: &Path, processes: &Mutex<Vec<Supervised>>, timeout: Duration) -> Result<()> {
+    {
         let deadline = Instant::now() + timeout;
-        let config = self.admin_kubeconfig();
+        let config = kubeconfig.to_path_buf();
         let check = move || -> Result<()> {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             rt.block_on(async {
@@ -240,7 +357,7 @@ impl TestEnv {
         };
         let mut last = String::new();
         while Instant::now() < deadline {
-            if let Ok(mut procs) = self.processes.lock() {
+            if let Ok(mut procs) = processes.lock() {
                 for p in procs.iter_mut() {
                     if let Some(status) = p.exited() {
                         bail!("a test server process exited early ({status}), pid {:?}", p.pid());
@@ -255,9 +372,11 @@ impl TestEnv {
             }
             std::thread::sleep(Duration::from_millis(250));
         }
-        bail!("kube-apiserver at {} was not ready after {timeout:?}: {last}", self.server)
+        bail!("not ready after {timeout:?}: {last}")
     }
+}
 
+impl TestEnv {
     /// Stops kube-apiserver, then etcd, by PID, and removes the work
     /// directory (kept when `KUBE_CODEGEN_TESTENV_KEEP` is set).
     pub fn stop(&self) {
@@ -503,16 +622,18 @@ impl TestEnv {
     }
 
     fn write_kubeconfig(&self, user: &str, token: &str) -> Result<()> {
+        self.write_kubeconfig_at(&self.kubeconfig_for(user), &self.server, user, token)
+    }
+
+    fn write_kubeconfig_at(&self, path: &Path, server: &str, user: &str, token: &str) -> Result<()> {
         use std::io::Write as _;
         let ca = base64(self.ca_pem.as_bytes());
         let mut yaml = String::new();
         let _ = write!(
             yaml,
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: testenv\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\nusers:\n- name: {user}\n  user:\n    token: {token}\ncontexts:\n- name: {user}\n  context:\n    cluster: testenv\n    user: {user}\n    namespace: default\ncurrent-context: {user}\n",
-            self.server
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: testenv\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\nusers:\n- name: {user}\n  user:\n    token: {token}\ncontexts:\n- name: {user}\n  context:\n    cluster: testenv\n    user: {user}\n    namespace: default\ncurrent-context: {user}\n",
         );
-        let path = self.kubeconfig_for(user);
-        let mut f = std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?;
+        let mut f = std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
         f.write_all(yaml.as_bytes())?;
         Ok(())
     }

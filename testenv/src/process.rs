@@ -65,6 +65,19 @@ impl Supervised {
         Ok(Self { name, child: Some(child) })
     }
 
+    /// The name it was started with.
+    pub(crate) fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Sends SIGKILL to the PID and reaps the process.
+    pub(crate) fn kill(mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
     /// The process id.
     pub(crate) fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)
