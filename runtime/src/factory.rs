@@ -66,6 +66,7 @@ struct Inner {
     custom_resync: HashMap<TypeId, Duration>,
     /// `Transform<K>` per `TypeId::of::<K>()`.
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    watch_idle_timeout: Option<Duration>,
     state: Mutex<State>,
 }
 
@@ -128,6 +129,7 @@ impl SharedInformerFactory {
             default_resync: None,
             custom_resync: HashMap::new(),
             transforms: HashMap::new(),
+            watch_idle_timeout: Some(crate::informer::DEFAULT_WATCH_IDLE_TIMEOUT),
         }
     }
 
@@ -188,6 +190,7 @@ impl SharedInformerFactory {
                 .and_then(|transform| transform.downcast_ref::<Transform<K>>())
                 .cloned(),
             indexers: BTreeMap::new(),
+            watch_idle_timeout: self.inner.watch_idle_timeout,
         }
     }
 
@@ -247,6 +250,7 @@ pub struct SharedInformerFactoryBuilder {
     default_resync: Option<Duration>,
     custom_resync: HashMap<TypeId, Duration>,
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    watch_idle_timeout: Option<Duration>,
 }
 
 impl fmt::Debug for SharedInformerFactoryBuilder {
@@ -255,6 +259,7 @@ impl fmt::Debug for SharedInformerFactoryBuilder {
             .field("namespace", &self.namespace)
             .field("tweak_list_options", &self.tweak_list_options.is_some())
             .field("default_resync", &self.default_resync)
+            .field("watch_idle_timeout", &self.watch_idle_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -271,6 +276,14 @@ impl SharedInformerFactoryBuilder {
     /// (client-go's `WithTweakListOptions`).
     pub fn tweak_list_options(mut self, tweak: TweakListOptions) -> Self {
         self.tweak_list_options = Some(tweak);
+        self
+    }
+
+    /// How long a watch may deliver nothing before it is taken for a dead
+    /// connection and started again (see
+    /// [`InformerConfig::watch_idle_timeout`]; `None` waits forever).
+    pub fn watch_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.watch_idle_timeout = timeout;
         self
     }
 
@@ -306,6 +319,7 @@ impl SharedInformerFactoryBuilder {
                 default_resync: self.default_resync,
                 custom_resync: self.custom_resync,
                 transforms: self.transforms,
+                watch_idle_timeout: self.watch_idle_timeout,
                 state: Mutex::new(State::default()),
             }),
         }

@@ -227,3 +227,208 @@ async fn a_watch_from_a_compacted_revision_relists_without_duplicate_adds() -> R
     informer.shutdown().await;
     Ok(())
 }
+
+/// What the loopback proxy does with connections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Link {
+    /// Bytes flow.
+    Up,
+    /// Open connections are closed; new ones are closed at once.
+    Down,
+    /// Open and new connections stay open and forward nothing, ever (also
+    /// after the link is up again): a partition that swallowed the close.
+    Blackhole,
+}
+
+/// A TCP proxy on loopback between a client and kube-apiserver.
+struct Proxy {
+    port: u16,
+    link: tokio::sync::watch::Sender<Link>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    async fn start(upstream: u16) -> Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let port = listener.local_addr()?.port();
+        let (link, _) = tokio::sync::watch::channel(Link::Up);
+        let links = link.clone();
+        let task = tokio::spawn(async move {
+            let mut connections = tokio::task::JoinSet::new();
+            while let Ok((client, _)) = listener.accept().await {
+                let mut state = links.subscribe();
+                connections.spawn(async move {
+                    let now = *state.borrow_and_update();
+                    match now {
+                        Link::Down => return,
+                        Link::Blackhole => {
+                            // Open and silent, for good.
+                            let _held = client;
+                            return std::future::pending().await;
+                        }
+                        Link::Up => {}
+                    }
+                    let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await else { return };
+                    forward(client, server, state).await;
+                });
+            }
+        });
+        Ok(Self { port, link, task })
+    }
+
+    fn set(&self, link: Link) {
+        self.link.send_replace(link);
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Copies bytes both ways until either side closes or the link goes down;
+/// a blackhole keeps both sockets open and silent for good.
+async fn forward(
+    mut client: tokio::net::TcpStream,
+    mut server: tokio::net::TcpStream,
+    mut link: tokio::sync::watch::Receiver<Link>,
+) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (mut from_client, mut from_server) = (vec![0u8; 64 << 10], vec![0u8; 64 << 10]);
+    loop {
+        tokio::select! {
+            read = client.read(&mut from_client) => match read {
+                Ok(n) if n > 0 && server.write_all(&from_client[..n]).await.is_ok() => {}
+                _ => return,
+            },
+            read = server.read(&mut from_server) => match read {
+                Ok(n) if n > 0 && client.write_all(&from_server[..n]).await.is_ok() => {}
+                _ => return,
+            },
+            changed = link.changed() => match (changed.is_ok(), current(&mut link)) {
+                (false, _) | (_, Link::Down) => return,
+                (_, Link::Blackhole) => {
+                    std::future::pending::<()>().await;
+                }
+                (_, Link::Up) => {}
+            },
+        }
+    }
+}
+
+/// The link's state now (the guard is not held across an await).
+fn current(link: &mut tokio::sync::watch::Receiver<Link>) -> Link {
+    *link.borrow_and_update()
+}
+
+/// An admin client whose connections go through `proxy`.
+/// With `timeout`, requests (TLS handshakes included) give up after it.
+async fn client_via(env: &TestEnv, proxy: &Proxy, timeout: Option<Duration>) -> Result<kube::Client> {
+    let kubeconfig = kube::config::Kubeconfig::read_from(env.admin_kubeconfig())?;
+    let mut config =
+        kube::Config::from_custom_kubeconfig(kubeconfig, &kube::config::KubeConfigOptions::default()).await?;
+    config.cluster_url = format!("https://127.0.0.1:{}", proxy.port).parse()?;
+    if timeout.is_some() {
+        config.connect_timeout = timeout;
+        config.read_timeout = timeout;
+        config.write_timeout = timeout;
+    }
+    Ok(kube::Client::try_from(config)?)
+}
+
+fn api_port(env: &TestEnv) -> Result<u16> {
+    let port = env.server_url().rsplit(':').next().unwrap_or_default();
+    Ok(port.parse()?)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_partition_heals_no_informer_stays_stuck_and_retries_go_through() -> Result<()> {
+    use codegen_runtime::workqueue::RateLimitingQueue;
+
+    let env = TestEnv::start()?;
+    let proxy = Proxy::start(api_port(&env)?).await?;
+    let ns = env.create_namespace("partition").await?;
+    let direct: Api<ConfigMap> = Api::namespaced(env.admin_client().await?, &ns);
+    for i in 0..10 {
+        direct.create(&PostParams::default(), &config_map(&format!("cm-{i}"), "v1")).await?;
+    }
+
+    // The informer over the proxy, with the default HTTP timeouts (minutes):
+    // only its own idle timeout can notice a connection that went silent.
+    let through: Api<ConfigMap> = Api::namespaced(client_via(&env, &proxy, None).await?, &ns);
+    let config = InformerConfig { watch_idle_timeout: Some(Duration::from_secs(5)), ..Default::default() };
+    let informer = SharedIndexInformer::new(through, config);
+    let resyncs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    informer.add_event_handler_with_resync(
+        codegen_runtime::informer::ResourceEventHandlerFuncs::new().on_update({
+            let resyncs = resyncs.clone();
+            move |old: Arc<ConfigMap>, new: Arc<ConfigMap>| {
+                if old.resource_version() == new.resource_version() {
+                    resyncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+        }),
+        Duration::from_secs(1),
+    );
+    informer.start();
+    assert!(tokio::time::timeout(Duration::from_secs(60), informer.wait_for_cache_sync()).await?);
+    converged(&informer, &direct, Duration::from_secs(60)).await?;
+
+    // A work queue whose worker reads each key through the proxy (with a
+    // short HTTP timeout) and retries failures with backoff.
+    let queue: RateLimitingQueue<String> = RateLimitingQueue::new();
+    let worker_api: Api<ConfigMap> =
+        Api::namespaced(client_via(&env, &proxy, Some(Duration::from_secs(2))).await?, &ns);
+    let done = Arc::new(Mutex::new(Vec::<(String, u32)>::new()));
+    let worker = tokio::spawn({
+        let (queue, done) = (queue.clone(), done.clone());
+        async move {
+            while let Some(key) = queue.get().await {
+                match worker_api.get(&key).await {
+                    Ok(_) => {
+                        done.lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .push((key.clone(), queue.num_requeues(&key)));
+                        queue.forget(&key);
+                    }
+                    Err(_) => queue.add_rate_limited(key.clone()),
+                }
+                queue.done(&key);
+            }
+        }
+    });
+
+    for (round, link) in [Link::Blackhole, Link::Down].into_iter().enumerate() {
+        proxy.set(link);
+        let resyncs_before = resyncs.load(std::sync::atomic::Ordering::SeqCst);
+        for i in 0..3 {
+            let name = format!("during-{round}-{i}");
+            direct.create(&PostParams::default(), &config_map(&name, "v1")).await?;
+            queue.add(name);
+        }
+        direct.delete(&format!("cm-{round}"), &DeleteParams::default()).await?;
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        // Resync is local: it goes on while the server is unreachable.
+        assert!(resyncs.load(std::sync::atomic::Ordering::SeqCst) > resyncs_before, "{link:?}: no resync");
+        proxy.set(Link::Up);
+        converged(&informer, &direct, Duration::from_secs(60))
+            .await
+            .map_err(|e| e.context(format!("after {link:?}")))?;
+    }
+
+    // Every key was retried while the link was bad, and went through after.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while done.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len() < 6 {
+        if Instant::now() > deadline {
+            bail!("the work queue did not drain: {:?}", done.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let done = done.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    assert!(done.iter().all(|(_, requeues)| *requeues > 0), "each key failed and was retried first: {done:?}");
+    queue.shut_down();
+    worker.await?;
+    informer.shutdown().await;
+    Ok(())
+}

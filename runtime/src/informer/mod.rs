@@ -77,11 +77,29 @@ pub struct InformerConfig<K> {
     pub transform: Option<Transform<K>>,
     /// Extra named indexes, next to the built-in namespace index.
     pub indexers: BTreeMap<String, IndexFunc<K>>,
+    /// A watch that delivers nothing (no event, no bookmark, no error) for
+    /// this long is taken for a dead connection (a partition that swallowed
+    /// the server's close) and started again, with a relist. The API server
+    /// sends a bookmark at least every minute to a watch that asks for them
+    /// (kube's watcher does), so a healthy idle watch never reaches the
+    /// default of [`DEFAULT_WATCH_IDLE_TIMEOUT`]. `None` waits forever.
+    /// Only for informers over an `Api`, not over a stream.
+    pub watch_idle_timeout: Option<Duration>,
 }
+
+/// The default [`InformerConfig::watch_idle_timeout`]: two and a half
+/// times the API server's bookmark period.
+pub const DEFAULT_WATCH_IDLE_TIMEOUT: Duration = Duration::from_secs(150);
 
 impl<K> Default for InformerConfig<K> {
     fn default() -> Self {
-        Self { watcher_config: watcher::Config::default(), resync: None, transform: None, indexers: BTreeMap::new() }
+        Self {
+            watcher_config: watcher::Config::default(),
+            resync: None,
+            transform: None,
+            indexers: BTreeMap::new(),
+            watch_idle_timeout: Some(DEFAULT_WATCH_IDLE_TIMEOUT),
+        }
     }
 }
 
@@ -92,6 +110,7 @@ impl<K> Clone for InformerConfig<K> {
             resync: self.resync,
             transform: self.transform.clone(),
             indexers: self.indexers.clone(),
+            watch_idle_timeout: self.watch_idle_timeout,
         }
     }
 }
@@ -103,6 +122,7 @@ impl<K> fmt::Debug for InformerConfig<K> {
             .field("resync", &self.resync)
             .field("transform", &self.transform.is_some())
             .field("indexers", &self.indexers.keys().collect::<Vec<_>>())
+            .field("watch_idle_timeout", &self.watch_idle_timeout)
             .finish()
     }
 }
@@ -128,6 +148,7 @@ struct Shared<K> {
     sync: watch::Sender<SyncState>,
     default_resync: Option<Duration>,
     transform: Option<Transform<K>>,
+    watch_idle_timeout: Option<Duration>,
     watch_error_handler: Mutex<Option<WatchErrorHandler>>,
     malformed_handler: Mutex<Option<MalformedObjectHandler>>,
     /// Objects whose latest version does not decode, by key.
@@ -202,6 +223,7 @@ impl<K: Object> SharedIndexInformer<K> {
                 sync,
                 default_resync: config.resync,
                 transform: config.transform,
+                watch_idle_timeout: config.watch_idle_timeout,
                 watch_error_handler: Mutex::new(None),
                 malformed_handler: Mutex::new(None),
                 malformed: Mutex::new(BTreeMap::new()),
@@ -227,7 +249,7 @@ impl<K: Object> SharedIndexInformer<K> {
         let Lifecycle::NotStarted(source) = std::mem::replace(&mut *lifecycle, Lifecycle::Stopped) else {
             return;
         };
-        let events: LenientEventStream<K> = match source {
+        let watch: Watch<K> = match source {
             Source::Api(api) => {
                 let (api, config) = *api;
                 // Each item of a list page and each watch event is decoded
@@ -238,14 +260,16 @@ impl<K: Object> SharedIndexInformer<K> {
                     Some(ns) => Api::<Lenient<K>>::namespaced_with(client, &ns, &()),
                     None => Api::<Lenient<K>>::all_with(client, &()),
                 };
-                watcher(api, config).default_backoff().boxed()
+                let open = move || watcher(api.clone(), config.clone()).default_backoff().boxed();
+                Watch { events: open(), reopen: Some(Box::new(open)), idle_timeout: self.shared.watch_idle_timeout }
             }
-            Source::Stream(events) => events.map(|event| event.map(decoded)).boxed(),
+            Source::Stream(events) => {
+                Watch { events: events.map(|event| event.map(decoded)).boxed(), reopen: None, idle_timeout: None }
+            }
         };
         lock(&self.shared.processor).start(runtime.clone());
         let (stop, stopped) = oneshot::channel();
-        let task =
-            runtime.spawn(run(Arc::downgrade(&self.shared), self.shared.resync_changed.clone(), events, stopped));
+        let task = runtime.spawn(run(Arc::downgrade(&self.shared), self.shared.resync_changed.clone(), watch, stopped));
         *lifecycle = Lifecycle::Running { stop, task };
     }
 
@@ -528,12 +552,14 @@ impl<K: Object> Shared<K> {
 async fn run<K: Object>(
     shared: Weak<Shared<K>>,
     resync_changed: Arc<Notify>,
-    mut events: LenientEventStream<K>,
+    mut watch: Watch<K>,
     mut stop: oneshot::Receiver<()>,
 ) {
     let mut relist = Relist { objects: Vec::new(), malformed: BTreeMap::new() };
     let mut events_done = false;
+    let mut last_heard = Instant::now();
     loop {
+        let idle_deadline = watch.idle_timeout.filter(|_| watch.reopen.is_some()).map(|idle| last_heard + idle);
         let Some(next_resync) = shared.upgrade().map(|shared| shared.next_resync()) else {
             return;
         };
@@ -545,7 +571,22 @@ async fn run<K: Object>(
                 let Some(shared) = shared.upgrade() else { return };
                 shared.resync();
             }
-            event = events.next(), if !events_done => {
+            () = sleep_until(idle_deadline), if idle_deadline.is_some() && !events_done => {
+                let Some(shared) = shared.upgrade() else { return };
+                let Some(reopen) = &watch.reopen else { continue };
+                let idle = watch.idle_timeout.unwrap_or_default();
+                tracing::warn!(kind = %K::kind(&()), "the watch delivered nothing for {idle:?}; taking the connection for dead and starting again");
+                let silent = <serde_json::Error as serde::de::Error>::custom(format!(
+                    "no event, bookmark or error for {idle:?}; the watch is started again with a relist"
+                ));
+                shared.on_error(&watcher::Error::WatchFailed(kube::Error::SerdeError(silent)));
+                watch.events = reopen();
+                relist.objects.clear();
+                relist.malformed.clear();
+                last_heard = Instant::now();
+            }
+            event = watch.events.next(), if !events_done => {
+                last_heard = Instant::now();
                 let Some(shared) = shared.upgrade() else { return };
                 match event {
                     Some(Ok(event)) => shared.on_event(event, &mut relist),
@@ -555,6 +596,14 @@ async fn run<K: Object>(
             }
         }
     }
+}
+
+/// The informer's input and how to open it again.
+struct Watch<K> {
+    events: LenientEventStream<K>,
+    /// A fresh list+watch (for an informer over an `Api`).
+    reopen: Option<Box<dyn Fn() -> LenientEventStream<K> + Send>>,
+    idle_timeout: Option<Duration>,
 }
 
 /// What a relist has brought so far.
