@@ -22,6 +22,7 @@
 
 mod binaries;
 mod process;
+pub mod proxy;
 
 use std::fmt::Write as _;
 use std::net::TcpListener;

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use codegen_runtime::informer::{DeletedObject, InformerConfig, ResourceEventHandler, SharedIndexInformer};
 use codegen_testenv::TestEnv;
+use codegen_testenv::proxy::{Link, Proxy};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams};
@@ -228,107 +229,13 @@ async fn a_watch_from_a_compacted_revision_relists_without_duplicate_adds() -> R
     Ok(())
 }
 
-/// What the loopback proxy does with connections.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Link {
-    /// Bytes flow.
-    Up,
-    /// Open connections are closed; new ones are closed at once.
-    Down,
-    /// Open and new connections stay open and forward nothing, ever (also
-    /// after the link is up again): a partition that swallowed the close.
-    Blackhole,
-}
-
-/// A TCP proxy on loopback between a client and kube-apiserver.
-struct Proxy {
-    port: u16,
-    link: tokio::sync::watch::Sender<Link>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Proxy {
-    async fn start(upstream: u16) -> Result<Self> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let port = listener.local_addr()?.port();
-        let (link, _) = tokio::sync::watch::channel(Link::Up);
-        let links = link.clone();
-        let task = tokio::spawn(async move {
-            let mut connections = tokio::task::JoinSet::new();
-            while let Ok((client, _)) = listener.accept().await {
-                let mut state = links.subscribe();
-                connections.spawn(async move {
-                    let now = *state.borrow_and_update();
-                    match now {
-                        Link::Down => return,
-                        Link::Blackhole => {
-                            // Open and silent, for good.
-                            let _held = client;
-                            return std::future::pending().await;
-                        }
-                        Link::Up => {}
-                    }
-                    let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await else { return };
-                    forward(client, server, state).await;
-                });
-            }
-        });
-        Ok(Self { port, link, task })
-    }
-
-    fn set(&self, link: Link) {
-        self.link.send_replace(link);
-    }
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-/// Copies bytes both ways until either side closes or the link goes down;
-/// a blackhole keeps both sockets open and silent for good.
-async fn forward(
-    mut client: tokio::net::TcpStream,
-    mut server: tokio::net::TcpStream,
-    mut link: tokio::sync::watch::Receiver<Link>,
-) {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let (mut from_client, mut from_server) = (vec![0u8; 64 << 10], vec![0u8; 64 << 10]);
-    loop {
-        tokio::select! {
-            read = client.read(&mut from_client) => match read {
-                Ok(n) if n > 0 && server.write_all(&from_client[..n]).await.is_ok() => {}
-                _ => return,
-            },
-            read = server.read(&mut from_server) => match read {
-                Ok(n) if n > 0 && client.write_all(&from_server[..n]).await.is_ok() => {}
-                _ => return,
-            },
-            changed = link.changed() => match (changed.is_ok(), current(&mut link)) {
-                (false, _) | (_, Link::Down) => return,
-                (_, Link::Blackhole) => {
-                    std::future::pending::<()>().await;
-                }
-                (_, Link::Up) => {}
-            },
-        }
-    }
-}
-
-/// The link's state now (the guard is not held across an await).
-fn current(link: &mut tokio::sync::watch::Receiver<Link>) -> Link {
-    *link.borrow_and_update()
-}
-
 /// An admin client whose connections go through `proxy`.
 /// With `timeout`, requests (TLS handshakes included) give up after it.
 async fn client_via(env: &TestEnv, proxy: &Proxy, timeout: Option<Duration>) -> Result<kube::Client> {
     let kubeconfig = kube::config::Kubeconfig::read_from(env.admin_kubeconfig())?;
     let mut config =
         kube::Config::from_custom_kubeconfig(kubeconfig, &kube::config::KubeConfigOptions::default()).await?;
-    config.cluster_url = format!("https://127.0.0.1:{}", proxy.port).parse()?;
+    config.cluster_url = proxy.url().parse()?;
     if timeout.is_some() {
         config.connect_timeout = timeout;
         config.read_timeout = timeout;

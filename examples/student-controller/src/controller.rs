@@ -50,6 +50,9 @@ pub struct ControllerOptions {
     pub instance: String,
     /// Watch only this namespace; `None` watches all namespaces.
     pub namespace: Option<String>,
+    /// A watch silent for this long is taken for a dead connection and
+    /// started again; `None` waits forever.
+    pub watch_idle_timeout: Option<Duration>,
 }
 
 /// The name of the ConfigMap a Student owns.
@@ -105,7 +108,7 @@ impl Controller {
             if let Some(resync) = options.resync {
                 builder = builder.default_resync(resync);
             }
-            builder
+            builder.watch_idle_timeout(options.watch_idle_timeout)
         };
         let factory = SharedInformerFactory::from_runtime(builder().build());
         let config_maps_factory = builder()

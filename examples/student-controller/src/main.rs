@@ -36,6 +36,16 @@ struct Flags {
     /// Watch and reconcile only this namespace (default: all namespaces).
     #[arg(long)]
     namespace: Option<String>,
+    /// How long a watch may deliver nothing (no event, no bookmark) before
+    /// its connection is taken for dead and the watch started again; `0`
+    /// waits forever.
+    #[arg(long, default_value = "150s", value_parser = parse_duration)]
+    watch_idle_timeout: Duration,
+    /// Give up on a request (connecting, TLS, each read and write) after
+    /// this long, e.g. `30s`; `0` keeps kube's defaults (minutes). Watches
+    /// are started again when they time out.
+    #[arg(long, default_value = "0", value_parser = parse_duration)]
+    request_timeout: Duration,
     /// Identity recorded as the events' reporting instance.
     #[arg(long, default_value = "student-controller")]
     instance: String,
@@ -65,6 +75,11 @@ async fn client(flags: &Flags) -> Result<kube::Client> {
     };
     if let Some(master) = &flags.master {
         config.cluster_url = master.parse().with_context(|| format!("--master {master} is not a URL"))?;
+    }
+    if !flags.request_timeout.is_zero() {
+        config.connect_timeout = Some(flags.request_timeout);
+        config.read_timeout = Some(flags.request_timeout);
+        config.write_timeout = Some(flags.request_timeout);
     }
     Ok(kube::Client::try_from(config)?)
 }
@@ -98,6 +113,7 @@ async fn run(flags: Flags) -> Result<()> {
         resync: (!flags.resync.is_zero()).then_some(flags.resync),
         instance: flags.instance.clone(),
         namespace: flags.namespace.clone(),
+        watch_idle_timeout: (!flags.watch_idle_timeout.is_zero()).then_some(flags.watch_idle_timeout),
     };
     let controller = Controller::new(client, options);
     controller.run(shutdown).await

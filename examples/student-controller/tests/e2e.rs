@@ -240,3 +240,35 @@ async fn a_conflicting_config_map_is_a_warning_not_a_retry_loop() -> Result<()> 
     assert!(!log.lines().any(|l| l.contains(&key) && l.contains("requeuing")), "{log}");
     Ok(())
 }
+
+#[tokio::test]
+async fn the_controller_converges_after_a_partition() -> Result<()> {
+    use codegen_testenv::proxy::{Link, Proxy};
+
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl-partition").await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    let port: u16 = env.server_url().rsplit(':').next().unwrap_or_default().parse()?;
+    let proxy = Proxy::start(port).await?;
+    let url = proxy.url();
+    let flags = ["--master", url.as_str(), "--watch-idle-timeout", "5s", "--request-timeout", "10s"];
+    let controller = ControllerProcess::start_with(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")), &flags)?;
+    create_students(env, &ns, "before", 5).await?;
+    eventually("5 Students reconciled", Duration::from_secs(60), || all_reconciled(env, &ns, 5)).await?;
+
+    // Students arrive while the controller cannot reach the server: first
+    // with every connection black-holed for good, then with the link down.
+    for (prefix, link) in [("blackhole", Link::Blackhole), ("down", Link::Down)] {
+        proxy.set(link);
+        create_students(env, &ns, prefix, 5).await?;
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        proxy.set(Link::Up);
+    }
+    eventually("15 Students reconciled after the partitions", Duration::from_secs(120), || {
+        all_reconciled(env, &ns, 15)
+    })
+    .await
+    .with_context(|| controller.log_text())?;
+    Ok(())
+}

@@ -47,11 +47,17 @@ pub struct ControllerProcess {
 
 impl ControllerProcess {
     pub fn start(kubeconfig: &Path, ns: &str, log: PathBuf) -> Result<Self> {
+        Self::start_with(kubeconfig, ns, log, &[])
+    }
+
+    /// [`start`](Self::start) with extra flags.
+    pub fn start_with(kubeconfig: &Path, ns: &str, log: PathBuf, flags: &[&str]) -> Result<Self> {
         let out = std::fs::OpenOptions::new().create(true).append(true).open(&log)?;
         let child = Command::new(env!("CARGO_BIN_EXE_student-controller"))
             .arg("--kubeconfig")
             .arg(kubeconfig)
             .args(["--namespace", ns, "--workers", "2"])
+            .args(flags)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(out.try_clone()?)
