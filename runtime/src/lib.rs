@@ -13,6 +13,7 @@ pub mod factory;
 pub mod fuzz;
 pub mod indexer;
 pub mod informer;
+pub mod leaderelection;
 pub mod lister;
 mod object;
 pub mod signal;

@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+use codegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector, Outcome};
 use student_controller::controller::{Controller, ControllerOptions};
 
 /// Command-line flags, as sample-controller's.
@@ -46,6 +47,27 @@ struct Flags {
     /// are started again when they time out.
     #[arg(long, default_value = "0", value_parser = parse_duration)]
     request_timeout: Duration,
+    /// Run as one of several replicas: only the holder of the Lease
+    /// `student-controller` reconciles (client-go's leader election).
+    #[arg(long)]
+    leader_elect: bool,
+    /// Namespace of the leader election Lease (default: `--namespace`, else
+    /// `default`).
+    #[arg(long)]
+    leader_elect_namespace: Option<String>,
+    /// This replica's identity in the Lease (default: `--instance`).
+    #[arg(long)]
+    leader_elect_identity: Option<String>,
+    /// How long other replicas wait after the Lease last changed before
+    /// they take it over.
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    leader_elect_lease_duration: Duration,
+    /// How long the leader keeps trying to renew before it stops leading.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    leader_elect_renew_deadline: Duration,
+    /// How often replicas try to acquire, and the leader renews.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    leader_elect_retry_period: Duration,
     /// Identity recorded as the events' reporting instance.
     #[arg(long, default_value = "student-controller")]
     instance: String,
@@ -115,6 +137,49 @@ async fn run(flags: Flags) -> Result<()> {
         namespace: flags.namespace.clone(),
         watch_idle_timeout: (!flags.watch_idle_timeout.is_zero()).then_some(flags.watch_idle_timeout),
     };
-    let controller = Controller::new(client, options);
-    controller.run(shutdown).await
+    if !flags.leader_elect {
+        return Controller::new(client, options).run(shutdown).await;
+    }
+    let namespace =
+        flags.leader_elect_namespace.clone().or_else(|| flags.namespace.clone()).unwrap_or_else(|| "default".into());
+    let identity = flags.leader_elect_identity.clone().unwrap_or_else(|| flags.instance.clone());
+    let config = LeaderElectionConfig {
+        lease_duration: flags.leader_elect_lease_duration,
+        renew_deadline: flags.leader_elect_renew_deadline,
+        retry_period: flags.leader_elect_retry_period,
+        release_on_cancel: true,
+        ..LeaderElectionConfig::new("student-controller", namespace, identity)
+    };
+    let elector =
+        LeaderElector::new(client.clone(), config)?.on_new_leader(|who| tracing::info!("the leader is {who}"));
+    tracing::info!("waiting to become the leader");
+    let mut result = Ok(());
+    let outcome = elector
+        .run(shutdown.recv(), |mut leading| {
+            let result = &mut result;
+            let shutdown = shutdown.clone();
+            async move {
+                // Stop the controller when leadership ends, like a shutdown.
+                let controller_stop = codegen_runtime::signal::ShutdownSignal::manual();
+                let run = Controller::new(client, options).run(controller_stop.clone());
+                tokio::pin!(run);
+                tokio::select! {
+                    r = &mut run => *result = r,
+                    () = leading.lost() => {
+                        controller_stop.trigger();
+                        *result = run.await;
+                    }
+                    () = shutdown.recv() => {
+                        controller_stop.trigger();
+                        *result = run.await;
+                    }
+                }
+            }
+        })
+        .await?;
+    if outcome == Outcome::Lost {
+        // client-go's sample controller exits too: another replica leads now.
+        anyhow::bail!("leadership lost: the lease was not renewed in time");
+    }
+    result
 }

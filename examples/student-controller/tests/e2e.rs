@@ -272,3 +272,104 @@ async fn the_controller_converges_after_a_partition() -> Result<()> {
     .with_context(|| controller.log_text())?;
     Ok(())
 }
+
+/// The holder of the controller's leader election Lease in `ns`.
+async fn lease_holder(env: &TestEnv, ns: &str) -> Result<Option<String>> {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let leases: Api<Lease> = Api::namespaced(env.admin_client().await?, ns);
+    Ok(leases.get_opt("student-controller").await?.and_then(|l| l.spec?.holder_identity).filter(|h| !h.is_empty()))
+}
+
+/// Waits until the Lease names a holder other than `previous`; returns it
+/// and how long that took.
+async fn next_leader(env: &TestEnv, ns: &str, previous: &str) -> Result<(String, Duration)> {
+    let since = Instant::now();
+    let holder = eventually("another leader", Duration::from_secs(60), || async {
+        Ok(lease_holder(env, ns).await?.filter(|h| h != previous))
+    })
+    .await?;
+    Ok((holder, since.elapsed()))
+}
+
+#[tokio::test]
+async fn of_three_replicas_only_the_leader_reconciles_and_another_takes_over() -> Result<()> {
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl-leader").await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    // Short timings: lease 4 s, renew deadline 3 s, retry 0.5 s.
+    let (lease, retry) = (Duration::from_secs(4), Duration::from_millis(500));
+    let mut replicas = Vec::new();
+    for i in 0..3 {
+        let instance = format!("replica-{i}");
+        let flags = [
+            "--leader-elect",
+            "--leader-elect-lease-duration",
+            "4s",
+            "--leader-elect-renew-deadline",
+            "3s",
+            "--leader-elect-retry-period",
+            "500ms",
+            "--instance",
+            instance.as_str(),
+        ];
+        let log = env.work_dir().join(format!("{ns}-{instance}.log"));
+        replicas.push((instance.clone(), ControllerProcess::start_with(&kubeconfig, &ns, log, &flags)?));
+    }
+    create_students(env, &ns, "a", 10).await?;
+    eventually("10 Students reconciled", Duration::from_secs(60), || all_reconciled(env, &ns, 10)).await?;
+    let leader = lease_holder(env, &ns).await?.context("no leader")?;
+
+    // Only the leader started workers, and every Synced event is its own.
+    for (instance, process) in &replicas {
+        let started = process.log_text().contains("starting workers");
+        assert_eq!(started, *instance == leader, "{instance} (leader {leader}):\n{}", process.log_text());
+    }
+    let reporters = synced_reporters(env, &ns).await?;
+    assert_eq!(reporters, std::slice::from_ref(&leader), "Synced events by {reporters:?}");
+
+    // SIGKILL: the lease is not released; another replica takes over once
+    // the lease duration has passed on its own clock.
+    let index = replicas.iter().position(|(i, _)| *i == leader).context("the leader is a replica")?;
+    let (_, mut killed) = replicas.remove(index);
+    killed.signal(libc::SIGKILL);
+    let _ = killed.wait(Duration::from_secs(10))?;
+    let (second, took) = next_leader(env, &ns, &leader).await?;
+    eprintln!("failover after SIGKILL of the leader: {took:?} (lease {lease:?}, retry {retry:?})");
+    assert!(took <= lease + 2 * retry + Duration::from_secs(2), "failover took {took:?}");
+    create_students(env, &ns, "b", 5).await?;
+    eventually("15 Students reconciled by the new leader", Duration::from_secs(60), || all_reconciled(env, &ns, 15))
+        .await?;
+
+    // SIGTERM: the leader releases the lease; the last replica leads at once.
+    let index = replicas.iter().position(|(i, _)| *i == second).context("the new leader is a replica")?;
+    let (_, mut stopped) = replicas.remove(index);
+    let since = Instant::now();
+    stopped.signal(libc::SIGTERM);
+    let (third, _) = next_leader(env, &ns, &second).await?;
+    let took = since.elapsed();
+    eprintln!("handover after SIGTERM of the leader: {took:?}");
+    assert!(took < Duration::from_secs(3), "handover took {took:?}");
+    assert!(stopped.wait(Duration::from_secs(20))?.success(), "{}", stopped.log_text());
+    assert_eq!(third, replicas[0].0);
+    create_students(env, &ns, "c", 5).await?;
+    eventually("20 Students reconciled by the third leader", Duration::from_secs(60), || all_reconciled(env, &ns, 20))
+        .await?;
+    Ok(())
+}
+
+/// The reporting instances of the Synced events in `ns`.
+async fn synced_reporters(env: &TestEnv, ns: &str) -> Result<Vec<String>> {
+    let events: Api<Event> = Api::namespaced(env.admin_client().await?, ns);
+    let mut reporters: Vec<String> = events
+        .list(&ListParams::default())
+        .await?
+        .items
+        .into_iter()
+        .filter(|e| e.reason.as_deref() == Some("Synced"))
+        .filter_map(|e| e.reporting_instance)
+        .collect();
+    reporters.sort();
+    reporters.dedup();
+    Ok(reporters)
+}

@@ -1,0 +1,575 @@
+//! Lease-based leader election with client-go's semantics
+//! (`k8s.io/client-go/tools/leaderelection` over a `coordination.k8s.io/v1`
+//! Lease): of several replicas of a controller, one leads at a time.
+//!
+//! A candidate tries to acquire the Lease every `retry_period` (jittered). A
+//! Lease held by another identity counts as expired only when its holder or
+//! renew time has not changed for `lease_duration` as measured on *this*
+//! process's clock since it last saw a change: clocks of different machines
+//! are never compared. The leader renews every `retry_period`; when it
+//! cannot renew for `renew_deadline`, it stops leading. With
+//! `release_on_cancel`, a leader that is told to stop empties the Lease's
+//! holder so that the next candidate takes over at once.
+//!
+//! ```no_run
+//! # async fn demo(client: kube::Client) -> Result<(), codegen_runtime::leaderelection::Error> {
+//! use codegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector};
+//! let config = LeaderElectionConfig::new("my-controller", "kube-system", "replica-1");
+//! let elector = LeaderElector::new(client, config)?;
+//! let stop = std::future::pending::<()>();
+//! let led = elector
+//!     .run(stop, |mut leading| async move {
+//!         // Reconcile until `leading.lost()` resolves.
+//!         leading.lost().await;
+//!     })
+//!     .await?;
+//! # let _ = led;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use kube::api::{Api, ObjectMeta, PostParams};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// client-go's `JitterFactor`: retries wait `retry_period` plus up to 20 %.
+const JITTER_FACTOR: f64 = 1.2;
+
+/// Errors of leader election.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The timings contradict each other (client-go's checks).
+    #[error("invalid leader election config: {0}")]
+    Config(String),
+    /// The lease could not be read or written.
+    #[error("leader election: {0}")]
+    Api(#[from] kube::Error),
+}
+
+/// Where the Lease lives, who this candidate is, and the timings.
+#[derive(Clone, Debug)]
+pub struct LeaderElectionConfig {
+    /// The Lease's name.
+    pub lease_name: String,
+    /// The Lease's namespace.
+    pub lease_namespace: String,
+    /// This candidate's identity, unique among the replicas (e.g. the pod
+    /// name): it is written as the Lease's holder.
+    pub identity: String,
+    /// How long non-leaders wait after they last saw the Lease change before
+    /// they take it over (default 15 s).
+    pub lease_duration: Duration,
+    /// How long the leader keeps trying to renew before it stops leading
+    /// (default 10 s).
+    pub renew_deadline: Duration,
+    /// How often candidates try to acquire and the leader renews (default
+    /// 2 s).
+    pub retry_period: Duration,
+    /// Whether a leader that is told to stop empties the Lease's holder, so
+    /// that another candidate need not wait out `lease_duration`.
+    pub release_on_cancel: bool,
+}
+
+impl LeaderElectionConfig {
+    /// client-go's defaults: 15 s / 10 s / 2 s, release on cancel.
+    pub fn new(lease_name: impl Into<String>, lease_namespace: impl Into<String>, identity: impl Into<String>) -> Self {
+        Self {
+            lease_name: lease_name.into(),
+            lease_namespace: lease_namespace.into(),
+            identity: identity.into(),
+            lease_duration: Duration::from_secs(15),
+            renew_deadline: Duration::from_secs(10),
+            retry_period: Duration::from_secs(2),
+            release_on_cancel: true,
+        }
+    }
+
+    /// client-go's checks: every duration positive, `lease_duration >
+    /// renew_deadline > 1.2 × retry_period`, an identity.
+    pub fn validate(&self) -> Result<(), Error> {
+        let fail = |m: &str| Err(Error::Config(m.to_string()));
+        if self.lease_duration.is_zero() || self.renew_deadline.is_zero() || self.retry_period.is_zero() {
+            return fail("lease_duration, renew_deadline and retry_period must be positive");
+        }
+        if self.lease_duration <= self.renew_deadline {
+            return fail("lease_duration must be greater than renew_deadline");
+        }
+        if self.renew_deadline.as_secs_f64() <= JITTER_FACTOR * self.retry_period.as_secs_f64() {
+            return fail("renew_deadline must be greater than retry_period × 1.2 (the jitter factor)");
+        }
+        if self.identity.is_empty() {
+            return fail("identity must not be empty");
+        }
+        if self.lease_name.is_empty() || self.lease_namespace.is_empty() {
+            return fail("lease_name and lease_namespace must not be empty");
+        }
+        Ok(())
+    }
+}
+
+/// Given to the leading task: resolves [`lost`](Leading::lost) when this
+/// candidate stops leading (it could not renew in time, or the election was
+/// told to stop).
+#[derive(Debug)]
+pub struct Leading {
+    lost: watch::Receiver<bool>,
+}
+
+impl Leading {
+    /// Resolves once leadership is over.
+    pub async fn lost(&mut self) {
+        let _ = self.lost.wait_for(|lost| *lost).await;
+    }
+
+    /// Whether leadership is over.
+    pub fn is_lost(&self) -> bool {
+        *self.lost.borrow()
+    }
+}
+
+/// How [`LeaderElector::run`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Told to stop before this candidate ever led.
+    NeverLed,
+    /// Led, then stopped because it was told to (or the leading task
+    /// returned); the Lease was released if configured.
+    Stopped,
+    /// Led, then lost the Lease: it could not renew within `renew_deadline`.
+    Lost,
+}
+
+/// What this candidate last saw of the Lease, and when by its own clock.
+#[derive(Clone, Debug, Default)]
+struct Observed {
+    holder: Option<String>,
+    renew_time: Option<MicroTime>,
+    lease_duration: Duration,
+    at: Option<Instant>,
+}
+
+type NewLeader = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// One candidate of a leader election.
+pub struct LeaderElector {
+    leases: Api<Lease>,
+    config: LeaderElectionConfig,
+    observed: Mutex<Observed>,
+    leading: Mutex<bool>,
+    on_new_leader: Option<NewLeader>,
+    rng: Mutex<u64>,
+}
+
+impl std::fmt::Debug for LeaderElector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LeaderElector").field("config", &self.config).field("leader", &self.leader()).finish()
+    }
+}
+
+impl LeaderElector {
+    /// A candidate using `client`; fails when the config is invalid.
+    pub fn new(client: kube::Client, config: LeaderElectionConfig) -> Result<Self, Error> {
+        config.validate()?;
+        let seed =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
+        Ok(Self {
+            leases: Api::namespaced(client, &config.lease_namespace),
+            config,
+            observed: Mutex::new(Observed::default()),
+            leading: Mutex::new(false),
+            on_new_leader: None,
+            rng: Mutex::new(seed | 1),
+        })
+    }
+
+    /// Calls `f` with the holder's identity whenever this candidate sees the
+    /// holder change (client-go's `OnNewLeader`), this candidate included.
+    pub fn on_new_leader(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_new_leader = Some(Arc::new(f));
+        self
+    }
+
+    /// The holder this candidate last saw (empty or `None`: nobody).
+    pub fn leader(&self) -> Option<String> {
+        self.observed.lock().unwrap_or_else(PoisonError::into_inner).holder.clone().filter(|h| !h.is_empty())
+    }
+
+    /// Whether this candidate leads now.
+    pub fn is_leader(&self) -> bool {
+        *self.leading.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Campaigns until this candidate leads (or `stop` resolves), then runs
+    /// `lead` while renewing the Lease. `lead` gets a [`Leading`] that
+    /// resolves when leadership is over; `run` returns when `lead` has
+    /// returned. client-go's `OnStartedLeading` is the start of `lead`,
+    /// `OnStoppedLeading` the return of `run` after leading.
+    pub async fn run<F, Fut>(&self, stop: impl Future<Output = ()>, lead: F) -> Result<Outcome, Error>
+    where
+        F: FnOnce(Leading) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        tokio::pin!(stop);
+        // Campaign.
+        loop {
+            if self.try_acquire_or_renew().await {
+                break;
+            }
+            tokio::select! {
+                () = &mut stop => return Ok(Outcome::NeverLed),
+                () = tokio::time::sleep(self.jittered_retry()) => {}
+            }
+        }
+        tracing::info!(lease = %self.config.lease_name, identity = %self.config.identity, "started leading");
+        let (lost_tx, lost_rx) = watch::channel(false);
+        let task = lead(Leading { lost: lost_rx });
+        tokio::pin!(task);
+        let mut last_renew = Instant::now();
+        let mut outcome = None;
+        let mut task_done = false;
+        loop {
+            tokio::select! {
+                () = &mut task, if !task_done => {
+                    task_done = true;
+                    if outcome.is_none() {
+                        outcome = Some(Outcome::Stopped);
+                        let _ = lost_tx.send(true);
+                    }
+                }
+                () = &mut stop, if outcome.is_none() => {
+                    outcome = Some(Outcome::Stopped);
+                    let _ = lost_tx.send(true);
+                }
+                () = tokio::time::sleep(self.config.retry_period), if outcome.is_none() => {
+                    if self.try_acquire_or_renew().await {
+                        last_renew = Instant::now();
+                    } else if last_renew.elapsed() >= self.config.renew_deadline || !self.holds_per_observation() {
+                        tracing::warn!(lease = %self.config.lease_name, identity = %self.config.identity, "leadership lost: the lease was not renewed in time");
+                        self.set_leading(false);
+                        outcome = Some(Outcome::Lost);
+                        let _ = lost_tx.send(true);
+                    }
+                }
+            }
+            if task_done && outcome.is_some() {
+                break;
+            }
+        }
+        let outcome = outcome.unwrap_or(Outcome::Stopped);
+        if outcome == Outcome::Stopped && self.is_leader() {
+            if self.config.release_on_cancel {
+                self.release().await;
+            }
+            self.set_leading(false);
+        }
+        tracing::info!(lease = %self.config.lease_name, identity = %self.config.identity, ?outcome, "stopped leading");
+        Ok(outcome)
+    }
+
+    fn set_leading(&self, leading: bool) {
+        *self.leading.lock().unwrap_or_else(PoisonError::into_inner) = leading;
+    }
+
+    /// Whether the last observation still names this candidate.
+    fn holds_per_observation(&self) -> bool {
+        self.observed.lock().unwrap_or_else(PoisonError::into_inner).holder.as_deref() == Some(&self.config.identity)
+    }
+
+    fn jittered_retry(&self) -> Duration {
+        let mut x = self.rng.lock().unwrap_or_else(PoisonError::into_inner);
+        // xorshift64
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        let fraction = (*x >> 11) as f64 / (1u64 << 53) as f64;
+        self.config.retry_period.mul_f64(1.0 + (JITTER_FACTOR - 1.0) * fraction)
+    }
+
+    /// Records what the Lease says, restarting the local expiry clock when
+    /// its holder or renew time changed; tells `on_new_leader` of a new
+    /// holder.
+    fn observe(&self, spec: &LeaseSpec) {
+        let holder = spec.holder_identity.clone();
+        let changed = {
+            let mut observed = self.observed.lock().unwrap_or_else(PoisonError::into_inner);
+            let changed_holder = observed.holder != holder;
+            if changed_holder || observed.renew_time != spec.renew_time || observed.at.is_none() {
+                *observed = Observed {
+                    holder: holder.clone(),
+                    renew_time: spec.renew_time.clone(),
+                    lease_duration: Duration::from_secs(spec.lease_duration_seconds.unwrap_or(0).max(0) as u64),
+                    at: Some(Instant::now()),
+                };
+            }
+            changed_holder
+        };
+        if changed && let (Some(f), Some(h)) = (&self.on_new_leader, holder.as_deref().filter(|h| !h.is_empty())) {
+            f(h);
+        }
+    }
+
+    /// client-go's `tryAcquireOrRenew`: true when this candidate holds the
+    /// Lease afterwards.
+    async fn try_acquire_or_renew(&self) -> bool {
+        match self.acquire_or_renew().await {
+            Ok(held) => {
+                self.set_leading(held);
+                held
+            }
+            Err(e) => {
+                tracing::debug!(lease = %self.config.lease_name, "cannot acquire or renew the lease: {e}");
+                false
+            }
+        }
+    }
+
+    async fn acquire_or_renew(&self) -> Result<bool, kube::Error> {
+        let now = MicroTime(k8s_openapi::jiff::Timestamp::now());
+        let me = &self.config.identity;
+        let seconds = i32::try_from(self.config.lease_duration.as_secs().max(1)).unwrap_or(i32::MAX);
+        let Some(mut lease) = self.leases.get_opt(&self.config.lease_name).await? else {
+            let lease = Lease {
+                metadata: ObjectMeta {
+                    name: Some(self.config.lease_name.clone()),
+                    namespace: Some(self.config.lease_namespace.clone()),
+                    ..ObjectMeta::default()
+                },
+                spec: Some(LeaseSpec {
+                    holder_identity: Some(me.clone()),
+                    lease_duration_seconds: Some(seconds),
+                    acquire_time: Some(now.clone()),
+                    renew_time: Some(now),
+                    lease_transitions: Some(0),
+                    ..LeaseSpec::default()
+                }),
+            };
+            let created = self.leases.create(&PostParams::default(), &lease).await?;
+            self.observe(created.spec.as_ref().unwrap_or(&LeaseSpec::default()));
+            return Ok(true);
+        };
+        let spec = lease.spec.clone().unwrap_or_default();
+        self.observe(&spec);
+        let holder = spec.holder_identity.clone().unwrap_or_default();
+        let held_by_me = holder == *me;
+        if !holder.is_empty() && !held_by_me && self.observed_valid() {
+            return Ok(false);
+        }
+        let (acquire_time, transitions) = if held_by_me {
+            (spec.acquire_time.clone().unwrap_or_else(|| now.clone()), spec.lease_transitions.unwrap_or(0))
+        } else {
+            (now.clone(), spec.lease_transitions.unwrap_or(0) + 1)
+        };
+        lease.spec = Some(LeaseSpec {
+            holder_identity: Some(me.clone()),
+            lease_duration_seconds: Some(seconds),
+            acquire_time: Some(acquire_time),
+            renew_time: Some(now),
+            lease_transitions: Some(transitions),
+            ..spec
+        });
+        // The resourceVersion read above makes this a compare-and-swap: a
+        // rival's write in between fails it with a conflict.
+        let updated = self.leases.replace(&self.config.lease_name, &PostParams::default(), &lease).await?;
+        self.observe(updated.spec.as_ref().unwrap_or(&LeaseSpec::default()));
+        Ok(true)
+    }
+
+    /// Whether the Lease as last observed is still within its duration on
+    /// this process's clock.
+    fn observed_valid(&self) -> bool {
+        let observed = self.observed.lock().unwrap_or_else(PoisonError::into_inner);
+        observed.at.is_some_and(|at| at.elapsed() < observed.lease_duration)
+    }
+
+    /// Empties the holder (client-go's `release`), if this candidate still
+    /// holds the Lease.
+    async fn release(&self) {
+        let result: Result<(), kube::Error> = async {
+            let Some(mut lease) = self.leases.get_opt(&self.config.lease_name).await? else { return Ok(()) };
+            let spec = lease.spec.clone().unwrap_or_default();
+            if spec.holder_identity.as_deref() != Some(&self.config.identity) {
+                return Ok(());
+            }
+            let now = MicroTime(k8s_openapi::jiff::Timestamp::now());
+            lease.spec = Some(LeaseSpec {
+                holder_identity: None,
+                lease_duration_seconds: Some(1),
+                acquire_time: Some(now.clone()),
+                renew_time: Some(now),
+                ..spec
+            });
+            self.leases.replace(&self.config.lease_name, &PostParams::default(), &lease).await?;
+            Ok(())
+        }
+        .await;
+        match result {
+            Ok(()) => {
+                tracing::info!(lease = %self.config.lease_name, identity = %self.config.identity, "released the lease")
+            }
+            Err(e) => tracing::warn!(lease = %self.config.lease_name, "cannot release the lease: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+    use crate::testing::FakeApiServer;
+
+    fn config(identity: &str) -> LeaderElectionConfig {
+        LeaderElectionConfig {
+            lease_duration: Duration::from_millis(800),
+            renew_deadline: Duration::from_millis(500),
+            retry_period: Duration::from_millis(100),
+            ..LeaderElectionConfig::new("ctl", "default", identity)
+        }
+    }
+
+    fn holder(server: &FakeApiServer) -> Option<String> {
+        server.object::<Lease>(Some("default"), "ctl").unwrap().and_then(|l| l.spec?.holder_identity)
+    }
+
+    #[test]
+    fn timings_are_checked_against_each_other() {
+        let ok = config("a");
+        assert!(ok.validate().is_ok());
+        let bad = [
+            LeaderElectionConfig { lease_duration: Duration::from_millis(500), ..ok.clone() },
+            LeaderElectionConfig { renew_deadline: Duration::from_millis(110), ..ok.clone() },
+            LeaderElectionConfig { retry_period: Duration::ZERO, ..ok.clone() },
+            LeaderElectionConfig { identity: String::new(), ..ok.clone() },
+        ];
+        for c in bad {
+            assert!(matches!(c.validate(), Err(Error::Config(_))), "{c:?}");
+        }
+        let defaults = LeaderElectionConfig::new("l", "ns", "me");
+        assert_eq!(
+            (defaults.lease_duration, defaults.renew_deadline, defaults.retry_period),
+            (Duration::from_secs(15), Duration::from_secs(10), Duration::from_secs(2))
+        );
+        assert!(defaults.validate().is_ok());
+    }
+
+    #[tokio::test]
+    async fn one_leads_and_a_release_hands_over_at_once() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let a = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap());
+        let leaders_seen_by_b = Arc::new(Mutex::new(Vec::new()));
+        let b = Arc::new(LeaderElector::new(server.client(), config("b")).unwrap().on_new_leader({
+            let seen = leaders_seen_by_b.clone();
+            move |who| seen.lock().unwrap().push(who.to_string())
+        }));
+        let (stop_a, stopped_a) = tokio::sync::oneshot::channel::<()>();
+        let a_task = tokio::spawn({
+            let a = a.clone();
+            async move {
+                a.run(
+                    async {
+                        let _ = stopped_a.await;
+                    },
+                    |mut leading| async move { leading.lost().await },
+                )
+                .await
+            }
+        });
+        while holder(&server).as_deref() != Some("a") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let b_led = Arc::new(AtomicBool::new(false));
+        let b_task = tokio::spawn({
+            let (b, b_led) = (b.clone(), b_led.clone());
+            async move {
+                b.run(std::future::pending(), |_| async move {
+                    b_led.store(true, Ordering::SeqCst);
+                })
+                .await
+            }
+        });
+        // a renews: b never takes over while a is alive, however long b waits.
+        tokio::time::sleep(Duration::from_millis(2000)).await;
+        assert!(!b_led.load(Ordering::SeqCst));
+        assert_eq!(b.leader().as_deref(), Some("a"));
+        assert!(a.is_leader() && !b.is_leader());
+
+        // a is told to stop: it releases, and b leads within about a retry period.
+        let released = Instant::now();
+        stop_a.send(()).unwrap();
+        assert_eq!(a_task.await.unwrap().unwrap(), Outcome::Stopped);
+        assert_eq!(b_task.await.unwrap().unwrap(), Outcome::Stopped);
+        assert!(b_led.load(Ordering::SeqCst));
+        assert!(released.elapsed() < Duration::from_millis(600), "took {:?}", released.elapsed());
+        let lease = server.object::<Lease>(Some("default"), "ctl").unwrap().unwrap().spec.unwrap();
+        assert_eq!(lease.lease_transitions, Some(1));
+        assert_eq!(*leaders_seen_by_b.lock().unwrap(), ["a", "b"]);
+    }
+
+    #[tokio::test]
+    async fn a_lease_expires_on_the_local_clock_not_by_its_renew_time() {
+        let server = FakeApiServer::new();
+        // A holder that renewed an hour ago by the wall clock: a candidate
+        // that only now sees it still waits the whole lease duration.
+        let hour_ago =
+            MicroTime(k8s_openapi::jiff::Timestamp::now() - k8s_openapi::jiff::SignedDuration::from_secs(3600));
+        server
+            .seed([Lease {
+                metadata: ObjectMeta {
+                    name: Some("ctl".into()),
+                    namespace: Some("default".into()),
+                    ..Default::default()
+                },
+                spec: Some(LeaseSpec {
+                    holder_identity: Some("ghost".into()),
+                    lease_duration_seconds: Some(1),
+                    renew_time: Some(hour_ago),
+                    ..Default::default()
+                }),
+            }])
+            .unwrap();
+        let c = LeaderElector::new(server.client(), config("c")).unwrap();
+        let started = Instant::now();
+        let outcome = c.run(std::future::pending(), |_| async {}).await.unwrap();
+        assert_eq!(outcome, Outcome::Stopped);
+        assert!(started.elapsed() >= Duration::from_secs(1), "took over after {:?}", started.elapsed());
+        assert_eq!(holder(&server), None, "released after leading");
+    }
+
+    #[tokio::test]
+    async fn a_leader_that_cannot_renew_stops_leading_within_the_renew_deadline() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let a = LeaderElector::new(server.client(), config("a")).unwrap();
+        let broken = Arc::new(AtomicBool::new(false));
+        server.prepend_reactor("update", "leases", {
+            let broken = broken.clone();
+            move |_| {
+                broken
+                    .load(Ordering::SeqCst)
+                    .then(|| Err(kube::core::Status::failure("etcd is gone", "InternalError").with_code(500).boxed()))
+            }
+        });
+        let outcome = a
+            .run(std::future::pending(), |mut leading| {
+                let broken = broken.clone();
+                async move {
+                    broken.store(true, Ordering::SeqCst);
+                    let since = Instant::now();
+                    leading.lost().await;
+                    let took = since.elapsed();
+                    assert!(took >= Duration::from_millis(500) && took < Duration::from_millis(900), "{took:?}");
+                }
+            })
+            .await
+            .unwrap();
+        assert_eq!(outcome, Outcome::Lost);
+        assert!(!a.is_leader());
+    }
+}
