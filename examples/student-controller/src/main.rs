@@ -68,7 +68,8 @@ struct Flags {
     /// How often replicas try to acquire, and the leader renews.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     leader_elect_retry_period: Duration,
-    /// Identity recorded as the events' reporting instance.
+    /// Identity recorded as the events' reporting instance (and in the
+    /// User-Agent header).
     #[arg(long, default_value = "student-controller")]
     instance: String,
 }
@@ -97,6 +98,11 @@ async fn client(flags: &Flags) -> Result<kube::Client> {
     };
     if let Some(master) = &flags.master {
         config.cluster_url = master.parse().with_context(|| format!("--master {master} is not a URL"))?;
+    }
+    // Names this replica in the API server's audit log.
+    let agent = format!("student-controller/{} ({})", env!("CARGO_PKG_VERSION"), flags.instance);
+    if let Ok(value) = http::HeaderValue::from_str(&agent) {
+        config.headers.push((http::header::USER_AGENT, value));
     }
     if !flags.request_timeout.is_zero() {
         config.connect_timeout = Some(flags.request_timeout);

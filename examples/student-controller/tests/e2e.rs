@@ -327,6 +327,9 @@ async fn of_three_replicas_only_the_leader_reconciles_and_another_takes_over() -
     }
     let reporters = synced_reporters(env, &ns).await?;
     assert_eq!(reporters, std::slice::from_ref(&leader), "Synced events by {reporters:?}");
+    // And in the audit log, every write but the Lease's came from it.
+    let writers = writers_in_audit_log(env, &ns);
+    assert_eq!(writers, [format!("student-controller/{} ({leader})", env!("CARGO_PKG_VERSION"))], "{writers:?}");
 
     // SIGKILL: the lease is not released; another replica takes over once
     // the lease duration has passed on its own clock.
@@ -372,4 +375,25 @@ async fn synced_reporters(env: &TestEnv, ns: &str) -> Result<Vec<String>> {
     reporters.sort();
     reporters.dedup();
     Ok(reporters)
+}
+
+/// The User-Agents of the controller's writes in `ns` other than to its
+/// Lease, from the API server's audit log.
+fn writers_in_audit_log(env: &TestEnv, ns: &str) -> Vec<String> {
+    let user = format!("system:serviceaccount:{ns}:student-controller");
+    let log = std::fs::read_to_string(env.audit_log()).unwrap_or_default();
+    let mut agents: Vec<String> = log
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|e| {
+            e["user"]["username"] == user.as_str()
+                && e["objectRef"]["namespace"] == ns
+                && e["objectRef"]["resource"] != "leases"
+                && matches!(e["verb"].as_str(), Some("create" | "update" | "patch" | "delete"))
+        })
+        .filter_map(|e| e["userAgent"].as_str().map(str::to_owned))
+        .collect();
+    agents.sort();
+    agents.dedup();
+    agents
 }
