@@ -339,3 +339,72 @@ async fn after_a_partition_heals_no_informer_stays_stuck_and_retries_go_through(
     informer.shutdown().await;
     Ok(())
 }
+
+/// `(resourceVersion, allowWatchBookmarks)` of every watch of ConfigMaps in
+/// `ns`, from the audit log, in order.
+fn watch_requests(env: &TestEnv, ns: &str) -> Vec<(u64, bool)> {
+    let log = std::fs::read_to_string(env.audit_log()).unwrap_or_default();
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|e| {
+            e["verb"] == "watch"
+                && e["stage"] == "ResponseStarted"
+                && e["objectRef"]["resource"] == "configmaps"
+                && e["objectRef"]["namespace"] == ns
+        })
+        .filter_map(|e| {
+            let uri = e["requestURI"].as_str()?.to_owned();
+            let query = uri.split_once('?').map(|(_, q)| q.to_owned()).unwrap_or_default();
+            let param = |name: &str| {
+                query
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
+                    .map(str::to_owned)
+            };
+            let rv = param("resourceVersion").and_then(|v| v.parse().ok()).unwrap_or(0);
+            Some((rv, param("allowWatchBookmarks").as_deref() == Some("true")))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_watch_resumes_from_its_bookmarks_without_a_relist() -> Result<()> {
+    let env = TestEnv::start()?;
+    let ns = env.create_namespace("idle").await?;
+    let busy = env.create_namespace("busy").await?;
+    let client = env.admin_client().await?;
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    for i in 0..5 {
+        api.create(&PostParams::default(), &config_map(&format!("cm-{i}"), "v1")).await?;
+    }
+    // The server ends each watch after 3 s; the informer watches again.
+    let mut config = InformerConfig::default();
+    config.watcher_config.timeout = Some(3);
+    let informer = SharedIndexInformer::new(api.clone(), config);
+    informer.start();
+    assert!(tokio::time::timeout(Duration::from_secs(60), informer.wait_for_cache_sync()).await?);
+
+    // Nothing changes in the informer's namespace; elsewhere the
+    // resourceVersion moves on.
+    let elsewhere: Api<ConfigMap> = Api::namespaced(client, &busy);
+    let mut last_elsewhere = 0;
+    for i in 0..10 {
+        let cm = elsewhere.create(&PostParams::default(), &config_map(&format!("noise-{i}"), "v1")).await?;
+        last_elsewhere = rv(&cm);
+    }
+    tokio::time::sleep(Duration::from_secs(12)).await;
+
+    let watches = watch_requests(&env, &ns);
+    assert!(watches.len() >= 3, "the watch was not resumed: {watches:?}");
+    assert!(watches.iter().all(|(_, bookmarks)| *bookmarks), "bookmarks not requested: {watches:?}");
+    // A later watch starts from a resourceVersion the informer only knows
+    // from a bookmark: no object of its namespace has it.
+    assert!(
+        watches.iter().any(|(rv, _)| *rv >= last_elsewhere),
+        "no watch resumed from a bookmark's resourceVersion (≥ {last_elsewhere}): {watches:?}"
+    );
+    assert_eq!(list_requests(&env, &ns), 1, "an idle watch was resumed with a relist");
+    converged(&informer, &api, Duration::from_secs(10)).await?;
+    informer.shutdown().await;
+    Ok(())
+}
