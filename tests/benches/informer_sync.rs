@@ -1,6 +1,7 @@
 //! Initial sync of 10,000 custom objects from a real kube-apiserver:
-//! codegen-runtime's `SharedIndexInformer` next to kube's
-//! `reflector` + `Store` over the same objects in the same run.
+//! codegen-runtime's `SharedIndexInformer` (paged lists, and the server's
+//! streaming list) next to kube's `reflector` + `Store` over the same
+//! objects in the same run.
 //!
 //! `cargo bench -p kube-codegen-tests --bench informer_sync`
 //!
@@ -24,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 const GROUP: &str = "bench.kube-codegen.dev";
 const OBJECTS: usize = 10_000;
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -151,8 +152,9 @@ fn parent() -> Result<()> {
         ("kube reflector", Vec::new()),
         ("codegen informer", Vec::new()),
         ("codegen informer + 1 handler", Vec::new()),
+        ("codegen informer, streaming list", Vec::new()),
     ];
-    let variants = ["reflector", "informer", "informer-handler"];
+    let variants = ["reflector", "informer", "informer-handler", "informer-streaming"];
     for round in 0..=ROUNDS {
         for (i, variant) in variants.iter().enumerate() {
             let out =
@@ -213,8 +215,12 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
                 task.abort();
                 n
             }
-            "informer" | "informer-handler" => {
-                let informer = SharedIndexInformer::new(api, InformerConfig::default());
+            "informer" | "informer-handler" | "informer-streaming" => {
+                let mut config = InformerConfig::default();
+                if variant == "informer-streaming" {
+                    config.watcher_config = watcher::Config::default().streaming_lists();
+                }
+                let informer = SharedIndexInformer::new(api, config);
                 let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
                 let registration = (variant == "informer-handler").then(|| {
                     let mut seen = 0usize;

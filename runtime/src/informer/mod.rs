@@ -67,7 +67,10 @@ type LenientEventStream<K> = BoxStream<'static, Result<watcher::Event<Lenient<K>
 /// How a [`SharedIndexInformer`] lists, watches and caches.
 pub struct InformerConfig<K> {
     /// Label and field selectors, page size, timeouts and list strategy of
-    /// the watch.
+    /// the watch. With `initial_list_strategy: StreamingList` (or
+    /// `watcher::Config::streaming_lists()`), the initial list and every
+    /// relist come as one watch (`sendInitialEvents`, no paged lists); if
+    /// the server refuses that, the informer goes back to paged lists.
     pub watcher_config: watcher::Config,
     /// Default resync period of handlers added with
     /// [`SharedIndexInformer::add_event_handler`]; `None` or zero never
@@ -260,12 +263,31 @@ impl<K: Object> SharedIndexInformer<K> {
                     Some(ns) => Api::<Lenient<K>>::namespaced_with(client, &ns, &()),
                     None => Api::<Lenient<K>>::all_with(client, &()),
                 };
-                let open = move || watcher(api.clone(), config.clone()).default_backoff().boxed();
-                Watch { events: open(), reopen: Some(Box::new(open)), idle_timeout: self.shared.watch_idle_timeout }
+                let streaming = config.initial_list_strategy == watcher::InitialListStrategy::StreamingList;
+                let open = move |strategy: watcher::InitialListStrategy| {
+                    let config = watcher::Config { initial_list_strategy: strategy, ..config.clone() };
+                    watcher(api.clone(), config).default_backoff().boxed()
+                };
+                let strategy = if streaming {
+                    watcher::InitialListStrategy::StreamingList
+                } else {
+                    watcher::InitialListStrategy::ListWatch
+                };
+                Watch {
+                    events: open(strategy),
+                    reopen: Some(Box::new(open)),
+                    idle_timeout: self.shared.watch_idle_timeout,
+                    streaming,
+                    listed: false,
+                }
             }
-            Source::Stream(events) => {
-                Watch { events: events.map(|event| event.map(decoded)).boxed(), reopen: None, idle_timeout: None }
-            }
+            Source::Stream(events) => Watch {
+                events: events.map(|event| event.map(decoded)).boxed(),
+                reopen: None,
+                idle_timeout: None,
+                streaming: false,
+                listed: false,
+            },
         };
         lock(&self.shared.processor).start(runtime.clone());
         let (stop, stopped) = oneshot::channel();
@@ -580,7 +602,7 @@ async fn run<K: Object>(
                     "no event, bookmark or error for {idle:?}; the watch is started again with a relist"
                 ));
                 shared.on_error(&watcher::Error::WatchFailed(kube::Error::SerdeError(silent)));
-                watch.events = reopen();
+                watch.events = reopen(watch.strategy());
                 relist.objects.clear();
                 relist.malformed.clear();
                 last_heard = Instant::now();
@@ -589,8 +611,24 @@ async fn run<K: Object>(
                 last_heard = Instant::now();
                 let Some(shared) = shared.upgrade() else { return };
                 match event {
-                    Some(Ok(event)) => shared.on_event(event, &mut relist),
-                    Some(Err(err)) => shared.on_error(&err),
+                    Some(Ok(event)) => {
+                        if matches!(event, watcher::Event::InitDone) {
+                            watch.listed = true;
+                        }
+                        shared.on_event(event, &mut relist);
+                    }
+                    Some(Err(err)) => {
+                        shared.on_error(&err);
+                        if watch.streaming && !watch.listed && refuses_streaming(&err)
+                            && let Some(reopen) = &watch.reopen
+                        {
+                            tracing::warn!(kind = %K::kind(&()), "the API server refuses streaming lists ({err}); listing page by page instead");
+                            watch.streaming = false;
+                            watch.events = reopen(watcher::InitialListStrategy::ListWatch);
+                            relist.objects.clear();
+                            relist.malformed.clear();
+                        }
+                    }
                     None => events_done = true,
                 }
             }
@@ -601,9 +639,38 @@ async fn run<K: Object>(
 /// The informer's input and how to open it again.
 struct Watch<K> {
     events: LenientEventStream<K>,
-    /// A fresh list+watch (for an informer over an `Api`).
-    reopen: Option<Box<dyn Fn() -> LenientEventStream<K> + Send>>,
+    /// A fresh list+watch with the given initial list strategy (for an
+    /// informer over an `Api`).
+    reopen: Option<Box<dyn Fn(watcher::InitialListStrategy) -> LenientEventStream<K> + Send>>,
     idle_timeout: Option<Duration>,
+    /// The initial list comes as a watch (`sendInitialEvents`); falls back
+    /// to paged lists when the server refuses it.
+    streaming: bool,
+    /// A first full list has arrived on this watch.
+    listed: bool,
+}
+
+impl<K> Watch<K> {
+    fn strategy(&self) -> watcher::InitialListStrategy {
+        if self.streaming {
+            watcher::InitialListStrategy::StreamingList
+        } else {
+            watcher::InitialListStrategy::ListWatch
+        }
+    }
+}
+
+/// Whether `err` says that the server does not serve streaming lists: the
+/// watch request with `sendInitialEvents` is rejected as a bad request
+/// (older servers, or the `WatchList` feature off).
+fn refuses_streaming(err: &watcher::Error) -> bool {
+    let status = match err {
+        watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        | watcher::Error::WatchFailed(kube::Error::Api(status)) => status.as_ref(),
+        watcher::Error::WatchError(status) => status.as_ref(),
+        _ => return false,
+    };
+    matches!(status.code, 400 | 403 | 422 | 501) || status.message.contains("sendInitialEvents")
 }
 
 /// What a relist has brought so far.

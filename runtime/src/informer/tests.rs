@@ -597,3 +597,50 @@ async fn a_malformed_object_is_skipped_reported_once_and_picked_up_when_it_decod
     assert!(informer.malformed_objects().is_empty());
     informer.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_streaming_list_needs_no_list_request_and_falls_back_when_refused() {
+    let plain = |name: &str| ConfigMap {
+        metadata: ObjectMeta { name: Some(name.into()), namespace: Some("default".into()), ..Default::default() },
+        ..Default::default()
+    };
+    let streaming = || InformerConfig::<ConfigMap> {
+        watcher_config: watcher::Config::default().streaming_lists(),
+        ..Default::default()
+    };
+    let verbs = |server: &crate::testing::FakeApiServer| -> Vec<(String, bool)> {
+        server.actions().into_iter().map(|a| (a.verb, a.params.contains_key("sendInitialEvents"))).collect()
+    };
+
+    // A server that streams: the initial list is one watch.
+    let server = crate::testing::FakeApiServer::new();
+    server.seed((0..3).map(|i| plain(&format!("cm-{i}")))).unwrap();
+    let informer = SharedIndexInformer::new(Api::<ConfigMap>::namespaced(server.client(), "default"), streaming());
+    informer.start();
+    assert!(synced(&[&informer]).await);
+    assert_eq!(informer.indexer().list().len(), 3);
+    assert!(verbs(&server).iter().all(|(verb, _)| verb == "watch"), "{:?}", verbs(&server));
+    assert!(verbs(&server)[0].1, "sendInitialEvents asked for");
+    informer.shutdown().await;
+
+    // A server that refuses it (as one without the WatchList feature):
+    // the informer lists page by page instead.
+    let server = crate::testing::FakeApiServer::new();
+    server.seed((0..3).map(|i| plain(&format!("cm-{i}")))).unwrap();
+    server.prepend_reactor("watch", "configmaps", |action| {
+        action.params.contains_key("sendInitialEvents").then(|| {
+            Err(kube::core::Status::failure(
+                "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+                "Invalid",
+            )
+            .with_code(422)
+            .boxed())
+        })
+    });
+    let informer = SharedIndexInformer::new(Api::<ConfigMap>::namespaced(server.client(), "default"), streaming());
+    informer.start();
+    assert!(synced(&[&informer]).await);
+    assert_eq!(informer.indexer().list().len(), 3);
+    assert!(verbs(&server).iter().any(|(verb, _)| verb == "list"), "{:?}", verbs(&server));
+    informer.shutdown().await;
+}
