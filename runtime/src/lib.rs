@@ -16,6 +16,7 @@ pub mod informer;
 pub mod leaderelection;
 pub mod lister;
 mod object;
+pub mod sharding;
 pub mod signal;
 pub mod testing;
 pub mod workqueue;

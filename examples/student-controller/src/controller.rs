@@ -2,7 +2,7 @@
 //! handler → status, owned ConfigMap and events, in the shape of
 //! sample-controller.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +12,8 @@ use codegen_runtime::events::{EventRecorder, EventType};
 use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
 use codegen_runtime::informer::{DeletedObject, MalformedObject, ResourceEventHandlerFuncs};
 use codegen_runtime::lister::Lister;
+use codegen_runtime::lister::everything;
+use codegen_runtime::sharding::{ShardOwnership, shard_of};
 use codegen_runtime::signal::ShutdownSignal;
 use codegen_runtime::workqueue::RateLimitingQueue;
 use codegen_runtime::{meta_namespace_key, split_meta_namespace_key};
@@ -53,6 +55,8 @@ pub struct ControllerOptions {
     /// A watch silent for this long is taken for a dead connection and
     /// started again; `None` waits forever.
     pub watch_idle_timeout: Option<Duration>,
+    /// With shards: reconcile only the Students of the shards held.
+    pub shards: Option<ShardOwnership>,
 }
 
 /// The name of the ConfigMap a Student owns.
@@ -233,6 +237,31 @@ impl Controller {
             }
         }
 
+        if let Some(shards) = self.options.shards.clone() {
+            // A shard taken over: its Students are this replica's now.
+            let this = self.clone();
+            tokio::spawn(async move {
+                let mut changes = shards.subscribe();
+                let mut held = BTreeSet::new();
+                loop {
+                    let now = changes.borrow_and_update().clone();
+                    let gained: Vec<u32> = now.difference(&held).copied().collect();
+                    if !gained.is_empty() {
+                        tracing::info!(?gained, "queueing the Students of newly held shards");
+                        for student in this.students.list(&everything()) {
+                            let key = meta_namespace_key(student.as_ref());
+                            if gained.contains(&shard_of(&key, shards.shards())) {
+                                this.queue.add(key);
+                            }
+                        }
+                    }
+                    held = now;
+                    if changes.changed().await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
         tracing::info!(workers = self.options.workers, "caches synced; starting workers");
         let mut workers = Vec::new();
         for _ in 0..self.options.workers {
@@ -260,6 +289,12 @@ impl Controller {
 
     async fn run_worker(&self) {
         while let Some(key) = self.queue.get().await {
+            if self.options.shards.as_ref().is_some_and(|s| !s.owns_key(&key)) {
+                // Another replica's shard.
+                self.queue.forget(&key);
+                self.queue.done(&key);
+                continue;
+            }
             match self.sync(&key).await {
                 Ok(()) => {
                     self.queue.forget(&key);

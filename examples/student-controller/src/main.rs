@@ -14,6 +14,7 @@ use clap::Parser;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use codegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector, Outcome};
+use codegen_runtime::sharding::{ShardOwnership, run_shards};
 use student_controller::controller::{Controller, ControllerOptions};
 
 /// Command-line flags, as sample-controller's.
@@ -68,6 +69,15 @@ struct Flags {
     /// How often replicas try to acquire, and the leader renews.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     leader_elect_retry_period: Duration,
+    /// Split the Students into this many shards, each guarded by a Lease
+    /// `student-controller-shard-<n>` (timings and namespace as for
+    /// `--leader-elect`); this replica reconciles the shards it holds.
+    #[arg(long, conflicts_with = "leader_elect")]
+    shards: Option<u32>,
+    /// Hold at most this many shards at once (default: all), so that the
+    /// replicas share them and the rest stand by.
+    #[arg(long, requires = "shards")]
+    max_shards: Option<usize>,
     /// Identity recorded as the events' reporting instance (and in the
     /// User-Agent header).
     #[arg(long, default_value = "student-controller")]
@@ -142,20 +152,39 @@ async fn run(flags: Flags) -> Result<()> {
         instance: flags.instance.clone(),
         namespace: flags.namespace.clone(),
         watch_idle_timeout: (!flags.watch_idle_timeout.is_zero()).then_some(flags.watch_idle_timeout),
+        shards: None,
     };
-    if !flags.leader_elect {
-        return Controller::new(client, options).run(shutdown).await;
-    }
     let namespace =
         flags.leader_elect_namespace.clone().or_else(|| flags.namespace.clone()).unwrap_or_else(|| "default".into());
     let identity = flags.leader_elect_identity.clone().unwrap_or_else(|| flags.instance.clone());
-    let config = LeaderElectionConfig {
+    let lease = |name: &str| LeaderElectionConfig {
         lease_duration: flags.leader_elect_lease_duration,
         renew_deadline: flags.leader_elect_renew_deadline,
         retry_period: flags.leader_elect_retry_period,
         release_on_cancel: true,
-        ..LeaderElectionConfig::new("student-controller", namespace, identity)
+        ..LeaderElectionConfig::new(name, namespace.clone(), identity.clone())
     };
+    if let Some(shards) = flags.shards {
+        let ownership = ShardOwnership::new(shards);
+        let stop_shards = codegen_runtime::signal::ShutdownSignal::manual();
+        let elections = tokio::spawn(run_shards(
+            client.clone(),
+            lease("student-controller-shard"),
+            ownership.clone(),
+            flags.max_shards.unwrap_or(shards as usize),
+            stop_shards.clone(),
+        ));
+        let options = ControllerOptions { shards: Some(ownership), ..options };
+        let result = Controller::new(client, options).run(shutdown).await;
+        // Only now give the shards up: nothing of them is in flight here.
+        stop_shards.trigger();
+        elections.await??;
+        return result;
+    }
+    if !flags.leader_elect {
+        return Controller::new(client, options).run(shutdown).await;
+    }
+    let config = lease("student-controller");
     let elector =
         LeaderElector::new(client.clone(), config)?.on_new_leader(|who| tracing::info!("the leader is {who}"));
     tracing::info!("waiting to become the leader");

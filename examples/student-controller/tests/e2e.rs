@@ -397,3 +397,104 @@ fn writers_in_audit_log(env: &TestEnv, ns: &str) -> Vec<String> {
     agents.dedup();
     agents
 }
+
+/// For each Student in `ns`: the User-Agents that wrote it (itself or its
+/// status), from the audit log.
+fn student_writers(env: &TestEnv, ns: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let user = format!("system:serviceaccount:{ns}:student-controller");
+    let log = std::fs::read_to_string(env.audit_log()).unwrap_or_default();
+    let mut out: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+    for e in log.lines().filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok()) {
+        if e["user"]["username"] == user.as_str()
+            && e["objectRef"]["namespace"] == ns
+            && e["objectRef"]["resource"] == "students"
+            && matches!(e["verb"].as_str(), Some("update" | "patch"))
+            && let (Some(name), Some(agent)) = (e["objectRef"]["name"].as_str(), e["userAgent"].as_str())
+        {
+            out.entry(name.to_owned()).or_default().insert(agent.to_owned());
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn four_replicas_share_three_shards_and_a_standby_takes_over_a_dead_one() -> Result<()> {
+    use codegen_runtime::sharding::shard_of;
+    use k8s_openapi::api::coordination::v1::Lease;
+
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl-shards").await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    let agent = |instance: &str| format!("student-controller/{} ({instance})", env!("CARGO_PKG_VERSION"));
+    let mut replicas = Vec::new();
+    for i in 0..4 {
+        let instance = format!("replica-{i}");
+        let flags = [
+            "--shards",
+            "3",
+            "--max-shards",
+            "1",
+            "--leader-elect-lease-duration",
+            "4s",
+            "--leader-elect-renew-deadline",
+            "3s",
+            "--leader-elect-retry-period",
+            "500ms",
+            "--instance",
+            instance.as_str(),
+        ];
+        let log = env.work_dir().join(format!("{ns}-{instance}.log"));
+        replicas.push((instance.clone(), ControllerProcess::start_with(&kubeconfig, &ns, log, &flags)?));
+    }
+    let leases: Api<Lease> = Api::namespaced(env.admin_client().await?, &ns);
+    let holders = || async {
+        let mut out = Vec::new();
+        for shard in 0..3 {
+            let lease = leases.get_opt(&format!("student-controller-shard-{shard}")).await?;
+            out.push(lease.and_then(|l| l.spec?.holder_identity).filter(|h| !h.is_empty()));
+        }
+        anyhow::Ok(out)
+    };
+    let first = eventually("three shards held by three replicas", Duration::from_secs(60), || async {
+        let held = holders().await?;
+        let mut distinct: Vec<&String> = held.iter().flatten().collect();
+        distinct.sort();
+        distinct.dedup();
+        Ok((distinct.len() == 3).then(|| held.into_iter().flatten().collect::<Vec<String>>()))
+    })
+    .await?;
+
+    create_students(env, &ns, "s", 300).await?;
+    eventually("300 Students reconciled", Duration::from_secs(180), || all_reconciled(env, &ns, 300))
+        .await
+        .with_context(|| replicas.iter().map(|(_, p)| p.log_text()).collect::<Vec<_>>().join("\n----\n"))?;
+    // Each Student was written by exactly one replica: the holder of its shard.
+    let writers = student_writers(env, &ns);
+    assert_eq!(writers.len(), 300);
+    for (name, agents) in &writers {
+        let shard = shard_of(&format!("{ns}/{name}"), 3) as usize;
+        assert_eq!(agents.len(), 1, "{name} written by {agents:?}");
+        assert!(agents.contains(&agent(&first[shard])), "{name} (shard {shard}) written by {agents:?}");
+    }
+
+    // SIGKILL one shard holder: the standby takes the shard over.
+    let dead = first[0].clone();
+    let index = replicas.iter().position(|(i, _)| *i == dead).context("a replica")?;
+    let (_, mut killed) = replicas.remove(index);
+    killed.signal(libc::SIGKILL);
+    let _ = killed.wait(Duration::from_secs(10))?;
+    let since = Instant::now();
+    let standby = eventually("shard 0 taken over", Duration::from_secs(60), || async {
+        Ok(holders().await?[0].clone().filter(|h| *h != dead))
+    })
+    .await?;
+    eprintln!("shard 0 taken over by {standby} {:?} after SIGKILL of {dead}", since.elapsed());
+    assert!(!first.contains(&standby), "{standby} already held a shard");
+    create_students(env, &ns, "t", 30).await?;
+    eventually("330 Students reconciled after the takeover", Duration::from_secs(120), || {
+        all_reconciled(env, &ns, 330)
+    })
+    .await?;
+    Ok(())
+}

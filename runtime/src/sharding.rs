@@ -1,0 +1,206 @@
+//! Scale-out by sharding: the key space (`namespace/name`) is cut into N
+//! shards by a stable hash, each shard is guarded by a Lease of its own
+//! (leader election per shard, [`crate::leaderelection`]), and every replica
+//! reconciles only the keys of the shards it holds. Replicas beyond what the
+//! shards need stand by and take over the shards of a replica that dies.
+//!
+//! Every replica's informers still cache everything; only the work is
+//! split. Use one leader ([`crate::leaderelection`] alone) while one replica
+//! keeps up; shards when the reconcile work of one replica is the limit.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::leaderelection::{LeaderElectionConfig, LeaderElector, Outcome};
+use crate::signal::ShutdownSignal;
+
+/// The shard of `key` out of `shards`: FNV-1a (64 bit) of the key, modulo
+/// `shards`. Stable across processes, builds and platforms.
+pub fn shard_of(key: &str, shards: u32) -> u32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in key.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (hash % u64::from(shards.max(1))) as u32
+}
+
+/// The shards this replica holds now. Cheap to clone; clones share.
+#[derive(Clone, Debug)]
+pub struct ShardOwnership {
+    shards: u32,
+    owned: Arc<watch::Sender<BTreeSet<u32>>>,
+}
+
+impl ShardOwnership {
+    /// Holding none of `shards` shards yet.
+    pub fn new(shards: u32) -> Self {
+        Self { shards: shards.max(1), owned: Arc::new(watch::Sender::new(BTreeSet::new())) }
+    }
+
+    /// How many shards there are.
+    pub fn shards(&self) -> u32 {
+        self.shards
+    }
+
+    /// Whether this replica holds the shard of `key`.
+    pub fn owns_key(&self, key: &str) -> bool {
+        self.owned.borrow().contains(&shard_of(key, self.shards))
+    }
+
+    /// The shards held now.
+    pub fn owned(&self) -> BTreeSet<u32> {
+        self.owned.borrow().clone()
+    }
+
+    /// Changes to the shards held (the receiver sees the current set first).
+    pub fn subscribe(&self) -> watch::Receiver<BTreeSet<u32>> {
+        self.owned.subscribe()
+    }
+
+    fn set(&self, shard: u32, held: bool) {
+        self.owned.send_modify(|owned| {
+            if held {
+                owned.insert(shard);
+            } else {
+                owned.remove(&shard);
+            }
+        });
+    }
+}
+
+/// Campaigns for the Lease of every shard (`<template.lease_name>-<shard>`)
+/// with `template`'s namespace, identity and timings, holding at most
+/// `max_held` shards at a time, until `stop` fires; then releases what it
+/// holds (with `release_on_cancel`) and returns. A shard lost because it
+/// could not be renewed is campaigned for again.
+pub async fn run_shards(
+    client: kube::Client,
+    template: LeaderElectionConfig,
+    ownership: ShardOwnership,
+    max_held: usize,
+    stop: ShutdownSignal,
+) -> Result<(), crate::leaderelection::Error> {
+    template.validate()?;
+    let mut tasks = JoinSet::new();
+    for shard in 0..ownership.shards() {
+        let config =
+            LeaderElectionConfig { lease_name: format!("{}-{shard}", template.lease_name), ..template.clone() };
+        let (client, ownership, stop) = (client.clone(), ownership.clone(), stop.clone());
+        tasks.spawn(async move {
+            let retry = config.retry_period;
+            while !stop.is_triggered() {
+                // Leave shards to other replicas while holding enough.
+                if ownership.owned().len() >= max_held {
+                    tokio::select! {
+                        () = stop.recv() => break,
+                        () = tokio::time::sleep(retry) => continue,
+                    }
+                }
+                let elector = LeaderElector::new(client.clone(), config.clone())?;
+                let outcome = elector
+                    .run(stop.recv(), |mut leading| {
+                        let ownership = ownership.clone();
+                        async move {
+                            if ownership.owned().len() >= max_held {
+                                // Won a race past the limit: give it back.
+                                return;
+                            }
+                            ownership.set(shard, true);
+                            tracing::info!(shard, "holding shard");
+                            leading.lost().await;
+                            ownership.set(shard, false);
+                            tracing::info!(shard, "no longer holding shard");
+                        }
+                    })
+                    .await?;
+                if outcome == Outcome::NeverLed {
+                    break;
+                }
+            }
+            Ok::<(), crate::leaderelection::Error>(())
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        if let Ok(Err(e)) = done {
+            stop.trigger();
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use k8s_openapi::api::coordination::v1::Lease;
+
+    use super::*;
+    use crate::testing::FakeApiServer;
+
+    #[test]
+    fn the_hash_is_stable_and_spreads_keys() {
+        // FNV-1a test vectors (64 bit): "" and "a".
+        assert_eq!(shard_of("", u32::MAX), (0xcbf2_9ce4_8422_2325u64 % u64::from(u32::MAX)) as u32);
+        assert_eq!(shard_of("a", u32::MAX), (0xaf63_dc4c_8601_ec8cu64 % u64::from(u32::MAX)) as u32);
+        let mut counts = [0usize; 3];
+        for i in 0..3000 {
+            counts[shard_of(&format!("ns/student-{i}"), 3) as usize] += 1;
+        }
+        assert!(counts.iter().all(|&c| (800..1200).contains(&c)), "{counts:?}");
+    }
+
+    fn config(identity: &str) -> LeaderElectionConfig {
+        LeaderElectionConfig {
+            lease_duration: Duration::from_millis(800),
+            renew_deadline: Duration::from_millis(500),
+            retry_period: Duration::from_millis(100),
+            ..LeaderElectionConfig::new("shard", "default", identity)
+        }
+    }
+
+    #[tokio::test]
+    async fn replicas_split_the_shards_and_a_standby_takes_over() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let mut replicas = Vec::new();
+        for name in ["a", "b", "c"] {
+            let (ownership, stop) = (ShardOwnership::new(2), ShutdownSignal::manual());
+            let task = tokio::spawn(run_shards(server.client(), config(name), ownership.clone(), 1, stop.clone()));
+            replicas.push((ownership, stop, task));
+        }
+        let held = |replicas: &[(ShardOwnership, ShutdownSignal, _)]| -> Vec<BTreeSet<u32>> {
+            replicas.iter().map(|r| r.0.owned()).collect()
+        };
+        let split = |sets: &[BTreeSet<u32>]| {
+            let all: Vec<u32> = sets.iter().flatten().copied().collect();
+            let mut unique = all.clone();
+            unique.sort();
+            unique.dedup();
+            all.len() == 2 && unique == [0, 1] && sets.iter().all(|s| s.len() <= 1)
+        };
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !split(&held(&replicas)) {
+            assert!(tokio::time::Instant::now() < deadline, "never split: {:?}", held(&replicas));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // The holder of shard 0 stops; the standby takes shard 0 over.
+        let index = replicas.iter().position(|r| r.0.owned().contains(&0)).unwrap();
+        let (_, stop, task) = replicas.remove(index);
+        stop.trigger();
+        task.await.unwrap().unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !split(&held(&replicas)) {
+            assert!(tokio::time::Instant::now() < deadline, "shard 0 not taken over: {:?}", held(&replicas));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for (_, stop, task) in replicas {
+            stop.trigger();
+            task.await.unwrap().unwrap();
+        }
+    }
+}
