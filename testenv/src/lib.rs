@@ -429,6 +429,18 @@ impl TestEnv {
         self.work.join("audit.log")
     }
 
+    /// The audit log's events so far, parsed (lines that do not parse, such
+    /// as one being written, are left out).
+    pub fn audit_events(&self) -> Vec<serde_json::Value> {
+        let log = std::fs::read_to_string(self.audit_log()).unwrap_or_default();
+        log.lines().filter_map(|line| serde_json::from_str(line).ok()).collect()
+    }
+
+    /// The port kube-apiserver listens on (for a proxy in front of it).
+    pub fn api_port(&self) -> u16 {
+        self.api_port
+    }
+
     /// A new client as admin. Each call builds its own client, so it is bound
     /// to the caller's tokio runtime.
     pub async fn admin_client(&self) -> Result<Client> {

@@ -17,9 +17,8 @@ use tokio::sync::mpsc;
 
 /// Distinct requests (by audit ID) with `verb` on configmaps in `namespace`.
 fn audited_requests(env: &TestEnv, verb: &str, namespace: &str) -> usize {
-    let log = std::fs::read_to_string(env.audit_log()).unwrap_or_default();
-    log.lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+    env.audit_events()
+        .into_iter()
         .filter(|e| {
             e["verb"] == verb && e["objectRef"]["resource"] == "configmaps" && e["objectRef"]["namespace"] == namespace
         })

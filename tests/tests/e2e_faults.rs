@@ -114,9 +114,8 @@ fn assert_monotonic(seen: &[Seen]) {
 
 /// Lines of the audit log that list ConfigMaps in `ns`.
 fn list_requests(env: &TestEnv, ns: &str) -> usize {
-    let log = std::fs::read_to_string(env.audit_log()).unwrap_or_default();
-    log.lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+    env.audit_events()
+        .into_iter()
         .filter(|e| {
             e["verb"] == "list" && e["objectRef"]["resource"] == "configmaps" && e["objectRef"]["namespace"] == ns
         })
@@ -244,17 +243,12 @@ async fn client_via(env: &TestEnv, proxy: &Proxy, timeout: Option<Duration>) -> 
     Ok(kube::Client::try_from(config)?)
 }
 
-fn api_port(env: &TestEnv) -> Result<u16> {
-    let port = env.server_url().rsplit(':').next().unwrap_or_default();
-    Ok(port.parse()?)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_partition_heals_no_informer_stays_stuck_and_retries_go_through() -> Result<()> {
     use codegen_runtime::workqueue::RateLimitingQueue;
 
     let env = TestEnv::start()?;
-    let proxy = Proxy::start(api_port(&env)?).await?;
+    let proxy = Proxy::start(env.api_port()).await?;
     let ns = env.create_namespace("partition").await?;
     let direct: Api<ConfigMap> = Api::namespaced(env.admin_client().await?, &ns);
     for i in 0..10 {
@@ -343,9 +337,8 @@ async fn after_a_partition_heals_no_informer_stays_stuck_and_retries_go_through(
 /// `(resourceVersion, allowWatchBookmarks)` of every watch of ConfigMaps in
 /// `ns`, from the audit log, in order.
 fn watch_requests(env: &TestEnv, ns: &str) -> Vec<(u64, bool)> {
-    let log = std::fs::read_to_string(env.audit_log()).unwrap_or_default();
-    log.lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+    env.audit_events()
+        .into_iter()
         .filter(|e| {
             e["verb"] == "watch"
                 && e["stage"] == "ResponseStarted"

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -249,8 +250,7 @@ async fn the_controller_converges_after_a_partition() -> Result<()> {
     install_crd(env).await?;
     let ns = env.create_namespace("ctl-partition").await?;
     let kubeconfig = controller_identity(env, &ns).await?;
-    let port: u16 = env.server_url().rsplit(':').next().unwrap_or_default().parse()?;
-    let proxy = Proxy::start(port).await?;
+    let proxy = Proxy::start(env.api_port()).await?;
     let url = proxy.url();
     let flags = ["--master", url.as_str(), "--watch-idle-timeout", "5s", "--request-timeout", "10s"];
     let controller = ControllerProcess::start_with(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")), &flags)?;
@@ -271,6 +271,40 @@ async fn the_controller_converges_after_a_partition() -> Result<()> {
     .await
     .with_context(|| controller.log_text())?;
     Ok(())
+}
+
+/// `replica-0`.. `replica-<n-1>`, each a controller process with `flags`
+/// and short Lease timings: lease 4 s, renew deadline 3 s, retry 0.5 s.
+fn start_replicas(
+    env: &TestEnv,
+    kubeconfig: &std::path::Path,
+    ns: &str,
+    n: usize,
+    flags: &[&str],
+) -> Result<Vec<(String, ControllerProcess)>> {
+    let mut replicas = Vec::new();
+    for i in 0..n {
+        let instance = format!("replica-{i}");
+        let mut all = flags.to_vec();
+        all.extend([
+            "--leader-elect-lease-duration",
+            "4s",
+            "--leader-elect-renew-deadline",
+            "3s",
+            "--leader-elect-retry-period",
+            "500ms",
+            "--instance",
+            instance.as_str(),
+        ]);
+        let log = env.work_dir().join(format!("{ns}-{instance}.log"));
+        replicas.push((instance.clone(), ControllerProcess::start_with(kubeconfig, ns, log, &all)?));
+    }
+    Ok(replicas)
+}
+
+/// The User-Agent a replica sends (`--instance` in it).
+fn agent(instance: &str) -> String {
+    format!("student-controller/{} ({instance})", env!("CARGO_PKG_VERSION"))
 }
 
 /// The holder of the controller's leader election Lease in `ns`.
@@ -299,23 +333,7 @@ async fn of_three_replicas_only_the_leader_reconciles_and_another_takes_over() -
     let kubeconfig = controller_identity(env, &ns).await?;
     // Short timings: lease 4 s, renew deadline 3 s, retry 0.5 s.
     let (lease, retry) = (Duration::from_secs(4), Duration::from_millis(500));
-    let mut replicas = Vec::new();
-    for i in 0..3 {
-        let instance = format!("replica-{i}");
-        let flags = [
-            "--leader-elect",
-            "--leader-elect-lease-duration",
-            "4s",
-            "--leader-elect-renew-deadline",
-            "3s",
-            "--leader-elect-retry-period",
-            "500ms",
-            "--instance",
-            instance.as_str(),
-        ];
-        let log = env.work_dir().join(format!("{ns}-{instance}.log"));
-        replicas.push((instance.clone(), ControllerProcess::start_with(&kubeconfig, &ns, log, &flags)?));
-    }
+    let mut replicas = start_replicas(env, &kubeconfig, &ns, 3, &["--leader-elect"])?;
     create_students(env, &ns, "a", 10).await?;
     eventually("10 Students reconciled", Duration::from_secs(60), || all_reconciled(env, &ns, 10)).await?;
     let leader = lease_holder(env, &ns).await?.context("no leader")?;
@@ -329,7 +347,7 @@ async fn of_three_replicas_only_the_leader_reconciles_and_another_takes_over() -
     assert_eq!(reporters, std::slice::from_ref(&leader), "Synced events by {reporters:?}");
     // And in the audit log, every write but the Lease's came from it.
     let writers = writers_in_audit_log(env, &ns);
-    assert_eq!(writers, [format!("student-controller/{} ({leader})", env!("CARGO_PKG_VERSION"))], "{writers:?}");
+    assert_eq!(writers, [agent(&leader)], "{writers:?}");
 
     // SIGKILL: the lease is not released; another replica takes over once
     // the lease duration has passed on its own clock.
@@ -377,20 +395,26 @@ async fn synced_reporters(env: &TestEnv, ns: &str) -> Result<Vec<String>> {
     Ok(reporters)
 }
 
-/// The User-Agents of the controller's writes in `ns` other than to its
-/// Lease, from the API server's audit log.
-fn writers_in_audit_log(env: &TestEnv, ns: &str) -> Vec<String> {
+/// The controller's writes (create, update, patch, delete) in `ns`, from
+/// the API server's audit log.
+fn controller_writes(env: &TestEnv, ns: &str) -> Vec<serde_json::Value> {
     let user = format!("system:serviceaccount:{ns}:student-controller");
-    let log = std::fs::read_to_string(env.audit_log()).unwrap_or_default();
-    let mut agents: Vec<String> = log
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+    env.audit_events()
+        .into_iter()
         .filter(|e| {
             e["user"]["username"] == user.as_str()
                 && e["objectRef"]["namespace"] == ns
-                && e["objectRef"]["resource"] != "leases"
                 && matches!(e["verb"].as_str(), Some("create" | "update" | "patch" | "delete"))
         })
+        .collect()
+}
+
+/// The User-Agents of the controller's writes in `ns` other than to its
+/// Lease.
+fn writers_in_audit_log(env: &TestEnv, ns: &str) -> Vec<String> {
+    let mut agents: Vec<String> = controller_writes(env, ns)
+        .iter()
+        .filter(|e| e["objectRef"]["resource"] != "leases")
         .filter_map(|e| e["userAgent"].as_str().map(str::to_owned))
         .collect();
     agents.sort();
@@ -399,18 +423,11 @@ fn writers_in_audit_log(env: &TestEnv, ns: &str) -> Vec<String> {
 }
 
 /// For each Student in `ns`: the User-Agents that wrote it (itself or its
-/// status), from the audit log.
-fn student_writers(env: &TestEnv, ns: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-    let user = format!("system:serviceaccount:{ns}:student-controller");
-    let log = std::fs::read_to_string(env.audit_log()).unwrap_or_default();
-    let mut out: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
-    for e in log.lines().filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok()) {
-        if e["user"]["username"] == user.as_str()
-            && e["objectRef"]["namespace"] == ns
-            && e["objectRef"]["resource"] == "students"
-            && matches!(e["verb"].as_str(), Some("update" | "patch"))
-            && let (Some(name), Some(agent)) = (e["objectRef"]["name"].as_str(), e["userAgent"].as_str())
-        {
+/// status).
+fn student_writers(env: &TestEnv, ns: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for e in controller_writes(env, ns).iter().filter(|e| e["objectRef"]["resource"] == "students") {
+        if let (Some(name), Some(agent)) = (e["objectRef"]["name"].as_str(), e["userAgent"].as_str()) {
             out.entry(name.to_owned()).or_default().insert(agent.to_owned());
         }
     }
@@ -426,27 +443,7 @@ async fn four_replicas_share_three_shards_and_a_standby_takes_over_a_dead_one() 
     install_crd(env).await?;
     let ns = env.create_namespace("ctl-shards").await?;
     let kubeconfig = controller_identity(env, &ns).await?;
-    let agent = |instance: &str| format!("student-controller/{} ({instance})", env!("CARGO_PKG_VERSION"));
-    let mut replicas = Vec::new();
-    for i in 0..4 {
-        let instance = format!("replica-{i}");
-        let flags = [
-            "--shards",
-            "3",
-            "--max-shards",
-            "1",
-            "--leader-elect-lease-duration",
-            "4s",
-            "--leader-elect-renew-deadline",
-            "3s",
-            "--leader-elect-retry-period",
-            "500ms",
-            "--instance",
-            instance.as_str(),
-        ];
-        let log = env.work_dir().join(format!("{ns}-{instance}.log"));
-        replicas.push((instance.clone(), ControllerProcess::start_with(&kubeconfig, &ns, log, &flags)?));
-    }
+    let mut replicas = start_replicas(env, &kubeconfig, &ns, 4, &["--shards", "3", "--max-shards", "1"])?;
     let leases: Api<Lease> = Api::namespaced(env.admin_client().await?, &ns);
     let holders = || async {
         let mut out = Vec::new();

@@ -191,10 +191,6 @@ struct WatchLine<'a> {
     object: &'a Value,
 }
 
-fn line(kind: &str, object: &Value) -> Bytes {
-    watch_line(kind, object)
-}
-
 /// One line of a watch stream.
 pub(crate) fn watch_line(kind: &str, object: &Value) -> Bytes {
     let mut bytes = serde_json::to_vec(&WatchLine { kind, object }).unwrap_or_else(|_| b"{}".to_vec());
@@ -299,7 +295,7 @@ impl Store {
                 && let Some(kind) = watcher.filter.view(&event)
             {
                 // A closed receiver is cleaned up below.
-                let _ = watcher.tx.send(line(kind.as_str(), &event.payload(kind)));
+                let _ = watcher.tx.send(watch_line(kind.as_str(), &event.payload(kind)));
             }
         }
         self.watchers.retain(|w| !w.tx.is_closed());
@@ -635,11 +631,11 @@ impl Store {
                     rv.parse().map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
                 if rv < self.compacted {
                     let status = ApiError::expired(format!("too old resource version: {rv} ({})", self.compacted + 1));
-                    return Ok(WatchStart::Expired(line("ERROR", &status.to_value())));
+                    return Ok(WatchStart::Expired(watch_line("ERROR", &status.to_value())));
                 }
                 for event in self.history.iter().filter(|e| e.resource_version > rv && e.key == info.key()) {
                     if let Some(kind) = filter.view(event) {
-                        initial.push(line(kind.as_str(), &event.payload(kind)));
+                        initial.push(watch_line(kind.as_str(), &event.payload(kind)));
                     }
                 }
             }
@@ -648,7 +644,7 @@ impl Store {
             _ => {
                 if let Some(objects) = self.objects.get(&info.key()) {
                     for obj in objects.values().filter(|o| filter.matches(o)) {
-                        initial.push(line("ADDED", obj));
+                        initial.push(watch_line("ADDED", obj));
                     }
                 }
                 if send_initial && bookmarks {
@@ -669,7 +665,7 @@ impl Store {
         if initial_events_end {
             metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        line(
+        watch_line(
             "BOOKMARK",
             &json!({
                 "apiVersion": info.api_version(),
