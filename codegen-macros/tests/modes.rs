@@ -11,11 +11,14 @@
 //! per-version CRDs (versions compared in name order: `merge_crds` puts the
 //! storage version first, the CLI sorts by name; the API server does not care).
 
+#[path = "../../tests/support/scratch_crate.rs"]
+mod scratch_crate;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use codegen_core::{GeneratorKind, GroupVersions, Settings};
+use scratch_crate::ScratchCrate;
 
 const FIXTURES: &[(&str, &[&str])] = include!("../../codegen-core/tests/fixtures/index.rs");
 
@@ -61,12 +64,8 @@ fn to_macro_mode(dir: &Path) {
 #[test]
 fn macro_crds_equal_cli_crds() {
     let ws = workspace();
-    // Under cargo's target directory (CI keeps it between runs), so the
-    // throw-away crate's dependencies are compiled once.
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| ws.join("target"));
-    let root = target.join("codegen-compile-tests");
-    let krate = root.join("macro-fixtures");
+    let scratch = ScratchCrate::new(&ws, "macro-fixtures");
+    let krate = scratch.dir.clone();
     let _ = std::fs::remove_dir_all(&krate);
     let src = krate.join("src");
     let mut lib = String::from(
@@ -157,39 +156,8 @@ pub fn check_all() -> Result<(), String> {{
         "fn main() {\n    if let Err(e) = macro_fixtures::check_all() {\n        eprintln!(\"{e}\");\n        std::process::exit(1);\n    }\n}\n",
     )
     .unwrap();
-    let ws_str = ws.to_string_lossy().replace('\\', "/");
-    std::fs::write(
-        krate.join("Cargo.toml"),
-        format!(
-            r#"[package]
-name = "macro-fixtures"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-codegen-runtime = {{ path = "{ws_str}/runtime" }}
-codegen-macros = {{ path = "{ws_str}/codegen-macros" }}
-kube = {{ version = "5", default-features = false, features = ["client", "rustls-tls", "ring", "runtime", "jsonpatch"] }}
-k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "v1_37"] }}
-serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
-serde_yaml = "0.9"
-"#
-        ),
-    )
-    .unwrap();
-    std::fs::copy(ws.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["run", "--offline", "--quiet", "--manifest-path"])
-        .arg(krate.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", root.join("target"))
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
+    scratch.write_manifest("serde_yaml = \"0.9\"\n");
+    let out = scratch.cargo("run", &["--quiet"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "macro-mode fixtures:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     // Every CRD file of every fixture was compared.

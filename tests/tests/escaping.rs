@@ -6,11 +6,14 @@
 //! Markers whose values Kubernetes restricts (names, plural, short names)
 //! refuse such text with an error instead.
 
+#[path = "../support/scratch_crate.rs"]
+mod scratch_crate;
+
 use std::path::Path;
-use std::process::Command;
 
 use codegen_core::{GroupVersions, Settings};
 use kube_codegen_tests::workspace;
+use scratch_crate::ScratchCrate;
 use serde_json::Value;
 
 /// One line of hostile text.
@@ -123,10 +126,8 @@ fn yaml_body(text: &str) -> &str {
 #[test]
 fn hostile_text_round_trips_through_the_cli_and_macro_mode() {
     let ws = workspace();
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| ws.join("target"));
-    let root = target.join("codegen-compile-tests");
-    let krate = root.join("escaping");
+    let scratch = ScratchCrate::new(&ws, "escaping");
+    let krate = scratch.dir.clone();
     let _ = std::fs::remove_dir_all(&krate);
     let src = krate.join("src");
 
@@ -159,38 +160,8 @@ fn hostile_text_round_trips_through_the_cli_and_macro_mode() {
          fn main() {\n    print!(\"{}\\n====\\n{}\", Note::CRD_YAML, serde_json::to_string(&Note::crd()).unwrap());\n}\n",
     )
     .unwrap();
-    let ws_str = ws.to_string_lossy().replace('\\', "/");
-    std::fs::write(
-        krate.join("Cargo.toml"),
-        format!(
-            r#"[package]
-name = "escaping"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-codegen-runtime = {{ path = "{ws_str}/runtime" }}
-codegen-macros = {{ path = "{ws_str}/codegen-macros" }}
-kube = {{ version = "5", default-features = false, features = ["client", "rustls-tls", "ring", "runtime", "jsonpatch"] }}
-k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "v1_37"] }}
-serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
-"#
-        ),
-    )
-    .unwrap();
-    std::fs::copy(ws.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["run", "--offline", "--quiet", "--manifest-path"])
-        .arg(krate.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", root.join("target"))
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
+    scratch.write_manifest("");
+    let out = scratch.cargo("run", &["--quiet"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "the crate does not build or run:\n{}", String::from_utf8_lossy(&out.stderr));
     let (macro_yaml, macro_json) = stdout.split_once("\n====\n").expect("both forms printed");
