@@ -32,7 +32,7 @@ Exit status: 0 success, 1 --verify found drift, 2 errors.";
 #[derive(Parser, Debug)]
 #[command(name = "kube-codegen", version, after_help = EXAMPLES)]
 struct Cli {
-    /// `all`, or a comma list of: deepcopy,register,client,fake,lister,informer,crd.
+    /// `all`, or a comma list of: deepcopy,register,applyconfig,client,fake,lister,informer,crd.
     /// Generators they need are added: client and lister add register,
     /// informer adds lister, fake adds client
     generators: String,

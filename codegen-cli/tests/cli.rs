@@ -89,14 +89,15 @@ fn generates_then_verify_detects_drift() {
     let dir = project(|s| s.to_string());
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stderr, "kube-codegen: 16 file(s) written, 0 unchanged, 0 stale removed\n");
+    assert_eq!(run.stderr, "kube-codegen: 19 file(s) written, 0 unchanged, 0 stale removed\n");
     assert!(dir.path().join("config/crd/example.k8s.io_students.yaml").is_file());
     assert!(dir.path().join("pkg/client/clientset/example/v1/student.rs").is_file());
     assert!(dir.path().join("pkg/apis/example/v1/register.rs").is_file());
+    assert!(dir.path().join("pkg/client/applyconfigurations/example/v1/mod.rs").is_file());
 
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);
     assert_eq!((run.code, run.stdout.as_str()), (0, ""));
-    assert_eq!(run.stderr, "kube-codegen: up to date (16 files)\n");
+    assert_eq!(run.stderr, "kube-codegen: up to date (19 files)\n");
 
     // Drift: a renamed field changes the CRD; a stale generated file must go.
     write(
@@ -108,7 +109,7 @@ fn generates_then_verify_detects_drift() {
     let before = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(run.stderr, "kube-codegen: 2 file(s) out of date; run without --verify to update them\n");
+    assert_eq!(run.stderr, "kube-codegen: 3 file(s) out of date; run without --verify to update them\n");
     insta::assert_snapshot!("verify_diff", run.stdout);
     assert_eq!(
         before,
@@ -118,7 +119,7 @@ fn generates_then_verify_detects_drift() {
 
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stderr, "kube-codegen: 1 file(s) written, 15 unchanged, 1 stale removed\n");
+    assert_eq!(run.stderr, "kube-codegen: 2 file(s) written, 17 unchanged, 1 stale removed\n");
     assert!(!dir.path().join("pkg/client/listers/old.rs").exists());
     assert!(dir.path().join("pkg/client/listers/hand.rs").exists(), "files without the header are never touched");
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);

@@ -136,7 +136,7 @@ pub fn definitions(version: KubeVersion) -> Vec<&'static str> {
     out
 }
 
-fn raw(definition: &str, version: KubeVersion) -> Option<&'static Value> {
+pub(crate) fn raw(definition: &str, version: KubeVersion) -> Option<&'static Value> {
     let entry = table().by_name.get(definition)?.iter().find(|e| e.versions.contains(&version))?;
     Some(entry.parsed.get_or_init(|| serde_json::from_str(entry.json).unwrap_or(Value::Null)))
 }

@@ -17,7 +17,8 @@ use askama::Template;
 use syn::spanned::Spanned as _;
 
 use crate::diag::{Diagnostic, Diagnostics, Severity};
-use crate::emit::crd;
+use crate::emit::{Child, applyconfig, crd, render_apply_configs};
+use crate::ident::snake_case;
 use crate::emit::filters;
 use crate::emit::views::{self, KindView, Paths, VersionView};
 use crate::emit::views::{NewValue, TypeMetaView};
@@ -345,6 +346,7 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Result<Analysis, Failure> {
         .with_generators([
             GeneratorKind::Deepcopy,
             GeneratorKind::Register,
+            GeneratorKind::ApplyConfig,
             GeneratorKind::Client,
             GeneratorKind::Lister,
             GeneratorKind::Informer,
@@ -373,18 +375,67 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Result<Analysis, Failure> {
     out.inputs.extend(others.iter().flat_map(|(p, _)| p.files.iter().map(|f| f.source.path.clone())));
     out.inputs.sort();
     out.inputs.dedup();
-    let mut model = crate::check::check_package(&settings, &pkg, crate_path, &others, apis, &mut diags);
+    let mut model = crate::check::check_package(&settings, &pkg, crate_path, &others, apis.clone(), &mut diags);
     if diags.has_errors() {
         out.diagnostics = diags.sorted();
         return Ok(out);
     }
+    // Apply configurations of the whole package (and the built-in types it
+    // embeds) live once, in the module of the first kind whose macro surely
+    // runs; every kind re-exports its own.
+    let host = out
+        .items
+        .iter()
+        .find(|i| i.genclient && !i.conditional && model.kinds().any(|(_, _, k)| k.rust_name == i.name))
+        .map(|i| i.name.clone());
+    let p = Paths::new(runtime_path);
+    // The module (inside the package) each API type is written in.
+    let mut module_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for module in &pkg.modules {
+        for item in pkg.items(module) {
+            if let Some((ident, _)) = api_type_of(item) {
+                module_of.insert(ident.to_string(), module.path.clone());
+            }
+        }
+    }
+    let host_module = host.as_ref().and_then(|h| module_of.get(h)).cloned().unwrap_or_default();
+    let apply_configs = host.as_ref().map(|host| {
+        // From a package module of the tree (host module → hidden module →
+        // `applyconfigurations` → group → version) up to the package root.
+        let to_root = vec!["super"; 4 + host_module.len()].join("::");
+        let types = model
+            .groups
+            .iter()
+            .flat_map(|g| &g.versions)
+            .flat_map(|v| v.types.keys().map(move |name| (v.package.clone(), name.clone())))
+            .map(|(package, name)| {
+                let mut parts = vec![to_root.clone()];
+                parts.extend(module_of.get(&name).cloned().unwrap_or_default());
+                parts.push(name.clone());
+                ((package, name), parts.join("::"))
+            })
+            .collect();
+        let apis = apis.as_ref().map(|a| if a.is_empty() { "crate".to_string() } else { format!("crate::{}", a.join("::")) });
+        let paths = applyconfig::TypePaths { packages: BTreeMap::new(), types, apis };
+        let modules = applyconfig::modules(&model, &p, &paths, settings.kube_version().version);
+        let own_types: Vec<String> = modules
+            .iter()
+            .filter(|m| model.groups.iter().flat_map(|g| &g.versions).any(|v| applyconfig::package_module(&v.package) == m.path))
+            .flat_map(|m| m.types.iter().filter(|t| t.kind.is_none()).map(|t| t.name.clone()))
+            .collect();
+        let root = applyconfig::tree(modules);
+        let doc = "Apply configurations of this package's API types and of the built-in types they embed.";
+        let child = render_apply_configs(&p, Path::new(""), "applyconfigurations", doc, &root, &mut |_, name, rendered| {
+            Child { name: name.to_string(), body: Some(rendered.unwrap_or_default()) }
+        });
+        (format!("__kube_codegen_{}", snake_case(host)), child.body.unwrap_or_default(), own_types)
+    });
     // The generated modules sit two levels below the kind's module.
     for g in &mut model.groups {
         for v in &mut g.versions {
             v.module_path = "super::super".to_string();
         }
     }
-    let p = Paths::new(runtime_path);
     let views = views::groups(&model, &p, &settings.plural_exceptions);
     let crd_options = crd::CrdOptions::from_settings(&settings);
     for (g, gv) in model.groups.iter().zip(&views) {
@@ -404,7 +455,20 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Result<Analysis, Failure> {
                 };
                 let vis = visibility(&pkg, &k.rust_name);
                 let crd_name = crd.metadata.name.clone();
-                match render_kind(&p, vv, kv, &vis, &yaml, &json, &crd_name) {
+                let apply = apply_configs.as_ref().map(|(host_name, body, own_types)| InlineApply {
+                    // From the kind's module up to the package root and down to the host's.
+                    host_module: {
+                        let up = module_of.get(&k.rust_name).map_or(0, Vec::len);
+                        let mut parts = if up == 0 { vec!["self".to_string()] } else { vec!["super".to_string(); up] };
+                        parts.extend(host_module.iter().cloned());
+                        parts.push(host_name.clone());
+                        parts.join("::")
+                    },
+                    package_path: applyconfig::package_module(&v.package).join("::"),
+                    body: (host.as_deref() == Some(k.rust_name.as_str())).then(|| body.clone()),
+                    own_types: own_types.clone(),
+                });
+                match render_kind(&p, vv, kv, &vis, &yaml, &json, &crd_name, apply.as_ref()) {
                     Ok(code) => {
                         out.kinds.insert(k.rust_name.clone(), InlineKind { code, crd_yaml: yaml });
                     }
@@ -493,8 +557,24 @@ struct InlineKindTemplate<'a> {
     crd_name: &'a str,
     /// `register.rs` keeps its `//!` docs: they open the inline module.
     file_docs: bool,
+    apply: Option<&'a InlineApply>,
+    ac_name: &'a str,
+    extract: &'a str,
 }
 
+/// Where a kind's apply configuration is, in macro mode.
+struct InlineApply {
+    /// The hidden module holding the package's configurations.
+    host_module: String,
+    /// The package's module below `applyconfigurations` (`example::v1`).
+    package_path: String,
+    /// The rendered `applyconfigurations` module, for the host kind.
+    body: Option<String>,
+    /// The package's configurations of types other than kinds.
+    own_types: Vec<String>,
+}
+
+#[allow(clippy::too_many_arguments)]
 fn render_kind(
     p: &Paths,
     vv: &VersionView,
@@ -503,9 +583,18 @@ fn render_kind(
     yaml: &str,
     json: &str,
     crd_name: &str,
+    apply: Option<&InlineApply>,
 ) -> Result<String, String> {
     let mut k = kv.clone();
     k.listers_path = "super::lister".to_string();
+    if let Some(a) = apply {
+        k.apply_config = format!(
+            "super::super::{}::applyconfigurations::{}::{}",
+            a.host_module.trim_start_matches("self::"),
+            a.package_path,
+            applyconfig::ac_name(&k.rust_name)
+        );
+    }
     k.client_expansion = false;
     let v = VersionView { kinds: vec![k.clone()], ..vv.clone() };
     let module = format!("__kube_codegen_{}", k.module.trim_start_matches("r#"));
@@ -520,6 +609,9 @@ fn render_kind(
         crd_json: json,
         crd_name,
         file_docs: true,
+        apply,
+        ac_name: &applyconfig::ac_name(&k.rust_name),
+        extract: &applyconfig::extract_name(&k.rust_name),
     }
     .render()
     .map_err(|e| e.to_string())

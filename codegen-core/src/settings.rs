@@ -15,6 +15,9 @@ pub enum GeneratorKind {
     Deepcopy,
     /// `register`: group/version constants, `kube::Resource` impls, list types.
     Register,
+    /// `applyconfig`: apply configurations and `extract_<kind>` functions
+    /// for typed server-side apply (applyconfiguration-gen).
+    ApplyConfig,
     /// `client`: the typed clientset.
     Client,
     /// `fake`: the clientset over the runtime's in-memory API server.
@@ -29,9 +32,10 @@ pub enum GeneratorKind {
 
 impl GeneratorKind {
     /// Every generator, in the order they run.
-    pub const ALL: [GeneratorKind; 7] = [
+    pub const ALL: [GeneratorKind; 8] = [
         GeneratorKind::Deepcopy,
         GeneratorKind::Register,
+        GeneratorKind::ApplyConfig,
         GeneratorKind::Client,
         GeneratorKind::Fake,
         GeneratorKind::Lister,
@@ -49,6 +53,7 @@ impl GeneratorKind {
             GeneratorKind::Lister => "lister",
             GeneratorKind::Informer => "informer",
             GeneratorKind::Crd => "crd",
+            GeneratorKind::ApplyConfig => "applyconfig",
         }
     }
 
@@ -75,6 +80,9 @@ impl GeneratorKind {
                         ("listers", "lister"),
                         ("informers", "informer"),
                         ("crds", "crd"),
+                        ("applyconfiguration-gen", "applyconfig"),
+                        ("applyconfigurations", "applyconfig"),
+                        ("applyconfiguration", "applyconfig"),
                     ];
                     let hint = aliases
                         .iter()
@@ -99,10 +107,13 @@ impl GeneratorKind {
     }
 
     /// The generators whose output this one's generated code refers to:
-    /// `client`, `lister` → `register`; `informer` → `lister`; `fake` → `client`.
+    /// `lister`, `applyconfig` → `register`; `client` → `applyconfig` (its
+    /// `apply` takes apply configurations); `informer` → `lister`; `fake` →
+    /// `client`.
     pub fn requires(self) -> &'static [GeneratorKind] {
         match self {
-            GeneratorKind::Client | GeneratorKind::Lister => &[GeneratorKind::Register],
+            GeneratorKind::Lister | GeneratorKind::ApplyConfig => &[GeneratorKind::Register],
+            GeneratorKind::Client => &[GeneratorKind::ApplyConfig],
             GeneratorKind::Informer => &[GeneratorKind::Lister],
             GeneratorKind::Fake => &[GeneratorKind::Client],
             GeneratorKind::Deepcopy | GeneratorKind::Register | GeneratorKind::Crd => &[],
@@ -471,14 +482,17 @@ mod tests {
 
     #[test]
     fn generator_lists() {
-        assert_eq!(GeneratorKind::parse_list("all").unwrap().len(), 7);
+        assert_eq!(GeneratorKind::parse_list("all").unwrap().len(), 8);
         let some = GeneratorKind::parse_list("client,lister").unwrap();
         assert!(some.contains(&GeneratorKind::Client) && some.contains(&GeneratorKind::Lister));
         // Dependencies are added: informer needs lister and register, fake the client.
         let informer: Vec<GeneratorKind> = GeneratorKind::parse_list("informer").unwrap().into_iter().collect();
         assert_eq!(informer, [GeneratorKind::Register, GeneratorKind::Lister, GeneratorKind::Informer]);
         let fake: Vec<GeneratorKind> = GeneratorKind::parse_list("fake,crd").unwrap().into_iter().collect();
-        assert_eq!(fake, [GeneratorKind::Register, GeneratorKind::Client, GeneratorKind::Fake, GeneratorKind::Crd]);
+        assert_eq!(
+            fake,
+            [GeneratorKind::Register, GeneratorKind::ApplyConfig, GeneratorKind::Client, GeneratorKind::Fake, GeneratorKind::Crd]
+        );
         let crd: Vec<GeneratorKind> =
             Settings::new("apis").with_generators([GeneratorKind::Crd]).generators.into_iter().collect();
         assert_eq!(crd, [GeneratorKind::Crd]);

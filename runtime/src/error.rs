@@ -116,6 +116,22 @@ impl Error {
         self.reason_or_code(reason::CONFLICT, 409)
     }
 
+    /// The fields a server-side apply could not take because other field
+    /// managers own them with other values (409 Conflict with
+    /// `FieldManagerConflict` causes); empty for every other error. Apply
+    /// again with `force` to take them over.
+    pub fn apply_conflicts(&self) -> Vec<ApplyConflict> {
+        if !self.is_conflict() {
+            return Vec::new();
+        }
+        self.causes().iter().filter(|c| c.reason == "FieldManagerConflict").map(ApplyConflict::from_cause).collect()
+    }
+
+    /// Whether this is a server-side apply conflict (see [`Error::apply_conflicts`]).
+    pub fn is_apply_conflict(&self) -> bool {
+        !self.apply_conflicts().is_empty()
+    }
+
     /// The object failed validation (422 Invalid); see [`Error::causes`].
     pub fn is_invalid(&self) -> bool {
         self.reason_or_code(reason::INVALID, 422)
@@ -163,6 +179,31 @@ impl Error {
     }
 }
 
+/// A field of a server-side apply that another manager owns: one cause of
+/// a 409 Conflict (see [`Error::apply_conflicts`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApplyConflict {
+    /// The field manager that owns the field (`"other-controller"`).
+    pub manager: String,
+    /// The field, as the server writes it (`.spec.replicas`).
+    pub field: String,
+    /// The server's message (`conflict with "other-controller" using apps/v1`).
+    pub message: String,
+}
+
+impl ApplyConflict {
+    fn from_cause(cause: &StatusCause) -> Self {
+        // `conflict with "<manager>"[ with subresource "<s>"] using <apiVersion>[ at <time>]`
+        let manager = cause
+            .message
+            .split_once("conflict with \"")
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .map(|(manager, _)| manager.to_owned())
+            .unwrap_or_default();
+        ApplyConflict { manager, field: cause.field.clone(), message: cause.message.clone() }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +248,31 @@ mod tests {
         assert_eq!(err.code(), Some(422));
         assert_eq!(err.causes()[0].field, "data.key");
         assert!(err.to_string().contains("422"));
+    }
+
+    #[test]
+    fn apply_conflicts_name_the_other_manager() {
+        let cause = |manager: &str, field: &str| StatusCause {
+            reason: "FieldManagerConflict".into(),
+            message: format!("conflict with \"{manager}\" using example.k8s.io/v1"),
+            field: field.into(),
+        };
+        let status = Status::failure("Apply failed with 2 conflicts", "Conflict").with_code(409).with_details(
+            StatusDetails {
+                name: "a".into(),
+                group: String::new(),
+                kind: "students".into(),
+                uid: String::new(),
+                causes: vec![cause("a", ".spec.x"), cause("b", ".spec.y")],
+                retry_after_seconds: 0,
+            },
+        );
+        let err: Error = status.into();
+        let conflicts = err.apply_conflicts();
+        assert!(err.is_apply_conflict());
+        assert_eq!(conflicts[0].manager, "a");
+        assert_eq!(conflicts[1].field, ".spec.y");
+        assert!(!api(409, "Conflict").is_apply_conflict());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! fake-client semantics to Rust, built on kube and k8s-openapi.
 #![deny(missing_docs)]
 
+pub mod apply;
 pub mod client;
 pub mod error;
 pub mod events;
@@ -21,7 +22,7 @@ pub mod signal;
 pub mod testing;
 pub mod workqueue;
 
-pub use error::{Error, Result};
+pub use error::{ApplyConflict, Error, Result};
 pub use object::{Object, ScopedApi, meta_namespace_key, split_meta_namespace_key};
 
 /// Re-exports for generated code, so it reaches its dependencies through one

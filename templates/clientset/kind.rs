@@ -94,18 +94,17 @@ impl {{ k.client }} {
         self.inner.patch_status(name, patch, opts).await
     }
 {% endif %}{% if k.verbs.apply %}
-    /// Server-side applies `obj` as the object named `name`.
-    pub async fn apply(&self, name: &str, obj: &{{ k.rust_name }}, opts: &{{ p.rt }}::client::ApplyOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
-        let mut obj = obj.clone();
-        obj.set_type_meta();
-        self.inner.apply(name, &obj, opts).await
+    /// Server-side applies `ac` as `opts.field_manager`: the manager claims
+    /// exactly the fields `ac` sets. Fields another manager owns with other
+    /// values fail with a conflict (see `Error::apply_conflicts`)
+    /// unless `opts.force` is set.
+    pub async fn apply(&self, ac: &{{ k.apply_config }}, opts: &{{ p.rt }}::client::ApplyOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
+        self.inner.apply_configuration(ac, opts).await
     }
 {% endif %}{% if k.verbs.apply_status %}
-    /// Server-side applies the status of `obj`.
-    pub async fn apply_status(&self, name: &str, obj: &{{ k.rust_name }}, opts: &{{ p.rt }}::client::ApplyOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
-        let mut obj = obj.clone();
-        obj.set_type_meta();
-        self.inner.apply_status(name, &obj, opts).await
+    /// Server-side applies the status in `ac` through the status subresource.
+    pub async fn apply_status(&self, ac: &{{ k.apply_config }}, opts: &{{ p.rt }}::client::ApplyOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
+        self.inner.apply_configuration_status(ac, opts).await
     }
 {% endif %}
 {% for m in k.methods %}

@@ -33,7 +33,11 @@ impl Clientset {
     pub fn new(objects: impl ::std::iter::IntoIterator<Item = Object>) -> {{ p.rt }}::Result<Self> {
         let server = {{ p.rt }}::testing::FakeApiServer::new();
 {% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
-        server.register_resource({{ p.rt }}::testing::ResourceInfo::of::<{{ k.api_type }}>().with_status_subresource({{ k.status_subresource }}));
+        server.register_resource(
+            {{ p.rt }}::testing::ResourceInfo::of::<{{ k.api_type }}>()
+                .with_status_subresource({{ k.status_subresource }})
+                /*SSA_SCHEMA*/,
+        );
 {% endfor %}{% endfor %}{% endfor %}
         for object in objects {
             match object {

@@ -3,7 +3,7 @@
     lister and informer in modules of their own, the CRD, and re-exports. -#}
 #[doc(hidden)]
 #[allow(dead_code, unused_imports, clippy::all)]
-mod {{ module }} {
+pub(crate) mod {{ module }} {
 {% include "register.rs" %}
 {%- if k.has_client %}
     /// The typed client.
@@ -17,6 +17,13 @@ mod {{ module }} {
 {% include "lister/kind.rs" %}
     }
 {%- endif %}
+{%- if let Some(a) = apply %}{% if let Some(body) = a.body %}
+    /// Apply configurations of this package's API types and of the
+    /// built-in types they embed.
+    pub mod applyconfigurations {
+{{ body }}
+    }
+{%- endif %}{% endif %}
 {%- if k.has_informer %}
     /// The shared informer accessor.
     pub mod informer {
@@ -84,3 +91,25 @@ mod {{ module }} {
     informer::{{ k.informer }},
 {%- endif %}
 };
+{%- if let Some(a) = apply %}
+#[allow(unused_imports)]
+{{ vis }} use {{ a.host_module }}::applyconfigurations::{{ a.package_path }}::{
+    {{ ac_name }},
+    {{ extract }},
+{%- if k.status_subresource %}
+    {{ extract }}_status,
+{%- endif %}
+};
+{%- if a.body.is_some() %}
+#[allow(unused_imports)]
+{{ vis }} use {{ a.host_module }}::applyconfigurations;
+{%- if !a.own_types.is_empty() %}
+#[allow(unused_imports)]
+{{ vis }} use {{ a.host_module }}::applyconfigurations::{{ a.package_path }}::{
+{%- for t in a.own_types %}
+    {{ t }},
+{%- endfor %}
+};
+{%- endif %}
+{%- endif %}
+{%- endif %}

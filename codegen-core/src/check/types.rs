@@ -133,6 +133,7 @@ pub(crate) fn lower_type(
         doc: doc_comment(attrs),
         implements_clone: clone_impl || derives(attrs, "Clone"),
         derives_api_type: derives(attrs, "ApiType"),
+        derives_debug_partial_eq: derives(attrs, "Debug") && derives(attrs, "PartialEq"),
         body,
         validate: validate_markers(attrs, &ctx.file.source, diags),
         serde,

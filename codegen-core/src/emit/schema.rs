@@ -549,6 +549,7 @@ impl<'a> SchemaBuilder<'a> {
                     doc: v.doc.clone(),
                     implements_clone: true,
                     derives_api_type: false,
+                    derives_debug_partial_eq: false,
                     body: Body::Other,
                     validate: Validate::default(),
                     serde: ContainerSerde::default(),

@@ -101,6 +101,11 @@ pub struct KindView {
     pub status_subresource: bool,
     pub client_expansion: bool,
     pub listers_path: String,
+    /// The path of the kind's apply configuration from its client module.
+    pub apply_config: String,
+    /// The structural schema the fake API server applies with (JSON; set
+    /// for the fake clientset only).
+    pub ssa_schema: String,
 }
 
 /// Where a kind keeps `apiVersion` and `kind`.
@@ -302,6 +307,12 @@ fn kind(
         status_subresource: k.status_subresource,
         client_expansion: false,
         listers_path: format!("super::super::super::super::listers::{group_module}::{}", rust_ident(&v.name)),
+        apply_config: super::applyconfig::kind_path(
+            "super::super::super::super::applyconfigurations",
+            &v.package,
+            &k.rust_name,
+        ),
+        ssa_schema: String::new(),
         module,
     }
 }

@@ -130,26 +130,23 @@ impl StudentClient {
     ) -> ::codegen_runtime::Result<Student> {
         self.inner.patch_status(name, patch, opts).await
     }
-    /// Server-side applies `obj` as the object named `name`.
+    /// Server-side applies `ac` as `opts.field_manager`: the manager claims
+    /// exactly the fields `ac` sets. Fields another manager owns with other
+    /// values fail with a conflict (see `Error::apply_conflicts`)
+    /// unless `opts.force` is set.
     pub async fn apply(
         &self,
-        name: &str,
-        obj: &Student,
+        ac: &super::super::super::super::applyconfigurations::example::v1::StudentApplyConfiguration,
         opts: &::codegen_runtime::client::ApplyOptions,
     ) -> ::codegen_runtime::Result<Student> {
-        let mut obj = obj.clone();
-        obj.set_type_meta();
-        self.inner.apply(name, &obj, opts).await
+        self.inner.apply_configuration(ac, opts).await
     }
-    /// Server-side applies the status of `obj`.
+    /// Server-side applies the status in `ac` through the status subresource.
     pub async fn apply_status(
         &self,
-        name: &str,
-        obj: &Student,
+        ac: &super::super::super::super::applyconfigurations::example::v1::StudentApplyConfiguration,
         opts: &::codegen_runtime::client::ApplyOptions,
     ) -> ::codegen_runtime::Result<Student> {
-        let mut obj = obj.clone();
-        obj.set_type_meta();
-        self.inner.apply_status(name, &obj, opts).await
+        self.inner.apply_configuration_status(ac, opts).await
     }
 }

@@ -1,0 +1,734 @@
+//! Apply configurations (applyconfiguration-gen): for every struct of the
+//! API packages, every type of other packages they use, and every built-in
+//! Kubernetes type embedded in them, a twin with every field optional and
+//! skipped when unset, builder methods, and for kinds `new(name, ..)`, the
+//! runtime's `ApplyConfiguration` trait and `extract_<kind>` functions.
+//!
+//! The configurations form one module tree: `<group>/<version>` per API
+//! package and `k8s/<k8s-openapi module path>` for built-in types. Types
+//! refer to each other by paths relative to the tree's root, so the same
+//! rendering works as files (CLI, build.rs) and inline (macro mode).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use serde_json::Value;
+
+use crate::builtin::{self, KubeVersion, OBJECT_META};
+use crate::ident::{rust_ident, snake_case, unraw};
+use crate::model::{Body, Field, Kind, Model, NumFormat, TypeDef, TypeKey, TypeMetaForm, TypeRef};
+
+use super::views::Paths;
+
+/// One module of the tree and the configurations it holds.
+#[derive(Clone, Debug)]
+pub struct AcModule {
+    /// Module names from the tree's root (`["example", "v1"]`).
+    pub path: Vec<String>,
+    /// The module's doc line.
+    pub doc: String,
+    /// Its configurations, sorted by name.
+    pub types: Vec<AcType>,
+}
+
+/// One apply configuration.
+#[derive(Clone, Debug)]
+pub struct AcType {
+    /// `StudentSpecApplyConfiguration`.
+    pub name: String,
+    /// Doc line.
+    pub doc: String,
+    /// Whether it derives `Debug` and `PartialEq` (every type it holds does).
+    pub derive_eq: bool,
+    /// Fields, in declaration order.
+    pub fields: Vec<AcField>,
+    /// For kinds: constructor, trait impl and extract functions.
+    pub kind: Option<AcKind>,
+}
+
+/// One field of a configuration.
+#[derive(Clone, Debug)]
+pub struct AcField {
+    /// The Rust field (`r#type`).
+    pub ident: String,
+    /// The builder (`with_type`).
+    pub builder: String,
+    /// Its wire name.
+    pub json: String,
+    /// `#[serde(flatten)]`.
+    pub flatten: bool,
+    /// The type inside `Option`.
+    pub ty: String,
+    /// Doc line.
+    pub doc: String,
+    /// `value`, `list` or `map`: the builder's shape.
+    pub mode: &'static str,
+    /// For `value`: the parameter type (`impl Into<String>` for strings).
+    pub param: String,
+    /// For `value`: whether the argument goes through `.into()`.
+    pub into: bool,
+    /// For `list`/`map`: the item or value type.
+    pub item: String,
+    /// For `list`: when two items are the same entry (`a.name == b.name`
+    /// for a list-map, `a == b` for a set); `None` for atomic lists.
+    pub same: Option<String>,
+    /// Doc line of the builder.
+    pub builder_doc: String,
+}
+
+/// What a kind's configuration adds.
+#[derive(Clone, Debug)]
+pub struct AcKind {
+    /// The Rust path of the kind's type.
+    pub object: String,
+    /// `apiVersion`.
+    pub api_version: String,
+    /// `kind`.
+    pub kind: String,
+    /// Whether `new` takes a namespace.
+    pub namespaced: bool,
+    /// The Rust field serialized as `metadata`.
+    pub metadata: String,
+    /// `extract_student`.
+    pub extract: String,
+    /// `extract_student_status`, for kinds with a status subresource.
+    pub extract_status: Option<String>,
+    /// Metadata builders that no field builder shadows, with the metadata
+    /// field each sets.
+    pub meta_builders: Vec<(String, String)>,
+}
+
+/// Where the Rust types of API packages are, from an apply configuration module.
+pub struct TypePaths {
+    /// Package → module path of its types.
+    pub packages: BTreeMap<String, String>,
+    /// Paths of single types (package, name) → path, before `packages`.
+    pub types: BTreeMap<(String, String), String>,
+    /// The module path of the apis directory, for packages not in `packages`.
+    pub apis: Option<String>,
+}
+
+impl TypePaths {
+    /// The paths of the CLI and build.rs layouts: absolute crate paths.
+    pub fn absolute(model: &Model) -> Self {
+        let packages: BTreeMap<String, String> =
+            model.groups.iter().flat_map(|g| &g.versions).map(|v| (v.package.clone(), v.module_path.clone())).collect();
+        let apis = packages.values().next().and_then(|m| m.rsplitn(3, "::").nth(2)).map(str::to_string);
+        TypePaths { packages, types: BTreeMap::new(), apis }
+    }
+
+    /// The Rust path of type `name` of `package`.
+    fn of(&self, package: &str, name: &str) -> Option<String> {
+        if let Some(p) = self.types.get(&(package.to_string(), name.to_string())) {
+            return Some(p.clone());
+        }
+        if let Some(p) = self.packages.get(package) {
+            return Some(format!("{p}::{name}"));
+        }
+        let (group, version) = package.split_once('/')?;
+        Some(format!(
+            "{}::{}::{}::{name}",
+            self.apis.as_ref()?,
+            rust_ident(&group.replace('-', "_")),
+            rust_ident(version)
+        ))
+    }
+}
+
+/// The module path of an API package in the tree.
+pub fn package_module(package: &str) -> Vec<String> {
+    package.split('/').map(|s| rust_ident(&s.replace(['-', '.'], "_"))).collect()
+}
+
+/// The name of the configuration of type `name`.
+pub fn ac_name(name: &str) -> String {
+    format!("{name}ApplyConfiguration")
+}
+
+/// The name of a kind's extract function.
+pub fn extract_name(rust_name: &str) -> String {
+    format!("extract_{}", snake_case(rust_name))
+}
+
+const META_BUILDERS: &[(&str, &str)] = &[
+    ("with_name", "name"),
+    ("with_generate_name", "generateName"),
+    ("with_namespace", "namespace"),
+    ("with_uid", "uid"),
+    ("with_resource_version", "resourceVersion"),
+    ("with_labels", "labels"),
+    ("with_annotations", "annotations"),
+    ("with_owner_references", "ownerReferences"),
+    ("with_finalizers", "finalizers"),
+];
+
+/// Builds the tree for the requested packages of `model`.
+pub fn modules(model: &Model, p: &Paths, paths: &TypePaths, version: KubeVersion) -> Vec<AcModule> {
+    let mut b = Builder { model, p, paths, version, modules: BTreeMap::new(), queue: VecDeque::new(), seen: BTreeSet::new() };
+    for v in model.groups.iter().flat_map(|g| &g.versions) {
+        for def in v.types.values().filter(|d| matches!(d.body, Body::Struct(_))) {
+            b.seen.insert(Item::Api(TypeKey { package: v.package.clone(), name: def.name.clone() }));
+        }
+    }
+    for g in &model.groups {
+        for v in &g.versions {
+            let kinds: BTreeMap<&str, &Kind> = v.kinds.iter().map(|k| (k.rust_name.as_str(), k)).collect();
+            for def in v.types.values() {
+                if let Body::Struct(fields) = &def.body {
+                    let key = TypeKey { package: v.package.clone(), name: def.name.clone() };
+                    let kind = kinds.get(def.name.as_str()).map(|k| (*k, g.name.as_str(), v.name.as_str()));
+                    b.api_type(&key, def, fields, kind);
+                }
+            }
+        }
+    }
+    while let Some(item) = b.queue.pop_front() {
+        match item {
+            Item::Api(key) => {
+                if let Some(def) = model.type_def(&key)
+                    && let Body::Struct(fields) = &def.body
+                {
+                    b.api_type(&key, def, fields, None);
+                }
+            }
+            Item::Builtin(def) => b.builtin_type(&def),
+        }
+    }
+    let mut out: Vec<AcModule> = b.modules.into_values().collect();
+    for m in &mut out {
+        m.types.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    out
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Item {
+    Api(TypeKey),
+    Builtin(String),
+}
+
+struct Builder<'a> {
+    model: &'a Model,
+    p: &'a Paths,
+    paths: &'a TypePaths,
+    version: KubeVersion,
+    modules: BTreeMap<Vec<String>, AcModule>,
+    queue: VecDeque<Item>,
+    seen: BTreeSet<Item>,
+}
+
+/// A field type as a configuration holds it.
+struct Mapped {
+    ty: String,
+    /// Whether the type derives `Debug` and `PartialEq`.
+    eq: bool,
+    /// Strings take `impl Into<String>`.
+    string: bool,
+    /// The configuration struct it is, for list-map keys: (module, name).
+    ac: Option<Item>,
+}
+
+impl Mapped {
+    fn plain(ty: impl Into<String>) -> Self {
+        Mapped { ty: ty.into(), eq: true, string: false, ac: None }
+    }
+}
+
+/// How a list merges.
+enum ListKind {
+    Atomic,
+    Set,
+    Map(Vec<String>),
+}
+
+fn first_line(doc: Option<&str>) -> Option<String> {
+    let doc = doc?.trim();
+    let para = doc.split("\n\n").next()?.replace('\n', " ");
+    let para = para.trim();
+    if para.is_empty() {
+        return None;
+    }
+    // The first sentence, when the paragraph is long.
+    let sentence = match para.find(". ") {
+        Some(i) if para.len() > 160 => &para[..=i],
+        _ => para,
+    };
+    Some(sentence.to_string())
+}
+
+impl Builder<'_> {
+    fn module(&mut self, path: Vec<String>, doc: impl FnOnce() -> String) -> &mut AcModule {
+        self.modules.entry(path.clone()).or_insert_with(|| AcModule { path, doc: doc(), types: Vec::new() })
+    }
+
+    fn enqueue(&mut self, item: Item) {
+        if self.seen.insert(item.clone()) {
+            self.queue.push_back(item);
+        }
+    }
+
+    /// `super::super` from a module at `from` to the root, then `to`.
+    fn relative(from: &[String], to: &[String], name: &str) -> String {
+        if from == to {
+            return name.to_string();
+        }
+        let mut parts: Vec<String> = vec!["super".to_string(); from.len()];
+        parts.extend(to.iter().cloned());
+        parts.push(name.to_string());
+        parts.join("::")
+    }
+
+    fn builtin_module(def: &str) -> Vec<String> {
+        let rest = def.strip_prefix("io.k8s.").unwrap_or(def);
+        let mut parts: Vec<String> = rest.split('.').map(|s| rust_ident(&s.replace('-', "_"))).collect();
+        parts.pop();
+        parts.insert(0, "k8s".to_string());
+        parts
+    }
+
+    fn k8s(&self, path: &str) -> String {
+        format!("{}::{path}", self.p.k8s)
+    }
+
+    fn map_type(&mut self, t: &TypeRef, from: &[String]) -> Mapped {
+        match t {
+            TypeRef::String => Mapped { string: true, ..Mapped::plain("::std::string::String") },
+            TypeRef::Bool => Mapped::plain("bool"),
+            TypeRef::Integer(NumFormat::Int32, _) => Mapped::plain("i32"),
+            TypeRef::Integer(..) => Mapped::plain("i64"),
+            TypeRef::Number(NumFormat::Float) => Mapped::plain("f32"),
+            TypeRef::Number(_) => Mapped::plain("f64"),
+            TypeRef::Json => Mapped::plain(format!("{}::__private::serde_json::Value", self.p.rt)),
+            TypeRef::JsonObject => Mapped::plain(format!(
+                "{rt}::__private::serde_json::Map<::std::string::String, {rt}::__private::serde_json::Value>",
+                rt = self.p.rt
+            )),
+            TypeRef::Option(inner) => self.map_type(inner, from),
+            TypeRef::List(inner) | TypeRef::Set(inner) => {
+                let m = self.map_type(inner, from);
+                Mapped { ty: format!("::std::vec::Vec<{}>", m.ty), eq: m.eq, string: false, ac: None }
+            }
+            TypeRef::Map(inner) => {
+                let m = self.map_type(inner, from);
+                Mapped {
+                    ty: format!("::std::collections::BTreeMap<::std::string::String, {}>", m.ty),
+                    eq: m.eq,
+                    string: false,
+                    ac: None,
+                }
+            }
+            TypeRef::Named(key) => {
+                let def = self.model.type_def(key);
+                match def.map(|d| &d.body) {
+                    Some(Body::Struct(_)) => {
+                        self.enqueue(Item::Api(key.clone()));
+                        let eq = def.is_some_and(|d| self.struct_eq(d, &mut BTreeSet::new()));
+                        Mapped {
+                            ty: Self::relative(from, &package_module(&key.package), &ac_name(&key.name)),
+                            eq,
+                            string: false,
+                            ac: Some(Item::Api(key.clone())),
+                        }
+                    }
+                    _ => match self.paths.of(&key.package, &key.name) {
+                        Some(path) => Mapped {
+                            ty: path,
+                            eq: def.is_some_and(|d| d.derives_debug_partial_eq),
+                            string: false,
+                            ac: None,
+                        },
+                        None => Mapped::plain(format!("{}::__private::serde_json::Value", self.p.rt)),
+                    },
+                }
+            }
+            TypeRef::Builtin(def) => self.builtin_ref(def, from),
+            TypeRef::Known(known) => match known {
+                crate::model::Known::ByteString => Mapped::plain(self.k8s("ByteString")),
+                _ => Mapped { string: true, ..Mapped::plain("::std::string::String") },
+            },
+        }
+    }
+
+    /// Whether the configuration of `def` can derive `Debug` and `PartialEq`.
+    fn struct_eq(&self, def: &TypeDef, stack: &mut BTreeSet<String>) -> bool {
+        if !stack.insert(def.name.clone()) {
+            return true;
+        }
+        let mut ok = true;
+        def.visit_types(&mut |t| ok &= self.type_eq(t, stack));
+        ok
+    }
+
+    fn type_eq(&self, t: &TypeRef, stack: &mut BTreeSet<String>) -> bool {
+        match t {
+            TypeRef::Option(i) | TypeRef::List(i) | TypeRef::Set(i) | TypeRef::Map(i) => self.type_eq(i, stack),
+            TypeRef::Named(key) => match self.model.type_def(key) {
+                Some(d) if matches!(d.body, Body::Struct(_)) => self.struct_eq(d, stack),
+                Some(d) => d.derives_debug_partial_eq,
+                None => false,
+            },
+            _ => true,
+        }
+    }
+
+    fn builtin_ref(&mut self, def: &str, from: &[String]) -> Mapped {
+        let leaf = |path: &str| Mapped::plain(format!("{}::{path}", self.p.k8s));
+        match def {
+            OBJECT_META => Mapped::plain(format!("{}::apply::ObjectMetaApplyConfiguration", self.p.rt)),
+            "io.k8s.apimachinery.pkg.api.resource.Quantity" => leaf("apimachinery::pkg::api::resource::Quantity"),
+            "io.k8s.apimachinery.pkg.util.intstr.IntOrString" => leaf("apimachinery::pkg::util::intstr::IntOrString"),
+            "io.k8s.apimachinery.pkg.apis.meta.v1.Time" => leaf("apimachinery::pkg::apis::meta::v1::Time"),
+            "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => leaf("apimachinery::pkg::apis::meta::v1::MicroTime"),
+            _ => {
+                let raw = builtin::raw(def, self.version).cloned().unwrap_or(Value::Null);
+                if raw.get("properties").is_some_and(Value::is_object) {
+                    self.enqueue(Item::Builtin(def.to_string()));
+                    Mapped {
+                        ty: Self::relative(from, &Self::builtin_module(def), &ac_name(builtin::short_name(def))),
+                        eq: true,
+                        string: false,
+                        ac: Some(Item::Builtin(def.to_string())),
+                    }
+                } else {
+                    self.schema_type(&raw, from)
+                }
+            }
+        }
+    }
+
+    /// The Rust type of a property of a built-in schema.
+    fn schema_type(&mut self, schema: &Value, from: &[String]) -> Mapped {
+        if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+            return self.builtin_ref(r, from);
+        }
+        let json = || Mapped::plain(format!("{}::__private::serde_json::Value", self.p.rt));
+        match schema.get("type").and_then(Value::as_str) {
+            Some("string") => match schema.get("format").and_then(Value::as_str) {
+                Some("byte") => Mapped::plain(self.k8s("ByteString")),
+                Some("int-or-string") => Mapped::plain(self.k8s("apimachinery::pkg::util::intstr::IntOrString")),
+                _ => Mapped { string: true, ..Mapped::plain("::std::string::String") },
+            },
+            Some("integer") => {
+                Mapped::plain(if schema.get("format").and_then(Value::as_str) == Some("int32") { "i32" } else { "i64" })
+            }
+            Some("number") => Mapped::plain("f64"),
+            Some("boolean") => Mapped::plain("bool"),
+            Some("array") => {
+                let m = schema.get("items").map(|i| self.schema_type(i, from)).unwrap_or_else(json);
+                Mapped { ty: format!("::std::vec::Vec<{}>", m.ty), eq: m.eq, string: false, ac: None }
+            }
+            Some("object") if schema.get("additionalProperties").is_some_and(Value::is_object) => {
+                let m = self.schema_type(&schema["additionalProperties"], from);
+                Mapped {
+                    ty: format!("::std::collections::BTreeMap<::std::string::String, {}>", m.ty),
+                    eq: m.eq,
+                    string: false,
+                    ac: None,
+                }
+            }
+            _ => json(),
+        }
+    }
+
+    /// The Rust field of a wire name in a built-in configuration.
+    fn field_ident(json: &str) -> String {
+        let cleaned: String = json.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let snake = snake_case(&cleaned);
+        let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("f_{snake}")
+        } else {
+            snake
+        };
+        rust_ident(&snake)
+    }
+
+    /// The Rust idents of the fields of configuration `item` with wire names `keys`.
+    fn key_idents(&self, item: &Item, keys: &[String]) -> Option<Vec<String>> {
+        match item {
+            Item::Api(key) => {
+                let def = self.model.type_def(key)?;
+                let Body::Struct(fields) = &def.body else { return None };
+                keys.iter()
+                    .map(|k| fields.iter().find(|f| &f.json_name == k).map(|f| rust_ident(&f.rust_name)))
+                    .collect()
+            }
+            Item::Builtin(_) => Some(keys.iter().map(|k| Self::field_ident(k)).collect()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn field(
+        &self,
+        ident: String,
+        json: &str,
+        doc: Option<String>,
+        mapped: Mapped,
+        shape: Shape,
+        list: ListKind,
+        flatten: bool,
+    ) -> AcField {
+        let builder = format!("with_{}", unraw(&ident).trim_end_matches('_'));
+        let doc = format!(" {}", doc.unwrap_or_else(|| format!("`{json}`.")));
+        let mut f = AcField {
+            builder,
+            json: json.to_string(),
+            flatten,
+            ty: mapped.ty.clone(),
+            doc,
+            mode: "value",
+            param: mapped.ty.clone(),
+            into: false,
+            item: String::new(),
+            same: None,
+            builder_doc: format!(" Sets `{json}`."),
+            ident,
+        };
+        match shape {
+            Shape::Value => {
+                if mapped.string {
+                    f.param = "impl ::std::convert::Into<::std::string::String>".to_string();
+                    f.into = true;
+                }
+            }
+            Shape::List(item) => {
+                f.mode = "list";
+                f.item = item.ty.clone();
+                let (same, doc) = match list {
+                    ListKind::Atomic => (None, format!("Adds items to `{json}` (an atomic list: sent whole).")),
+                    ListKind::Set if item.eq => {
+                        (Some("a == b".to_string()), format!("Adds members to the set `{json}`, each once."))
+                    }
+                    ListKind::Set => (None, format!("Adds members to the set `{json}`.")),
+                    ListKind::Map(keys) => {
+                        let idents = item.ac.as_ref().and_then(|i| self.key_idents(i, &keys));
+                        match idents {
+                            Some(idents) if !idents.is_empty() => (
+                                Some(idents.iter().map(|i| format!("a.{i} == b.{i}")).collect::<Vec<_>>().join(" && ")),
+                                format!(
+                                    "Adds items to `{json}`; an item with the keys ({}) of an earlier one replaces it.",
+                                    keys.join(", ")
+                                ),
+                            ),
+                            _ => (None, format!("Adds items to `{json}`.")),
+                        }
+                    }
+                };
+                f.same = same;
+                f.builder_doc = format!(" {doc}");
+            }
+            Shape::Map(value) => {
+                f.mode = "map";
+                f.item = value.ty;
+                f.builder_doc = format!(" Adds entries to `{json}` (a key given twice keeps the last value).");
+            }
+        }
+        f
+    }
+
+    fn api_type(&mut self, key: &TypeKey, def: &TypeDef, fields: &[Field], kind: Option<(&Kind, &str, &str)>) {
+        let path = package_module(&key.package);
+        let mut ac_fields = Vec::new();
+        let mut eq = self.struct_eq(def, &mut BTreeSet::new());
+        if let Some((k, group, version)) = kind {
+            let _ = (group, version);
+            for (ident, json, what) in [("api_version", "apiVersion", "`apiVersion`"), ("kind", "kind", "`kind`")] {
+                let mapped = Mapped { string: true, ..Mapped::plain("::std::string::String") };
+                let doc = Some(format!("{what}, set by `new`."));
+                ac_fields.push(self.field(ident.to_string(), json, doc, mapped, Shape::Value, ListKind::Atomic, false));
+            }
+            let _ = k;
+        }
+        for f in fields {
+            if f.serde.skip {
+                continue;
+            }
+            if kind.is_some() {
+                let type_meta = match &kind.map(|k| &k.0.type_meta) {
+                    Some(TypeMetaForm::Flatten(t)) => t == &f.rust_name,
+                    Some(TypeMetaForm::Fields { api_version, kind }) => {
+                        api_version == &f.rust_name || kind == &f.rust_name
+                    }
+                    None => false,
+                };
+                if type_meta {
+                    continue;
+                }
+            }
+            if matches!(f.ty, TypeRef::Known(crate::model::Known::TypeMeta)) {
+                continue;
+            }
+            let ty = f.ty.unwrap_option();
+            let (shape, list) = match ty {
+                TypeRef::List(inner) => {
+                    let item = self.map_type(inner, &path);
+                    let list = match (
+                        f.validate.list_type.as_ref().map(|s| s.value.as_str()),
+                        &f.validate.list_map_keys,
+                    ) {
+                        (Some("set"), _) => ListKind::Set,
+                        (Some("map"), Some(keys)) => ListKind::Map(keys.value.iter().map(|k| k.value.clone()).collect()),
+                        _ => ListKind::Atomic,
+                    };
+                    (Shape::List(item), list)
+                }
+                TypeRef::Set(inner) => (Shape::List(self.map_type(inner, &path)), ListKind::Set),
+                TypeRef::Map(inner) => (Shape::Map(self.map_type(inner, &path)), ListKind::Atomic),
+                _ => (Shape::Value, ListKind::Atomic),
+            };
+            let mapped = self.map_type(ty, &path);
+            eq &= mapped.eq;
+            let doc = first_line(f.doc.as_deref());
+            let ident = rust_ident(&f.rust_name);
+            ac_fields.push(self.field(ident, &f.json_name, doc, mapped, shape, list, f.serde.flatten));
+        }
+        let kind_view = kind.map(|(k, group, version)| {
+            let taken: BTreeSet<&str> = ac_fields.iter().map(|f| f.builder.as_str()).collect();
+            AcKind {
+                object: self.paths.of(&key.package, &k.rust_name).unwrap_or_else(|| k.rust_name.clone()),
+                api_version: if group.is_empty() { version.to_string() } else { format!("{group}/{version}") },
+                kind: k.kind.clone(),
+                namespaced: k.namespaced,
+                metadata: rust_ident(&k.metadata_field),
+                extract: extract_name(&k.rust_name),
+                extract_status: k.status_subresource.then(|| format!("{}_status", extract_name(&k.rust_name))),
+                meta_builders: META_BUILDERS
+                    .iter()
+                    .filter(|(b, _)| !taken.contains(b))
+                    .map(|(b, f)| (b.to_string(), f.to_string()))
+                    .collect(),
+            }
+        });
+        let doc = match &kind_view {
+            Some(k) => format!(" An apply configuration of a `{}` (`{}`).", k.kind, k.api_version),
+            None => format!(" An apply configuration of `{}`.", def.name),
+        };
+        let ac = AcType { name: ac_name(&def.name), doc, derive_eq: eq, fields: ac_fields, kind: kind_view };
+        let package = key.package.clone();
+        self.module(path, || format!("Apply configurations of the `{package}` API types.")).types.push(ac);
+    }
+
+    fn builtin_type(&mut self, def: &str) {
+        let path = Self::builtin_module(def);
+        let Some(raw) = builtin::raw(def, self.version).cloned() else { return };
+        let Some(props) = raw.get("properties").and_then(Value::as_object) else { return };
+        let mut fields = Vec::new();
+        for (json, schema) in props {
+            let (shape, list) = match schema.get("type").and_then(Value::as_str) {
+                Some("array") => {
+                    let item = match schema.get("items") {
+                        Some(items) => self.schema_type(items, &path),
+                        None => Mapped::plain(format!("{}::__private::serde_json::Value", self.p.rt)),
+                    };
+                    let list = match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
+                        Some("set") => ListKind::Set,
+                        Some("map") => ListKind::Map(
+                            schema
+                                .get("x-kubernetes-list-map-keys")
+                                .and_then(Value::as_array)
+                                .map(|keys| keys.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                                .unwrap_or_default(),
+                        ),
+                        _ => ListKind::Atomic,
+                    };
+                    (Shape::List(item), list)
+                }
+                Some("object") if schema.get("additionalProperties").is_some_and(Value::is_object) => {
+                    (Shape::Map(self.schema_type(&schema["additionalProperties"], &path)), ListKind::Atomic)
+                }
+                _ => (Shape::Value, ListKind::Atomic),
+            };
+            let mapped = self.schema_type(schema, &path);
+            let doc = first_line(schema.get("description").and_then(Value::as_str));
+            fields.push(self.field(Self::field_ident(json), json, doc, mapped, shape, list, false));
+        }
+        let short = builtin::short_name(def);
+        let ac = AcType {
+            name: ac_name(short),
+            doc: format!(" An apply configuration of Kubernetes' `{short}` (`{}`).", builtin::path_of_definition(def)),
+            derive_eq: true,
+            fields,
+            kind: None,
+        };
+        let module = path[1..].join("::");
+        self.module(path, || format!("Apply configurations of Kubernetes' `{module}` types.")).types.push(ac);
+    }
+}
+
+enum Shape {
+    Value,
+    List(Mapped),
+    Map(Mapped),
+}
+
+/// A node of the module tree: its own configurations and its children.
+#[derive(Debug, Default)]
+pub struct Node {
+    /// The module, when it holds configurations.
+    pub module: Option<AcModule>,
+    /// Child modules by name.
+    pub children: BTreeMap<String, Node>,
+}
+
+/// The modules as a tree.
+pub fn tree(modules: Vec<AcModule>) -> Node {
+    let mut root = Node::default();
+    for m in modules {
+        let mut node = &mut root;
+        for seg in &m.path {
+            node = node.children.entry(seg.clone()).or_default();
+        }
+        node.module = Some(m);
+    }
+    root
+}
+
+/// The Rust path, from a client module `depth` levels below the output
+/// directory's root module, of a kind's configuration.
+pub fn kind_path(to_root: &str, package: &str, rust_name: &str) -> String {
+    let mut parts = vec![to_root.to_string()];
+    parts.extend(package_module(package));
+    parts.push(ac_name(rust_name));
+    parts.join("::")
+}
+
+/// The structural schema server-side apply reads (types, properties,
+/// items, additional properties and the `x-kubernetes-*` list and map
+/// markers) of a kind, as compact JSON, for the fake API server.
+pub fn ssa_schema(model: &Model, version: &crate::model::Version, kind: &Kind, options: &super::schema::SchemaOptions) -> String {
+    let mut diags = crate::diag::Diagnostics::new();
+    let schema = super::schema::SchemaBuilder::new(model, version, options, &mut diags).root(kind);
+    let value = serde_json::to_value(&schema).unwrap_or(Value::Null);
+    serde_json::to_string(&structural(&value)).unwrap_or_default()
+}
+
+fn structural(v: &Value) -> Value {
+    const KEEP: &[&str] = &[
+        "type",
+        "x-kubernetes-list-type",
+        "x-kubernetes-list-map-keys",
+        "x-kubernetes-map-type",
+        "x-kubernetes-preserve-unknown-fields",
+        "x-kubernetes-int-or-string",
+        "x-kubernetes-embedded-resource",
+    ];
+    let Some(map) = v.as_object() else { return v.clone() };
+    let mut out = serde_json::Map::new();
+    for (k, v) in map {
+        match k.as_str() {
+            "properties" => {
+                let props = v
+                    .as_object()
+                    .map(|p| p.iter().map(|(name, s)| (name.clone(), structural(s))).collect())
+                    .unwrap_or_default();
+                out.insert(k.clone(), Value::Object(props));
+            }
+            "items" | "additionalProperties" if v.is_object() => {
+                out.insert(k.clone(), structural(v));
+            }
+            _ if KEEP.contains(&k.as_str()) => {
+                out.insert(k.clone(), v.clone());
+            }
+            _ => {}
+        }
+    }
+    Value::Object(out)
+}

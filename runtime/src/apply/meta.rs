@@ -1,0 +1,233 @@
+//! `metav1.ObjectMeta` and `OwnerReference` as apply configurations.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{insert_entries, merge_items};
+
+/// The metadata of an apply configuration (client-go's
+/// `ObjectMetaApplyConfiguration`): every field optional, sent only when set.
+///
+/// `labels` and `annotations` are granular maps (each key owned on its own),
+/// `finalizers` a set, `ownerReferences` a list-map keyed by `uid`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectMetaApplyConfiguration {
+    /// `name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `generateName`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate_name: Option<String>,
+    /// `namespace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// `uid`: a precondition when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// `resourceVersion`: a precondition when set (optimistic concurrency).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// `labels`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<BTreeMap<String, String>>,
+    /// `annotations`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<BTreeMap<String, String>>,
+    /// `ownerReferences`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_references: Option<Vec<OwnerReferenceApplyConfiguration>>,
+    /// `finalizers`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalizers: Option<Vec<String>>,
+}
+
+impl ObjectMetaApplyConfiguration {
+    /// Empty metadata.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `name`.
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Sets `generateName`.
+    #[must_use]
+    pub fn with_generate_name(mut self, generate_name: impl Into<String>) -> Self {
+        self.generate_name = Some(generate_name.into());
+        self
+    }
+
+    /// Sets `namespace`.
+    #[must_use]
+    pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Sets `uid`.
+    #[must_use]
+    pub fn with_uid(mut self, uid: impl Into<String>) -> Self {
+        self.uid = Some(uid.into());
+        self
+    }
+
+    /// Sets `resourceVersion`.
+    #[must_use]
+    pub fn with_resource_version(mut self, resource_version: impl Into<String>) -> Self {
+        self.resource_version = Some(resource_version.into());
+        self
+    }
+
+    /// Adds labels (a key given twice keeps the last value).
+    #[must_use]
+    pub fn with_labels(mut self, entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>) -> Self {
+        insert_entries(&mut self.labels, entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+
+    /// Adds annotations (a key given twice keeps the last value).
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        insert_entries(&mut self.annotations, entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+
+    /// Adds owner references; one with the `uid` of an earlier one replaces it.
+    #[must_use]
+    pub fn with_owner_references(mut self, values: impl IntoIterator<Item = OwnerReferenceApplyConfiguration>) -> Self {
+        merge_items(&mut self.owner_references, values, |a, b| a.uid == b.uid);
+        self
+    }
+
+    /// Adds finalizers, each once.
+    #[must_use]
+    pub fn with_finalizers(mut self, values: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        merge_items(&mut self.finalizers, values.into_iter().map(Into::into), |a, b| a == b);
+        self
+    }
+}
+
+/// An owner reference as an apply configuration (client-go's
+/// `OwnerReferenceApplyConfiguration`); items of `ownerReferences` merge by
+/// `uid`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerReferenceApplyConfiguration {
+    /// `apiVersion` of the owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `kind` of the owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// `name` of the owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `uid` of the owner: the list-map key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// Whether the owner is the managing controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+    /// Whether the owner's foreground deletion waits for this object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_owner_deletion: Option<bool>,
+}
+
+impl OwnerReferenceApplyConfiguration {
+    /// An empty owner reference.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A controller reference to `owner` (client-go's `NewControllerRef`):
+    /// every field set, `controller` and `blockOwnerDeletion` true.
+    pub fn controller_of<K: crate::Object>(owner: &K) -> Self {
+        let meta = owner.meta();
+        Self {
+            api_version: Some(K::api_version(&()).into_owned()),
+            kind: Some(K::kind(&()).into_owned()),
+            name: meta.name.clone(),
+            uid: meta.uid.clone(),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        }
+    }
+
+    /// Sets `apiVersion`.
+    #[must_use]
+    pub fn with_api_version(mut self, value: impl Into<String>) -> Self {
+        self.api_version = Some(value.into());
+        self
+    }
+
+    /// Sets `kind`.
+    #[must_use]
+    pub fn with_kind(mut self, value: impl Into<String>) -> Self {
+        self.kind = Some(value.into());
+        self
+    }
+
+    /// Sets `name`.
+    #[must_use]
+    pub fn with_name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Sets `uid`.
+    #[must_use]
+    pub fn with_uid(mut self, value: impl Into<String>) -> Self {
+        self.uid = Some(value.into());
+        self
+    }
+
+    /// Sets `controller`.
+    #[must_use]
+    pub fn with_controller(mut self, value: bool) -> Self {
+        self.controller = Some(value);
+        self
+    }
+
+    /// Sets `blockOwnerDeletion`.
+    #[must_use]
+    pub fn with_block_owner_deletion(mut self, value: bool) -> Self {
+        self.block_owner_deletion = Some(value);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unset_fields_are_not_sent() {
+        let meta = ObjectMetaApplyConfiguration::new().with_name("a");
+        assert_eq!(serde_json::to_value(&meta).unwrap(), serde_json::json!({"name": "a"}));
+    }
+
+    #[test]
+    fn owner_references_merge_by_uid_and_finalizers_by_value() {
+        let r = |uid: &str, name: &str| OwnerReferenceApplyConfiguration::new().with_uid(uid).with_name(name);
+        let meta = ObjectMetaApplyConfiguration::new()
+            .with_owner_references([r("1", "a"), r("2", "b")])
+            .with_owner_references([r("1", "c")])
+            .with_finalizers(["x", "y", "x"])
+            .with_labels([("k", "1")])
+            .with_labels([("k", "2"), ("l", "3")]);
+        let refs = meta.owner_references.as_ref().unwrap();
+        assert_eq!(refs.len(), 2);
+        assert_eq!(refs[0].name.as_deref(), Some("c"));
+        assert_eq!(meta.finalizers.as_deref(), Some(&["x".to_string(), "y".to_string()][..]));
+        assert_eq!(meta.labels.unwrap().get("k").map(String::as_str), Some("2"));
+    }
+}

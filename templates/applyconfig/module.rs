@@ -1,0 +1,153 @@
+{% if file_docs -%}
+//! {{ doc }}
+{%- endif %}
+{% include "child_modules.rs" %}
+{% for t in types %}
+#[doc = {{ t.doc|rust_str }}]
+#[derive(Clone, Default, {% if t.derive_eq %}Debug, PartialEq, {% endif %}{{ p.rt }}::__private::serde::Serialize, {{ p.rt }}::__private::serde::Deserialize)]
+#[serde(crate = "{{ p.rt }}::__private::serde")]
+pub struct {{ t.name }} {
+{%- for f in t.fields %}
+    #[doc = {{ f.doc|rust_str }}]
+{%- if f.flatten %}
+    #[serde(flatten)]
+{%- else %}
+    #[serde(rename = {{ f.json|rust_str }}, default, skip_serializing_if = "::std::option::Option::is_none")]
+{%- endif %}
+    pub {{ f.ident }}: ::std::option::Option<{{ f.ty }}>,
+{%- endfor %}
+}
+
+impl {{ t.name }} {
+{%- match t.kind %}
+{%- when Some with (k) %}
+{%- if k.namespaced %}
+    /// The `{{ k.kind }}` named `name` in `namespace`, with `apiVersion` and `kind` set.
+    pub fn new(name: impl ::std::convert::Into<::std::string::String>, namespace: impl ::std::convert::Into<::std::string::String>) -> Self {
+        let mut ac = Self {
+            {{ k.metadata }}: ::std::option::Option::Some({{ p.rt }}::apply::ObjectMetaApplyConfiguration::new().with_name(name).with_namespace(namespace)),
+            ..::std::default::Default::default()
+        };
+        {{ p.rt }}::apply::ApplyConfiguration::set_type_meta(&mut ac);
+        ac
+    }
+{%- else %}
+    /// The `{{ k.kind }}` named `name`, with `apiVersion` and `kind` set.
+    pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> Self {
+        let mut ac = Self {
+            {{ k.metadata }}: ::std::option::Option::Some({{ p.rt }}::apply::ObjectMetaApplyConfiguration::new().with_name(name)),
+            ..::std::default::Default::default()
+        };
+        {{ p.rt }}::apply::ApplyConfiguration::set_type_meta(&mut ac);
+        ac
+    }
+{%- endif %}
+{%- for (b, field) in k.meta_builders %}
+{%- if b == "with_labels" || b == "with_annotations" %}
+
+    /// Adds `metadata.{{ field }}` entries.
+    #[must_use]
+    pub fn {{ b }}(mut self, entries: impl ::std::iter::IntoIterator<Item = (impl ::std::convert::Into<::std::string::String>, impl ::std::convert::Into<::std::string::String>)>) -> Self {
+        self.{{ k.metadata }} = ::std::option::Option::Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(entries));
+        self
+    }
+{%- else if b == "with_owner_references" %}
+
+    /// Adds `metadata.ownerReferences` (merged by `uid`).
+    #[must_use]
+    pub fn {{ b }}(mut self, values: impl ::std::iter::IntoIterator<Item = {{ p.rt }}::apply::OwnerReferenceApplyConfiguration>) -> Self {
+        self.{{ k.metadata }} = ::std::option::Option::Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(values));
+        self
+    }
+{%- else if b == "with_finalizers" %}
+
+    /// Adds `metadata.finalizers`, each once.
+    #[must_use]
+    pub fn {{ b }}(mut self, values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<::std::string::String>>) -> Self {
+        self.{{ k.metadata }} = ::std::option::Option::Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(values));
+        self
+    }
+{%- else %}
+
+    /// Sets `metadata.{{ field }}`.
+    #[must_use]
+    pub fn {{ b }}(mut self, value: impl ::std::convert::Into<::std::string::String>) -> Self {
+        self.{{ k.metadata }} = ::std::option::Option::Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(value));
+        self
+    }
+{%- endif %}
+{%- endfor %}
+{%- when None %}
+    /// An empty configuration: nothing is sent until a builder sets it.
+    pub fn new() -> Self {
+        ::std::default::Default::default()
+    }
+{%- endmatch %}
+{%- for f in t.fields %}
+{%- if !f.flatten %}
+
+    #[doc = {{ f.builder_doc|rust_str }}]
+    #[must_use]
+{%- if f.mode == "list" %}
+    pub fn {{ f.builder }}(mut self, values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<{{ f.item }}>>) -> Self {
+{%- match f.same %}
+{%- when Some with (same) %}
+        {{ p.rt }}::apply::merge_items(&mut self.{{ f.ident }}, values.into_iter().map(::std::convert::Into::into), |a: &{{ f.item }}, b: &{{ f.item }}| { {{ same }} });
+{%- when None %}
+        {{ p.rt }}::apply::push_items(&mut self.{{ f.ident }}, values.into_iter().map(::std::convert::Into::into));
+{%- endmatch %}
+        self
+    }
+{%- else if f.mode == "map" %}
+    pub fn {{ f.builder }}(mut self, entries: impl ::std::iter::IntoIterator<Item = (impl ::std::convert::Into<::std::string::String>, impl ::std::convert::Into<{{ f.item }}>)>) -> Self {
+        {{ p.rt }}::apply::insert_entries(&mut self.{{ f.ident }}, entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+{%- else %}
+    pub fn {{ f.builder }}(mut self, value: {{ f.param }}) -> Self {
+        self.{{ f.ident }} = ::std::option::Option::Some(value{% if f.into %}.into(){% endif %});
+        self
+    }
+{%- endif %}
+{%- endif %}
+{%- endfor %}
+}
+{%- match t.kind %}
+{%- when Some with (k) %}
+
+impl {{ p.rt }}::apply::ApplyConfiguration for {{ t.name }} {
+    type Object = {{ k.object }};
+
+    fn metadata(&self) -> ::std::option::Option<&{{ p.rt }}::apply::ObjectMetaApplyConfiguration> {
+        self.{{ k.metadata }}.as_ref()
+    }
+
+    fn metadata_mut(&mut self) -> &mut {{ p.rt }}::apply::ObjectMetaApplyConfiguration {
+        self.{{ k.metadata }}.get_or_insert_with(::std::default::Default::default)
+    }
+
+    fn set_type_meta(&mut self) {
+        self.api_version = ::std::option::Option::Some({{ k.api_version|rust_str }}.into());
+        self.kind = ::std::option::Option::Some({{ k.kind|rust_str }}.into());
+    }
+}
+
+/// The apply configuration `field_manager` owns in `obj`, read from its
+/// `managedFields` (client-go's `Extract{{ k.kind }}`): change it and apply it
+/// again as the same manager to update exactly that manager's fields.
+pub fn {{ k.extract }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}::Result<{{ t.name }}> {
+    {{ p.rt }}::apply::extract(obj, field_manager, ::std::option::Option::None)
+}
+{%- match k.extract_status %}
+{%- when Some with (status) %}
+
+/// The status `field_manager` owns in `obj` through the status subresource
+/// (client-go's `Extract{{ k.kind }}Status`).
+pub fn {{ status }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}::Result<{{ t.name }}> {
+    {{ p.rt }}::apply::extract(obj, field_manager, ::std::option::Option::Some("status"))
+}
+{%- when None %}
+{%- endmatch %}
+{%- when None %}
+{%- endmatch %}
+{% endfor %}
