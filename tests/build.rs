@@ -1,13 +1,15 @@
-//! Generates the `cronjob` and `deployment` fixtures of codegen-core (the
-//! CLI's pipeline, as `kube-codegen all` writes it) into `OUT_DIR`, so the
-//! end-to-end tests drive the generated clientset, informers and listers of
-//! kinds that embed Kubernetes' own types against the real API server.
+//! Generates every fixture package of codegen-core (the CLI's pipeline, as
+//! `kube-codegen all` writes it) into `OUT_DIR`, so the end-to-end tests
+//! drive the generated clientsets, informers, listers and apply
+//! configurations — kinds embedding Kubernetes' own types among them —
+//! against the real API server.
 
 use std::path::{Path, PathBuf};
 
 use codegen_core::{GroupVersions, Mode, Settings};
 
-const FIXTURES: &[(&str, &str)] = &[("cronjob", "batch:v1"), ("deployment", "workloads:v1")];
+/// Every fixture package of codegen-core, as the CLI generates it.
+const FIXTURES: &[(&str, &[&str])] = include!("../codegen-core/tests/fixtures/index.rs");
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("creating a fixture directory");
@@ -36,8 +38,10 @@ fn main() {
         let settings = Settings::new(base.join("apis"))
             .with_output_dir(base.join("client"))
             .with_crd_dir(base.join("crd"))
-            .with_apis_module(format!("crate::{name}::apis"))
-            .with_group(GroupVersions::parse(groups).expect("group:versions"));
+            .with_apis_module(format!("crate::{name}::apis"));
+        let settings = groups
+            .iter()
+            .fold(settings, |s, g| s.with_group(GroupVersions::parse(g).expect("group:versions")));
         if let Err(diags) = codegen_core::run(&settings, Mode::Write) {
             panic!("{name}: {}", codegen_core::diag::render_all(&diags));
         }

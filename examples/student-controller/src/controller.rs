@@ -2,12 +2,13 @@
 //! handler → status, owned ConfigMap and events, in the shape of
 //! sample-controller.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
-use codegen_runtime::client::{CreateOptions, DeleteOptions, PatchOptions, PatchType, TypedClient, UpdateOptions};
+use codegen_runtime::apply::{ConfigMapApplyConfiguration, OwnerReferenceApplyConfiguration, extract_config_map};
+use codegen_runtime::client::{ApplyOptions, DeleteOptions, PatchOptions, PatchType, TypedClient};
 use codegen_runtime::events::{EventRecorder, EventType};
 use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
 use codegen_runtime::informer::{DeletedObject, MalformedObject, ResourceEventHandlerFuncs};
@@ -18,13 +19,15 @@ use codegen_runtime::signal::ShutdownSignal;
 use codegen_runtime::workqueue::RateLimitingQueue;
 use codegen_runtime::{meta_namespace_key, split_meta_namespace_key};
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
-use kube::api::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::runtime::watcher;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::pkg::apis::example::v1::{Student, StudentCondition, StudentStatus};
+use crate::pkg::apis::example::v1::Student;
+use crate::pkg::client::applyconfigurations::example::v1::{
+    StudentApplyConfiguration, StudentConditionApplyConfiguration, StudentStatusApplyConfiguration,
+};
 use crate::pkg::client::clientset::Clientset;
 use crate::pkg::client::informers::SharedInformerFactory;
 use crate::pkg::client::listers::example::v1::StudentLister;
@@ -35,6 +38,8 @@ pub const FINALIZER: &str = "example.k8s.io/student-cleanup";
 pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "student-controller");
 /// Event reason and message of a successful sync (the seed's wording).
 pub const SYNCED: (&str, &str) = ("Synced", "Student synced successfully");
+/// The field manager of the controller's server-side applies.
+pub const FIELD_MANAGER: &str = "student-controller";
 /// Reason of the Warning event about a Student that does not decode.
 pub const MALFORMED: &str = "Malformed";
 /// How often a transient failure is retried before it is reported and
@@ -354,18 +359,14 @@ impl Controller {
             changed = true;
         }
 
+        // The ConfigMap and the status are written with typed server-side
+        // apply as FIELD_MANAGER: the controller owns exactly the fields it
+        // sets, and what it applied last is read back from managedFields.
         let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
         let desired = desired_config_map(&student);
         let cm_name = config_map_name(name);
-        match self.config_maps.namespace(ns).get(&cm_name) {
-            None => {
-                match config_maps.create(&desired, &CreateOptions::default()).await {
-                    Ok(_) => changed = true,
-                    // The cache lags the server; the next sync sees it.
-                    Err(e) if e.is_already_exists() => return Err(SyncError::Transient(e.into())),
-                    Err(e) => return Err(e.into()),
-                }
-            }
+        let up_to_date = match self.config_maps.namespace(ns).get(&cm_name) {
+            None => false,
             Some(existing) => {
                 let owned = existing.metadata.owner_references.as_ref().is_some_and(|refs| {
                     refs.iter().any(|r| r.controller == Some(true) && Some(&r.uid) == student.metadata.uid.as_ref())
@@ -376,13 +377,12 @@ impl Controller {
                         message: format!("Resource \"{cm_name}\" already exists and is not managed by Student"),
                     });
                 }
-                if existing.data != desired.data {
-                    let mut update = (*existing).clone();
-                    update.data = desired.data.clone();
-                    config_maps.update(&update, &UpdateOptions::default()).await?;
-                    changed = true;
-                }
+                extract_config_map(&existing, FIELD_MANAGER)? == desired
             }
+        };
+        if !up_to_date {
+            config_maps.apply_configuration(&desired, &ApplyOptions::new(FIELD_MANAGER)).await?;
+            changed = true;
         }
 
         let generation = student.metadata.generation;
@@ -390,17 +390,19 @@ impl Controller {
             s.observed_generation == generation && s.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True")
         });
         if !ready {
-            student.status = Some(StudentStatus {
-                observed_generation: generation,
-                conditions: vec![StudentCondition {
-                    type_: "Ready".into(),
-                    status: "True".into(),
-                    reason: Some(SYNCED.0.into()),
-                    message: Some(SYNCED.1.into()),
-                    last_transition_time: Some(Time(k8s_openapi::jiff::Timestamp::now())),
-                }],
-            });
-            students.update_status(&student, &UpdateOptions::default()).await?;
+            let mut status = StudentStatusApplyConfiguration::new().with_conditions([
+                StudentConditionApplyConfiguration::new()
+                    .with_type("Ready")
+                    .with_status("True")
+                    .with_reason(SYNCED.0)
+                    .with_message(SYNCED.1)
+                    .with_last_transition_time(Time(k8s_openapi::jiff::Timestamp::now())),
+            ]);
+            if let Some(generation) = generation {
+                status = status.with_observed_generation(generation);
+            }
+            let ac = StudentApplyConfiguration::new(name, ns).with_status(status);
+            student = students.apply_status(&ac, &ApplyOptions::new(FIELD_MANAGER)).await?;
             changed = true;
         }
 
@@ -450,28 +452,14 @@ fn is_forbidden(e: &watcher::Error) -> bool {
     api == 403
 }
 
-/// The ConfigMap a Student owns: its name and school, owned by it.
-pub fn desired_config_map(student: &Student) -> ConfigMap {
+/// The ConfigMap a Student owns: its name and school, owned by it, as the
+/// apply configuration the controller applies.
+pub fn desired_config_map(student: &Student) -> ConfigMapApplyConfiguration {
     let name = student.metadata.name.clone().unwrap_or_default();
-    ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(config_map_name(&name)),
-            namespace: student.metadata.namespace.clone(),
-            labels: Some(BTreeMap::from([(MANAGED_BY.0.to_owned(), MANAGED_BY.1.to_owned())])),
-            owner_references: Some(vec![OwnerReference {
-                api_version: crate::pkg::apis::example::v1::API_VERSION.into(),
-                kind: "Student".into(),
-                name: name.clone(),
-                uid: student.metadata.uid.clone().unwrap_or_default(),
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-            }]),
-            ..Default::default()
-        },
-        data: Some(BTreeMap::from([
-            ("name".to_owned(), student.spec.name.clone()),
-            ("school".to_owned(), student.spec.school.clone()),
-        ])),
-        ..Default::default()
-    }
+    let namespace = student.metadata.namespace.clone().unwrap_or_default();
+    ConfigMapApplyConfiguration::new(config_map_name(&name), namespace)
+        .with_metadata(|m| {
+            m.with_labels([MANAGED_BY]).with_owner_references([OwnerReferenceApplyConfiguration::controller_of(student)])
+        })
+        .with_data([("name", student.spec.name.as_str()), ("school", student.spec.school.as_str())])
 }

@@ -14,7 +14,9 @@ use common::{ControllerProcess, controller_identity, create_students, eventually
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, ObjectMeta, PostParams};
-use student_controller::controller::{FINALIZER, config_map_name};
+use codegen_runtime::apply::extract_config_map;
+use student_controller::controller::{FIELD_MANAGER, FINALIZER, config_map_name, desired_config_map};
+use student_controller::pkg::client::applyconfigurations::example::v1::extract_student_status;
 use student_controller::pkg::apis::example::v1::Student;
 
 fn student_yaml(ns: &str, name: &str, school: &str) -> String {
@@ -57,7 +59,23 @@ async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
         }
     })
     .await?;
-    assert!(ready.metadata.finalizers.unwrap_or_default().iter().any(|f| f == FINALIZER));
+    assert!(ready.metadata.finalizers.clone().unwrap_or_default().iter().any(|f| f == FINALIZER));
+
+    // Both writes are typed server-side applies by the controller's field
+    // manager: extract gives back exactly what it applied.
+    let status = extract_student_status(&ready, FIELD_MANAGER)?;
+    let condition = &status.status.as_ref().and_then(|s| s.conditions.clone()).unwrap_or_default()[0];
+    assert_eq!((condition.type_.as_deref(), condition.status.as_deref()), (Some("Ready"), Some("True")));
+    assert_eq!(status.status.as_ref().and_then(|s| s.observed_generation), ready.metadata.generation);
+    let cm: ConfigMap = Api::namespaced(env.admin_client().await?, &ns).get(&config_map_name("wang")).await?;
+    let applied = extract_config_map(&cm, FIELD_MANAGER)?;
+    assert_eq!(applied, desired_config_map(&ready), "the controller owns exactly the ConfigMap it applies");
+    assert!(
+        cm.metadata.managed_fields.iter().flatten().any(|m| m.manager.as_deref() == Some(FIELD_MANAGER)
+            && m.operation.as_deref() == Some("Apply")),
+        "{:?}",
+        cm.metadata.managed_fields
+    );
 
     let events: Api<Event> = Api::namespaced(env.admin_client().await?, &ns);
     let synced = eventually("the Synced event", Duration::from_secs(60), || {
