@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use codegen_runtime::client::{CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions};
+use codegen_runtime::client::{ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions};
 use codegen_runtime::factory::SharedInformerFactory;
 use codegen_runtime::informer::ResourceEventHandlerFuncs;
 use codegen_runtime::lister::everything;
@@ -16,7 +16,7 @@ use codegen_testenv::TestEnv;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, Patch, PatchParams};
 use tokio::sync::mpsc;
-use users_macro::api::{User, UserSpec};
+use users_macro::api::{User, UserApplyConfiguration, UserSpec, UserSpecApplyConfiguration, extract_user};
 
 #[derive(Debug, PartialEq)]
 enum Seen {
@@ -102,6 +102,16 @@ async fn macro_client_and_informer_on_a_real_apiserver() -> Result<()> {
     let err = users.create(&invalid, &CreateOptions::default()).await.expect_err("userID 999999 must be rejected");
     assert!(err.is_invalid(), "{err}");
     assert!(err.to_string().contains("65535"), "{err}");
+
+    // Typed server-side apply from the macro's apply configuration: a
+    // second manager adds a group without touching alice's userID, and
+    // extract gives back exactly what it applied.
+    let ac = UserApplyConfiguration::new("alice", &ns)
+        .with_spec(UserSpecApplyConfiguration::new().with_groups(["dev", "ops"]).with_user_id(2000));
+    let applied = users.apply(&ac, &ApplyOptions::new("group-sync")).await?;
+    assert_eq!((applied.spec.user_id, applied.spec.groups.len()), (2000, 2));
+    assert_eq!(next(&mut rx).await?, Seen::Update("alice".into(), 2000));
+    assert_eq!(extract_user(&applied, "group-sync")?, ac);
 
     // Delete.
     users.delete("bob", &DeleteOptions::default()).await?;

@@ -30,3 +30,26 @@ fn both_modes_build_the_same_objects() {
     assert_eq!(serde_json::to_value(&a).unwrap()["apiVersion"], "auth.ilinux.io/v1beta1");
     assert_eq!(<api::User as kube::Resource>::plural(&()), "users");
 }
+
+#[test]
+fn both_modes_generate_the_same_apply_configurations() {
+    use built::client::applyconfigurations::auth::v1beta1 as b;
+    let a = api::UserApplyConfiguration::new("alice", "ns")
+        .with_labels([("team", "a")])
+        .with_spec(api::UserSpecApplyConfiguration::new().with_user_id(7).with_groups(["dev"]));
+    let built = b::UserApplyConfiguration::new("alice", "ns")
+        .with_labels([("team", "a")])
+        .with_spec(b::UserSpecApplyConfiguration::new().with_user_id(7).with_groups(["dev"]));
+    let json = serde_json::to_value(&a).unwrap();
+    assert_eq!(json, serde_json::to_value(&built).unwrap());
+    // Only what the builders set is sent: no `email`, `shell`, `role` defaults.
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "apiVersion": "auth.ilinux.io/v1beta1",
+            "kind": "User",
+            "metadata": {"name": "alice", "namespace": "ns", "labels": {"team": "a"}},
+            "spec": {"userID": 7, "groups": ["dev"]}
+        })
+    );
+}
