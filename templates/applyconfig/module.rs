@@ -14,7 +14,7 @@ pub struct {{ t.name }} {
 {%- else %}
     #[serde(rename = {{ f.json|rust_str }}, default, skip_serializing_if = "::std::option::Option::is_none")]
 {%- endif %}
-    pub {{ f.ident }}: ::std::option::Option<{{ f.ty }}>,
+    pub {{ f.ident }}: ::std::option::Option<{% if f.boxed %}::std::boxed::Box<{{ f.ty }}>{% else %}{{ f.ty }}{% endif %}>,
 {%- endfor %}
 }
 
@@ -105,7 +105,7 @@ impl {{ t.name }} {
     }
 {%- else %}
     pub fn {{ f.builder }}(mut self, value: {{ f.param }}) -> Self {
-        self.{{ f.ident }} = ::std::option::Option::Some(value{% if f.into %}.into(){% endif %});
+        self.{{ f.ident }} = ::std::option::Option::Some({% if f.boxed %}::std::boxed::Box::new(value){% else %}value{% if f.into %}.into(){% endif %}{% endif %});
         self
     }
 {%- endif %}

@@ -73,6 +73,10 @@ pub struct AcField {
     pub same: Option<String>,
     /// Doc line of the builder.
     pub builder_doc: String,
+    /// The configuration a `value` field holds directly, by [`Item::id`].
+    target: Option<String>,
+    /// Whether the field is boxed: its configuration contains this one.
+    pub boxed: bool,
 }
 
 /// What a kind's configuration adds.
@@ -194,6 +198,7 @@ pub fn modules(model: &Model, p: &Paths, paths: &TypePaths, version: KubeVersion
         }
     }
     let mut out: Vec<AcModule> = b.modules.into_values().collect();
+    box_cycles(&mut out);
     for m in &mut out {
         m.types.sort_by(|a, b| a.name.cmp(&b.name));
     }
@@ -204,6 +209,52 @@ pub fn modules(model: &Model, p: &Paths, paths: &TypePaths, version: KubeVersion
 enum Item {
     Api(TypeKey),
     Builtin(String),
+}
+
+impl Item {
+    /// The configuration's path in the tree.
+    fn id(&self) -> String {
+        match self {
+            Item::Api(key) => format!("{}::{}", package_module(&key.package).join("::"), ac_name(&key.name)),
+            Item::Builtin(def) => {
+                format!("{}::{}", Builder::builtin_module(def).join("::"), ac_name(builtin::short_name(def)))
+            }
+        }
+    }
+}
+
+/// Boxes every field whose configuration contains, through fields held
+/// directly, the configuration the field is in (a recursive type).
+fn box_cycles(modules: &mut [AcModule]) {
+    let mut edges: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for m in modules.iter() {
+        for t in &m.types {
+            let id = format!("{}::{}", m.path.join("::"), t.name);
+            edges.entry(id).or_default().extend(t.fields.iter().filter_map(|f| f.target.clone()));
+        }
+    }
+    let reaches = |from: &str, to: &str| {
+        let mut stack = vec![from.to_string()];
+        let mut seen = BTreeSet::new();
+        while let Some(n) = stack.pop() {
+            if n == to {
+                return true;
+            }
+            if seen.insert(n.clone()) {
+                stack.extend(edges.get(&n).into_iter().flatten().cloned());
+            }
+        }
+        false
+    };
+    for m in modules.iter_mut() {
+        let path = m.path.join("::");
+        for t in &mut m.types {
+            let id = format!("{path}::{}", t.name);
+            for f in &mut t.fields {
+                f.boxed = f.target.as_deref().is_some_and(|target| reaches(target, &id));
+            }
+        }
+    }
 }
 
 struct Builder<'a> {
@@ -481,9 +532,12 @@ impl Builder<'_> {
             same: None,
             builder_doc: format!(" Sets `{json}`."),
             ident,
+            target: None,
+            boxed: false,
         };
         match shape {
             Shape::Value => {
+                f.target = mapped.ac.as_ref().map(Item::id);
                 if mapped.string {
                     f.param = "impl ::std::convert::Into<::std::string::String>".to_string();
                     f.into = true;
