@@ -190,9 +190,10 @@ pub struct TypeDef {
     pub implements_clone: bool,
     /// Whether it derives `ApiType`.
     pub derives_api_type: bool,
-    /// Whether it derives both `Debug` and `PartialEq` (apply configurations
-    /// holding it derive them too).
-    pub derives_debug_partial_eq: bool,
+    /// Whether it derives `Debug` (apply configurations holding it derive it too).
+    pub derives_debug: bool,
+    /// Whether it derives `PartialEq` (apply configurations holding it derive it too).
+    pub derives_partial_eq: bool,
     /// Fields or variants.
     pub body: Body,
     /// Type-level `#[validate]` markers.

@@ -4,7 +4,7 @@
 {% include "child_modules.rs" %}
 {% for t in types %}
 #[doc = {{ t.doc|rust_str }}]
-#[derive(Clone, Default, {% if t.derive_eq %}Debug, PartialEq, {% endif %}{{ p.rt }}::__private::serde::Serialize, {{ p.rt }}::__private::serde::Deserialize)]
+#[derive(Clone, Default, {% if t.derive_debug %}Debug, {% endif %}{% if t.derive_eq %}PartialEq, {% endif %}{{ p.rt }}::__private::serde::Serialize, {{ p.rt }}::__private::serde::Deserialize)]
 #[serde(crate = "{{ p.rt }}::__private::serde")]
 pub struct {{ t.name }} {
 {%- for f in t.fields %}
@@ -84,7 +84,6 @@ impl {{ t.name }} {
     }
 {%- endmatch %}
 {%- for f in t.fields %}
-{%- if !f.flatten %}
 
     #[doc = {{ f.builder_doc|rust_str }}]
     #[must_use]
@@ -108,7 +107,6 @@ impl {{ t.name }} {
         self.{{ f.ident }} = ::std::option::Option::Some({% if f.boxed %}::std::boxed::Box::new(value){% else %}value{% if f.into %}.into(){% endif %}{% endif %});
         self
     }
-{%- endif %}
 {%- endif %}
 {%- endfor %}
 }

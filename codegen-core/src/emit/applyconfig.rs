@@ -37,7 +37,9 @@ pub struct AcType {
     pub name: String,
     /// Doc line.
     pub doc: String,
-    /// Whether it derives `Debug` and `PartialEq` (every type it holds does).
+    /// Whether it derives `Debug` (every type it holds does).
+    pub derive_debug: bool,
+    /// Whether it derives `PartialEq` (every type it holds does).
     pub derive_eq: bool,
     /// Fields, in declaration order.
     pub fields: Vec<AcField>,
@@ -270,7 +272,9 @@ struct Builder<'a> {
 /// A field type as a configuration holds it.
 struct Mapped {
     ty: String,
-    /// Whether the type derives `Debug` and `PartialEq`.
+    /// Whether the type implements `Debug`.
+    debug: bool,
+    /// Whether the type implements `PartialEq`.
     eq: bool,
     /// Strings take `impl Into<String>`.
     string: bool,
@@ -280,7 +284,7 @@ struct Mapped {
 
 impl Mapped {
     fn plain(ty: impl Into<String>) -> Self {
-        Mapped { ty: ty.into(), eq: true, string: false, ac: None }
+        Mapped { ty: ty.into(), debug: true, eq: true, string: false, ac: None }
     }
 }
 
@@ -356,12 +360,13 @@ impl Builder<'_> {
             TypeRef::Option(inner) => self.map_type(inner, from),
             TypeRef::List(inner) | TypeRef::Set(inner) => {
                 let m = self.map_type(inner, from);
-                Mapped { ty: format!("::std::vec::Vec<{}>", m.ty), eq: m.eq, string: false, ac: None }
+                Mapped { ty: format!("::std::vec::Vec<{}>", m.ty), debug: m.debug, eq: m.eq, string: false, ac: None }
             }
             TypeRef::Map(inner) => {
                 let m = self.map_type(inner, from);
                 Mapped {
                     ty: format!("::std::collections::BTreeMap<::std::string::String, {}>", m.ty),
+                    debug: m.debug,
                     eq: m.eq,
                     string: false,
                     ac: None,
@@ -372,10 +377,10 @@ impl Builder<'_> {
                 match def.map(|d| &d.body) {
                     Some(Body::Struct(_)) => {
                         self.enqueue(Item::Api(key.clone()));
-                        let eq = def.is_some_and(|d| self.struct_eq(d, &mut BTreeSet::new()));
                         Mapped {
                             ty: Self::relative(from, &package_module(&key.package), &ac_name(&key.name)),
-                            eq,
+                            debug: def.is_some_and(|d| self.struct_has(d, &|d| d.derives_debug, &mut BTreeSet::new())),
+                            eq: def.is_some_and(|d| self.struct_has(d, &|d| d.derives_partial_eq, &mut BTreeSet::new())),
                             string: false,
                             ac: Some(Item::Api(key.clone())),
                         }
@@ -383,7 +388,8 @@ impl Builder<'_> {
                     _ => match self.paths.of(&key.package, &key.name) {
                         Some(path) => Mapped {
                             ty: path,
-                            eq: def.is_some_and(|d| d.derives_debug_partial_eq),
+                            debug: def.is_some_and(|d| d.derives_debug),
+                            eq: def.is_some_and(|d| d.derives_partial_eq),
                             string: false,
                             ac: None,
                         },
@@ -399,22 +405,24 @@ impl Builder<'_> {
         }
     }
 
-    /// Whether the configuration of `def` can derive `Debug` and `PartialEq`.
-    fn struct_eq(&self, def: &TypeDef, stack: &mut BTreeSet<String>) -> bool {
+    /// Whether the configuration of `def` can derive a trait: every
+    /// non-struct API type it holds (its configurations hold those as they
+    /// are) derives it (`has`).
+    fn struct_has(&self, def: &TypeDef, has: &dyn Fn(&TypeDef) -> bool, stack: &mut BTreeSet<String>) -> bool {
         if !stack.insert(def.name.clone()) {
             return true;
         }
         let mut ok = true;
-        def.visit_types(&mut |t| ok &= self.type_eq(t, stack));
+        def.visit_types(&mut |t| ok &= self.type_has(t, has, stack));
         ok
     }
 
-    fn type_eq(&self, t: &TypeRef, stack: &mut BTreeSet<String>) -> bool {
+    fn type_has(&self, t: &TypeRef, has: &dyn Fn(&TypeDef) -> bool, stack: &mut BTreeSet<String>) -> bool {
         match t {
-            TypeRef::Option(i) | TypeRef::List(i) | TypeRef::Set(i) | TypeRef::Map(i) => self.type_eq(i, stack),
+            TypeRef::Option(i) | TypeRef::List(i) | TypeRef::Set(i) | TypeRef::Map(i) => self.type_has(i, has, stack),
             TypeRef::Named(key) => match self.model.type_def(key) {
-                Some(d) if matches!(d.body, Body::Struct(_)) => self.struct_eq(d, stack),
-                Some(d) => d.derives_debug_partial_eq,
+                Some(d) if matches!(d.body, Body::Struct(_)) => self.struct_has(d, has, stack),
+                Some(d) => has(d),
                 None => false,
             },
             _ => true,
@@ -435,6 +443,7 @@ impl Builder<'_> {
                     self.enqueue(Item::Builtin(def.to_string()));
                     Mapped {
                         ty: Self::relative(from, &Self::builtin_module(def), &ac_name(builtin::short_name(def))),
+                        debug: true,
                         eq: true,
                         string: false,
                         ac: Some(Item::Builtin(def.to_string())),
@@ -465,12 +474,13 @@ impl Builder<'_> {
             Some("boolean") => Mapped::plain("bool"),
             Some("array") => {
                 let m = schema.get("items").map(|i| self.schema_type(i, from)).unwrap_or_else(json);
-                Mapped { ty: format!("::std::vec::Vec<{}>", m.ty), eq: m.eq, string: false, ac: None }
+                Mapped { ty: format!("::std::vec::Vec<{}>", m.ty), debug: m.debug, eq: m.eq, string: false, ac: None }
             }
             Some("object") if schema.get("additionalProperties").is_some_and(Value::is_object) => {
                 let m = self.schema_type(&schema["additionalProperties"], from);
                 Mapped {
                     ty: format!("::std::collections::BTreeMap<::std::string::String, {}>", m.ty),
+                    debug: m.debug,
                     eq: m.eq,
                     string: false,
                     ac: None,
@@ -581,7 +591,8 @@ impl Builder<'_> {
     fn api_type(&mut self, key: &TypeKey, def: &TypeDef, fields: &[Field], kind: Option<(&Kind, &str, &str)>) {
         let path = package_module(&key.package);
         let mut ac_fields = Vec::new();
-        let mut eq = self.struct_eq(def, &mut BTreeSet::new());
+        let debug = self.struct_has(def, &|d| d.derives_debug, &mut BTreeSet::new());
+        let eq = self.struct_has(def, &|d| d.derives_partial_eq, &mut BTreeSet::new());
         if let Some((k, group, version)) = kind {
             let _ = (group, version);
             for (ident, json, what) in [("api_version", "apiVersion", "`apiVersion`"), ("kind", "kind", "`kind`")] {
@@ -629,7 +640,6 @@ impl Builder<'_> {
                 _ => (Shape::Value, ListKind::Atomic),
             };
             let mapped = self.map_type(ty, &path);
-            eq &= mapped.eq;
             let doc = first_line(f.doc.as_deref());
             let ident = rust_ident(&f.rust_name);
             ac_fields.push(self.field(ident, &f.json_name, doc, mapped, shape, list, f.serde.flatten));
@@ -655,7 +665,14 @@ impl Builder<'_> {
             Some(k) => format!(" An apply configuration of a `{}` (`{}`).", k.kind, k.api_version),
             None => format!(" An apply configuration of `{}`.", def.name),
         };
-        let ac = AcType { name: ac_name(&def.name), doc, derive_eq: eq, fields: ac_fields, kind: kind_view };
+        let ac = AcType {
+            name: ac_name(&def.name),
+            doc,
+            derive_debug: debug,
+            derive_eq: eq,
+            fields: ac_fields,
+            kind: kind_view,
+        };
         let package = key.package.clone();
         self.module(path, || format!("Apply configurations of the `{package}` API types.")).types.push(ac);
     }
@@ -698,6 +715,7 @@ impl Builder<'_> {
         let ac = AcType {
             name: ac_name(short),
             doc: format!(" An apply configuration of Kubernetes' `{short}` (`{}`).", builtin::path_of_definition(def)),
+            derive_debug: true,
             derive_eq: true,
             fields,
             kind: None,
