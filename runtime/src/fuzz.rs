@@ -228,6 +228,7 @@ pub fn fake_server(data: &[u8]) {
         plural: plural.into(),
         namespaced,
         has_status_subresource: true,
+        schema: None,
     };
     server.register_resource(widget("Widget", "widgets", true));
     server.register_resource(widget("ClusterWidget", "clusterwidgets", false));

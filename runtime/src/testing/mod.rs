@@ -63,21 +63,89 @@
 //! - An action log and client-go style reactors for injecting responses and
 //!   errors.
 //!
+//! ## Server-side apply and managedFields
+//!
+//! Field ownership follows the API server's field manager
+//! (structured-merge-diff); `tests/tests/ssa_suite.rs` runs the same
+//! scenarios against this server and kube-apiserver 1.37 and compares
+//! every response, object and managedFields entry.
+//!
+//! - Every write (create, update, each patch type, apply, and their
+//!   `/status` forms) maintains `metadata.managedFields`: entries with
+//!   `manager`, `operation` (`Apply` or `Update`), `apiVersion`, `time`,
+//!   `fieldsType: FieldsV1`, `fieldsV1` and `subresource`, in the API
+//!   server's order (operation, time, manager, apiVersion, subresource).
+//!   The manager of a non-apply write is `fieldManager`, else the
+//!   User-Agent up to its first `/`, else `unknown`; `fieldManager` (at
+//!   most 128 printable bytes, required for apply) and `force` (apply
+//!   only) are checked with the API server's 422s.
+//! - An `Update` takes the fields it adds or changes from every other
+//!   manager (never a conflict); fields it removes leave every entry;
+//!   entries left without fields are dropped; beyond 10 `Update` entries
+//!   the oldest are merged into `ancient-changes`.
+//! - managedFields sent with an update replace the stored ones unless they
+//!   are empty or do not decode (then the stored ones stay; `/status`
+//!   writes always keep them); `[{}]` clears them. Updates do not start
+//!   tracking an object without managedFields (e.g. one added with
+//!   [`FakeApiServer::seed`]); its first apply finds what it holds owned by
+//!   `before-first-apply`.
+//! - Apply merges the body into the object by the resource's structural
+//!   schema ([`ResourceInfo::with_schema`]): objects and granular maps key
+//!   by key, list-maps by their keys and sets by value (in the API server's
+//!   item order), atomic lists and maps replaced. Fields the manager
+//!   applied before and no longer applies are removed unless another
+//!   manager owns them; a map or list emptied that way becomes `null`.
+//!   Changing a field another manager owns is a 409 Conflict with the API
+//!   server's message (`Apply failed with 1 conflict: conflict with
+//!   "other" using group/v1: .spec.x`) and one `FieldManagerConflict`
+//!   cause per field, unless `force=true`, which moves the field to the
+//!   applier; applying the value it already has makes the applier a
+//!   co-owner. An applier's entry gets a new time only when the object
+//!   changes.
+//! - Apply creates a missing object (201) but not through `/status`
+//!   (404). Through `/status` it owns only `status` and records
+//!   `subresource: status`; main-resource writes never own `status` of
+//!   kinds with a status subresource. Bodies carrying managedFields, an
+//!   apiVersion or kind other than the URL's, no name for a new object, a
+//!   field the schema does not declare, a list-map item without its keys
+//!   or a duplicate item are rejected with the API server's 400 or 500.
+//! - Without a schema (built-in kinds, or a custom kind registered without
+//!   one) objects are maps of named fields and lists are atomic.
+//!   `metadata` always has ObjectMeta's schema: labels and annotations
+//!   granular, finalizers a set, ownerReferences keyed by `uid`; name,
+//!   namespace, uid, resourceVersion, generation, creationTimestamp and
+//!   managedFields are never owned.
+//! - As the API server's decoding into Go types does, stored `metadata`
+//!   loses null, empty-map and empty-list values, and objects of kinds
+//!   without a schema lose null values (so a `data` map emptied by apply
+//!   disappears).
+//!
 //! # Limitations
 //!
 //! - Strategic merge patches are applied as JSON merge patches: lists are
 //!   replaced rather than merged by key, `$patch` directives are not
 //!   understood, and custom resources accept them (the real server answers
 //!   415 for those).
-//! - Server-side apply (`application/apply-patch+yaml`) merges the sent
-//!   object into the live one like a JSON merge patch and creates missing
-//!   objects. There is no field ownership: no `managedFields`, no conflicts
-//!   between managers, and fields a manager stops applying are not removed.
-//!   Apply bodies must be JSON (kube sends JSON).
-//! - No schema validation, defaulting, admission, namespaces' existence,
-//!   garbage collection (`propagationPolicy` is ignored) or graceful
-//!   deletion of pods. Unconditional updates (no resourceVersion) are
-//!   accepted for every kind.
+//! - Server-side apply knows the schemas of custom kinds only as given to
+//!   [`ResourceInfo::with_schema`]. Built-in kinds have no schema here, so
+//!   their list-maps (a Pod's containers, keyed by name on the API server)
+//!   are atomic, and what their Go types do is not reproduced: an empty
+//!   optional map or list sent to the API server (`ConfigMap.data: {}`) is
+//!   not stored there but is stored here, and an `Update` that creates an
+//!   object records a `.` for nested objects whose Go zero value the API
+//!   server already had (e.g. a Deployment's `spec`).
+//! - Apply bodies must be JSON (kube sends JSON); the kubectl
+//!   `last-applied-configuration` annotation is not maintained; a resource
+//!   has one version, so managedFields entries of another apiVersion cannot
+//!   be converted: applies fail with 500 and updates keep the stored
+//!   managedFields. The causes of a conflict with several managers are
+//!   ordered by manager (the API server's order varies).
+//! - No schema validation, pruning of unknown fields, defaulting,
+//!   admission, namespaces' existence, garbage collection
+//!   (`propagationPolicy` is ignored) or graceful deletion of pods: e.g. an
+//!   apply that leaves `null` where a custom resource's schema wants a map
+//!   is stored, where the API server answers 422. Unconditional updates (no
+//!   resourceVersion) are accepted for every kind.
 //! - Lists are always served from the current state: `resourceVersion` and
 //!   `resourceVersionMatch` on list and get are ignored, and later pages of
 //!   a paged list show objects as they are when the page is read.
@@ -89,6 +157,7 @@ mod patch;
 mod reactor;
 pub(crate) mod selector;
 pub(crate) mod server;
+mod ssa;
 mod status;
 mod store;
 mod watch;
@@ -107,7 +176,7 @@ use reactor::Reactor;
 use store::{DEFAULT_HISTORY_LIMIT, ResourceKey, Store};
 
 /// What the fake API server knows about a resource it serves.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ResourceInfo {
     /// API group; empty for the core group (served under `/api`).
     pub group: String,
@@ -122,6 +191,62 @@ pub struct ResourceInfo {
     /// Whether `status` is a subresource: then main-resource writes ignore
     /// status and `/status` writes ignore everything else.
     pub has_status_subresource: bool,
+    /// The structural schema server-side apply merges by (see
+    /// [`ResourceInfo::with_schema`]); `None`: deduced from the objects.
+    pub schema: Option<StructuralSchema>,
+}
+
+/// A CRD version's `openAPIV3Schema`, as server-side apply reads it:
+/// `properties`, `items`, `additionalProperties`,
+/// `x-kubernetes-list-type` (`atomic`, `set`, `map`) with
+/// `x-kubernetes-list-map-keys`, `x-kubernetes-map-type` (`atomic`,
+/// `granular`), `x-kubernetes-preserve-unknown-fields`,
+/// `x-kubernetes-int-or-string` and `x-kubernetes-embedded-resource`.
+/// Validation keywords are not read. `metadata` always has ObjectMeta's
+/// schema.
+///
+/// Compared and hashed by its compact JSON text.
+#[derive(Clone)]
+pub struct StructuralSchema {
+    json: Arc<str>,
+    root: Arc<ssa::Type>,
+}
+
+impl StructuralSchema {
+    /// Reads `openAPIV3Schema`; what it does not understand is deduced from
+    /// the objects, as under `x-kubernetes-preserve-unknown-fields`.
+    pub fn new(open_api_v3_schema: &serde_json::Value) -> Self {
+        Self { json: open_api_v3_schema.to_string().into(), root: Arc::new(ssa::parse_schema(open_api_v3_schema)) }
+    }
+
+    /// The schema as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.json).unwrap_or_default()
+    }
+
+    pub(crate) fn root(&self) -> &ssa::Type {
+        &self.root
+    }
+}
+
+impl std::fmt::Debug for StructuralSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("StructuralSchema").field(&self.json).finish()
+    }
+}
+
+impl PartialEq for StructuralSchema {
+    fn eq(&self, other: &Self) -> bool {
+        self.json == other.json
+    }
+}
+
+impl Eq for StructuralSchema {}
+
+impl std::hash::Hash for StructuralSchema {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.json.hash(state);
+    }
 }
 
 impl ResourceInfo {
@@ -136,7 +261,17 @@ impl ResourceInfo {
             plural: K::plural(&()).into_owned(),
             namespaced: K::NAMESPACED,
             has_status_subresource: true,
+            schema: None,
         }
+    }
+
+    /// Sets the structural schema server-side apply merges by: a CRD
+    /// version's `openAPIV3Schema` as JSON (see [`StructuralSchema`]).
+    /// Without one, objects are maps of fields and lists are atomic.
+    #[must_use]
+    pub fn with_schema(mut self, open_api_v3_schema: serde_json::Value) -> Self {
+        self.schema = Some(StructuralSchema::new(&open_api_v3_schema));
+        self
     }
 
     /// Sets whether `status` is a subresource.

@@ -1,12 +1,10 @@
-//! Patch application by content type: JSON merge patch, JSON patch, and
-//! approximations of strategic merge patch and server-side apply.
+//! Patch application by content type: JSON merge patch, JSON patch, and an
+//! approximation of strategic merge patch; apply patches are parsed here
+//! and merged with field ownership by `ssa`.
 //!
-//! Limitations (documented on `FakeApiServer`): a strategic merge patch is
+//! Limitation (documented on `FakeApiServer`): a strategic merge patch is
 //! applied as a JSON merge patch (lists are replaced, not merged by key, and
-//! `$patch` directives are not understood), and an apply patch is merged
-//! into the live object like a JSON merge patch: no field ownership, no
-//! removal of fields the manager stopped applying, never a 409 for
-//! conflicting managers.
+//! `$patch` directives are not understood).
 
 use serde_json::Value;
 
@@ -49,7 +47,21 @@ impl PatchKind {
     }
 }
 
-/// Applies `patch` (the request body) to a copy of `live`.
+/// The body of an apply patch: a JSON object (YAML is not parsed).
+pub(crate) fn parse_apply_body(patch: &[u8]) -> Result<Value, ApiError> {
+    let body: Value = serde_json::from_slice(patch).map_err(|e| {
+        ApiError::bad_request(format!(
+            "error decoding patch: the apply patch body is not JSON (the fake API server does not parse YAML): {e}"
+        ))
+    })?;
+    if !body.is_object() {
+        return Err(ApiError::bad_request("error decoding patch: the apply patch body must be an object"));
+    }
+    Ok(body)
+}
+
+/// Applies `patch` (the request body) to a copy of `live`; apply patches go
+/// through `ssa::apply` instead.
 pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result<Value, ApiError> {
     let mut doc = live.clone();
     match kind {
@@ -65,7 +77,8 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
                 err
             })?;
         }
-        PatchKind::Merge | PatchKind::Strategic | PatchKind::Apply => {
+        PatchKind::Apply => return Err(ApiError::internal("apply patches are merged with field ownership")),
+        PatchKind::Merge | PatchKind::Strategic => {
             let patch: Value = serde_json::from_slice(patch).map_err(|e| {
                 ApiError::bad_request(format!(
                     "the {} patch body is not JSON (the fake API server does not parse YAML): {e}",
@@ -103,6 +116,9 @@ mod tests {
         let failed = apply_patch(PatchKind::Json, &live, br#"[{"op":"test","path":"/data/x","value":"0"}]"#);
         assert_eq!(failed.unwrap_err().code, 422);
         assert_eq!(apply_patch(PatchKind::Merge, &live, b"[1]").unwrap_err().code, 400);
+        assert_eq!(parse_apply_body(b"[1]").unwrap_err().code, 400);
+        assert_eq!(parse_apply_body(b"a: b").unwrap_err().code, 400);
+        assert_eq!(parse_apply_body(br#"{"kind":"ConfigMap"}"#).unwrap()["kind"], "ConfigMap");
     }
 
     #[test]

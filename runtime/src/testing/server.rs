@@ -112,7 +112,7 @@ fn parse_query(query: Option<&str>) -> Query {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         params.insert(decode(k, true), decode(v, true));
     }
-    Query(params)
+    Query { params, user_agent: None }
 }
 
 /// What a request addresses, from its path.
@@ -157,7 +157,8 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
     let Some(route) = route(shared, parts.uri.path()) else {
         return error_response(&ApiError::no_route());
     };
-    let query = parse_query(parts.uri.query());
+    let mut query = parse_query(parts.uri.query());
+    query.user_agent = parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let has_name = route.name.is_some();
     let verb = match (&parts.method, has_name) {
         (&Method::GET, false) if matches!(query.get("watch"), Some("true" | "1")) => "watch",
@@ -192,7 +193,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         namespace: route.namespace.clone(),
         name: route.name.clone(),
         subresource: route.subresource.clone(),
-        params: query.0.clone(),
+        params: query.params.clone(),
         patch_type: patch_kind.as_ref().and_then(|k| k.as_ref().ok()).map(|k| k.as_str().to_owned()),
         body: json_body.clone(),
     };
@@ -257,24 +258,26 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         };
     }
     let mut store = shared.lock_store();
+    let created = |value: Value| (value, verb == "create");
     let result = match verb {
-        "get" => store.get(&target),
-        "list" => store.list(&target, &query),
-        "create" => body_json().and_then(|b| store.create(&target, b, &query)),
-        "update" if status => body_json().and_then(|b| store.update_status(&target, b, &query)),
-        "update" => body_json().and_then(|b| store.update(&target, b, &query)),
+        "get" => store.get(&target).map(created),
+        "list" => store.list(&target, &query).map(created),
+        "create" => body_json().and_then(|b| store.create(&target, b, &query)).map(created),
+        "update" if status => body_json().and_then(|b| store.update_status(&target, b, &query)).map(created),
+        "update" => body_json().and_then(|b| store.update(&target, b, &query)).map(created),
+        // A server-side apply that creates the object answers 201.
         "patch" => match patch_kind {
             Some(Ok(kind)) => store.patch(&target, kind, body, status, &query),
             Some(Err(err)) => Err(err),
             None => Err(ApiError::internal("patch without a patch type")),
         },
-        "delete" => store.delete(&target, json_body.as_ref().unwrap_or(&json!({})), &query),
-        _ => store.delete_collection(&target, json_body.as_ref().unwrap_or(&json!({})), &query),
+        "delete" => store.delete(&target, json_body.as_ref().unwrap_or(&json!({})), &query).map(created),
+        _ => store.delete_collection(&target, json_body.as_ref().unwrap_or(&json!({})), &query).map(created),
     };
     drop(store);
     match result {
-        Ok(value) if verb == "create" => json_response(StatusCode::CREATED, &value),
-        Ok(value) => json_response(StatusCode::OK, &value),
+        Ok((value, true)) => json_response(StatusCode::CREATED, &value),
+        Ok((value, false)) => json_response(StatusCode::OK, &value),
         Err(err) => error_response(&err),
     }
 }

@@ -60,8 +60,9 @@ impl ApiError {
     /// 422 with field causes `(reason, field, message)`.
     pub(crate) fn invalid(info: &ResourceInfo, name: &str, causes: &[(&str, &str, &str)]) -> Self {
         let summary: Vec<String> = causes.iter().map(|(_, f, m)| format!("{f}: {m}")).collect();
-        let mut err = Self::new(422, "Invalid", format!("{} \"{name}\" is invalid: {}", info.kind, summary.join(", ")))
-            .with_details(info, name);
+        let mut err =
+            Self::new(422, "Invalid", format!("{} \"{name}\" is invalid: {}", info.kind, aggregate(&summary)))
+                .with_details(info, name);
         if let Some(details) = err.details.as_mut() {
             details["kind"] = Value::String(info.kind.clone());
             details["causes"] = causes
@@ -70,6 +71,37 @@ impl ApiError {
                 .collect();
         }
         err
+    }
+
+    /// 422 for invalid request options (`CreateOptions`, `UpdateOptions`,
+    /// `PatchOptions` of `meta.k8s.io`), with causes `(reason, field,
+    /// message)`.
+    pub(crate) fn invalid_options(kind: &str, causes: Vec<(&'static str, String, String)>) -> Self {
+        let summary: Vec<String> = causes.iter().map(|(_, f, m)| format!("{f}: {m}")).collect();
+        let mut err = Self::new(422, "Invalid", format!("{kind}.meta.k8s.io \"\" is invalid: {}", aggregate(&summary)));
+        err.details = Some(json!({
+            "group": "meta.k8s.io",
+            "kind": kind,
+            "causes": causes
+                .into_iter()
+                .map(|(reason, field, message)| json!({"reason": reason, "message": message, "field": field}))
+                .collect::<Vec<_>>(),
+        }));
+        err
+    }
+
+    /// 409 for a server-side apply changing fields other managers own:
+    /// details carry only the causes, one per conflicting field.
+    pub(crate) fn apply_conflict(message: String, causes: Vec<Value>) -> Self {
+        let mut err = Self::new(409, "Conflict", message);
+        err.details = Some(json!({ "causes": causes }));
+        err
+    }
+
+    /// 500 without a reason, as the API server answers errors it does not
+    /// classify (e.g. an apply body its typed conversion rejects).
+    pub(crate) fn server_error(message: impl Into<String>) -> Self {
+        Self::new(500, "", message)
     }
 
     pub(crate) fn bad_request(message: impl Into<String>) -> Self {
@@ -123,10 +155,23 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty()
+            && let Some(map) = body.as_object_mut()
+        {
+            map.remove("reason");
+        }
         if let Some(details) = &self.details {
             body["details"] = details.clone();
         }
         body
+    }
+}
+
+/// Several field errors as the API server joins them: `[a, b]`.
+fn aggregate(errors: &[String]) -> String {
+    match errors {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
     }
 }
 
@@ -143,6 +188,7 @@ mod tests {
             plural: "foos".into(),
             namespaced: true,
             has_status_subresource: true,
+            schema: None,
         };
         let status: Status = serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
         assert!(status.is_not_found());

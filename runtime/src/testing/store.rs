@@ -10,11 +10,11 @@ use tokio::sync::mpsc;
 
 use super::ResourceInfo;
 use super::meta::{
-    check_name, finalizers, meta, meta_mut, meta_str, namespace_of, now, prepare_status_update, prepare_update,
-    type_meta,
+    finalizers, meta, meta_mut, meta_str, namespace_of, now, prepare_status_update, prepare_update, type_meta,
 };
-use super::patch::{PatchKind, apply_patch};
+use super::patch::{PatchKind, apply_patch, parse_apply_body};
 use super::selector::{FieldSelector, LabelSelector};
+use super::ssa;
 use super::status::ApiError;
 
 /// Identifies a resource: `(group, version, plural)`.
@@ -23,13 +23,24 @@ pub(crate) type ResourceKey = (String, String, String);
 /// Identifies an object within a resource: `(namespace or "", name)`.
 type ObjectKey = (String, String);
 
-/// Query parameters of a request.
+/// Query parameters of a request, and its User-Agent (which names the
+/// field manager when `fieldManager` does not).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Query(pub(crate) BTreeMap<String, String>);
+pub(crate) struct Query {
+    pub(crate) params: BTreeMap<String, String>,
+    pub(crate) user_agent: Option<String>,
+}
 
 impl Query {
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.params.get(key).map(String::as_str).filter(|v| !v.is_empty())
+    }
+
+    /// Checks `fieldManager` (and `force`) for a write of `kind`
+    /// (`CreateOptions`, ...) and returns the manager of a non-apply write.
+    fn manager(&self, kind: &str) -> Result<String, ApiError> {
+        ssa::validate_options(kind, self.get("fieldManager"), None, false)?;
+        Ok(ssa::manager_of(self.get("fieldManager"), self.user_agent.as_deref()))
     }
 
     fn flag(&self, key: &str) -> bool {
@@ -304,6 +315,7 @@ impl Store {
     }
 
     fn put(&mut self, info: &ResourceInfo, okey: ObjectKey, mut obj: Value, previous: Option<Value>) -> Value {
+        ssa::normalize(info, &mut obj);
         self.resource_version += 1;
         if let Ok(m) = meta_mut(&mut obj) {
             m.insert("resourceVersion".into(), self.resource_version.to_string().into());
@@ -386,7 +398,14 @@ impl Store {
         self.existing(t)
     }
 
-    pub(crate) fn create(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
+    pub(crate) fn create(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+        let manager = q.manager("CreateOptions")?;
+        self.insert(t, body, q, Some(&manager))
+    }
+
+    // Creates an object; `manager` records the create in managedFields,
+    // `None` keeps the body's (a create by server-side apply).
+    fn insert(&mut self, t: &Target, mut body: Value, q: &Query, manager: Option<&str>) -> Result<Value, ApiError> {
         let info = &t.info;
         type_meta(info, &mut body)?;
         let mut target = t.clone();
@@ -434,6 +453,10 @@ impl Store {
             // server's PrepareForCreate.
             map.remove("status");
         }
+        if let Some(manager) = manager {
+            ssa::track_update(info, None, &mut body, manager, None);
+        }
+        ssa::normalize(info, &mut body);
         if q.dry_run() {
             return Ok(body);
         }
@@ -443,7 +466,8 @@ impl Store {
     // Stores an updated object: no-op updates change nothing (no new
     // resourceVersion, no event), and an object being deleted whose last
     // finalizer is gone is deleted.
-    fn commit_update(&mut self, t: &Target, old: Value, new: Value, q: &Query) -> Value {
+    fn commit_update(&mut self, t: &Target, old: Value, mut new: Value, q: &Query) -> Value {
+        ssa::normalize(&t.info, &mut new);
         if new == old || q.dry_run() {
             return new;
         }
@@ -455,14 +479,18 @@ impl Store {
     }
 
     pub(crate) fn update(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+        let manager = q.manager("UpdateOptions")?;
         let old = self.existing(t)?;
-        let new = prepare_update(t, &old, body)?;
+        let mut new = prepare_update(t, &old, body)?;
+        ssa::track_update(&t.info, Some(&old), &mut new, &manager, None);
         Ok(self.commit_update(t, old, new, q))
     }
 
     pub(crate) fn update_status(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+        let manager = q.manager("UpdateOptions")?;
         let old = self.existing(t)?;
-        let new = prepare_status_update(t, &old, &body)?;
+        let mut new = prepare_status_update(t, &old, &body)?;
+        ssa::track_update(&t.info, Some(&old), &mut new, &manager, Some("status"));
         Ok(self.commit_update(t, old, new, q))
     }
 
@@ -473,20 +501,62 @@ impl Store {
         patch: &[u8],
         status: bool,
         q: &Query,
-    ) -> Result<Value, ApiError> {
-        let old = match self.existing(t) {
-            Ok(old) => old,
-            // Server-side apply creates what does not exist yet.
-            Err(_) if kind == PatchKind::Apply && !status => {
-                let mut body = apply_patch(kind, &json!({}), patch)?;
-                check_name(t, &mut body)?;
-                return self.create(t, body, q);
-            }
-            Err(err) => return Err(err),
-        };
+    ) -> Result<(Value, bool), ApiError> {
+        if kind == PatchKind::Apply {
+            return self.apply(t, patch, status, q);
+        }
+        ssa::validate_options("PatchOptions", q.get("fieldManager"), Some(false), q.params.contains_key("force"))?;
+        let manager = ssa::manager_of(q.get("fieldManager"), q.user_agent.as_deref());
+        let old = self.existing(t)?;
         let patched = apply_patch(kind, &old, patch)?;
-        let new = if status { prepare_status_update(t, &old, &patched)? } else { prepare_update(t, &old, patched)? };
-        Ok(self.commit_update(t, old, new, q))
+        let mut new =
+            if status { prepare_status_update(t, &old, &patched)? } else { prepare_update(t, &old, patched)? };
+        ssa::track_update(&t.info, Some(&old), &mut new, &manager, status.then_some("status"));
+        Ok((self.commit_update(t, old, new, q), false))
+    }
+
+    /// Server-side apply: merges the body into the object (creating it if
+    /// missing, except through `/status`) with field ownership (see `ssa`).
+    /// Returns the object and whether it was created.
+    fn apply(&mut self, t: &Target, patch: &[u8], status: bool, q: &Query) -> Result<(Value, bool), ApiError> {
+        let manager = q.get("fieldManager");
+        ssa::validate_options("PatchOptions", manager, Some(true), false)?;
+        let manager = manager.unwrap_or_default();
+        let config = parse_apply_body(patch)?;
+        let old = match self.existing(t) {
+            Ok(old) => Some(old),
+            Err(err) if status => return Err(err),
+            Err(_) => None,
+        };
+        let subresource = status.then_some("status");
+        let applied = ssa::apply(&t.info, old.as_ref(), &config, manager, q.flag("force"), subresource)?;
+        let Some(old) = old else {
+            match meta_str(&applied, "name") {
+                None => {
+                    return Err(ApiError::bad_request(format!(
+                        "the name of the object ({} based on URL) was undeterminable: name must be provided",
+                        t.name()
+                    )));
+                }
+                Some(name) if name != t.name() => {
+                    return Err(ApiError::bad_request(format!(
+                        "the name of the object ({name}) does not match the name on the URL ({})",
+                        t.name()
+                    )));
+                }
+                Some(_) => {}
+            }
+            return Ok((self.insert(t, applied, q, None)?, true));
+        };
+        let managed = meta(&applied).and_then(|m| m.get("managedFields")).cloned();
+        let mut new =
+            if status { prepare_status_update(t, &old, &applied)? } else { prepare_update(t, &old, applied)? };
+        let m = meta_mut(&mut new)?;
+        match managed {
+            Some(fields) => m.insert("managedFields".into(), fields),
+            None => m.remove("managedFields"),
+        };
+        Ok((self.commit_update(t, old, new, q), false))
     }
 
     pub(crate) fn delete(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
