@@ -34,7 +34,13 @@ impl Clientset {
                 ::codegen_runtime::testing::ResourceInfo::of::<
                     crate::pkg::apis::example::v1::Student,
                 >()
-                    .with_status_subresource(true),
+                    .with_status_subresource(true)
+                    .with_schema(
+                        ::codegen_runtime::__private::serde_json::from_str(
+                                "{\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"type\":\"object\"},\"spec\":{\"properties\":{\"name\":{\"type\":\"string\"},\"school\":{\"type\":\"string\"}},\"type\":\"object\"},\"status\":{\"properties\":{\"conditions\":{\"items\":{\"properties\":{\"lastTransitionTime\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"},\"status\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\"},\"observedGeneration\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+                            )
+                            .unwrap_or_default(),
+                    ),
             );
         for object in objects {
             match object {

@@ -461,7 +461,7 @@ impl StudentStatusApplyConfiguration {
             |
                 a: &StudentConditionApplyConfiguration,
                 b: &StudentConditionApplyConfiguration|
-            a.type_ == b.type_,
+            { a.type_ == b.type_ },
         );
         self
     }
