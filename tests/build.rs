@@ -39,9 +39,8 @@ fn main() {
             .with_output_dir(base.join("client"))
             .with_crd_dir(base.join("crd"))
             .with_apis_module(format!("crate::{name}::apis"));
-        let settings = groups
-            .iter()
-            .fold(settings, |s, g| s.with_group(GroupVersions::parse(g).expect("group:versions")));
+        let settings =
+            groups.iter().fold(settings, |s, g| s.with_group(GroupVersions::parse(g).expect("group:versions")));
         if let Err(diags) = codegen_core::run(&settings, Mode::Write) {
             panic!("{name}: {}", codegen_core::diag::render_all(&diags));
         }

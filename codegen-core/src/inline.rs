@@ -17,11 +17,11 @@ use askama::Template;
 use syn::spanned::Spanned as _;
 
 use crate::diag::{Diagnostic, Diagnostics, Severity};
-use crate::emit::{Child, applyconfig, crd, render_apply_configs};
-use crate::ident::snake_case;
 use crate::emit::filters;
 use crate::emit::views::{self, KindView, Paths, VersionView};
 use crate::emit::views::{NewValue, TypeMetaView};
+use crate::emit::{Child, applyconfig, crd, render_apply_configs};
+use crate::ident::snake_case;
 use crate::markers::{self, GenClient};
 use crate::parse::{self, Package, ParsedFile};
 use crate::settings::{GeneratorKind, Settings};
@@ -415,19 +415,23 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Result<Analysis, Failure> {
                 ((package, name), parts.join("::"))
             })
             .collect();
-        let apis = apis.as_ref().map(|a| if a.is_empty() { "crate".to_string() } else { format!("crate::{}", a.join("::")) });
+        let apis =
+            apis.as_ref().map(|a| if a.is_empty() { "crate".to_string() } else { format!("crate::{}", a.join("::")) });
         let paths = applyconfig::TypePaths { packages: BTreeMap::new(), types, apis };
         let modules = applyconfig::modules(&model, &p, &paths, settings.kube_version().version);
         let own_types: Vec<String> = modules
             .iter()
-            .filter(|m| model.groups.iter().flat_map(|g| &g.versions).any(|v| applyconfig::package_module(&v.package) == m.path))
+            .filter(|m| {
+                model.groups.iter().flat_map(|g| &g.versions).any(|v| applyconfig::package_module(&v.package) == m.path)
+            })
             .flat_map(|m| m.types.iter().filter(|t| t.kind.is_none()).map(|t| t.name.clone()))
             .collect();
         let root = applyconfig::tree(modules);
         let doc = "Apply configurations of this package's API types and of the built-in types they embed.";
-        let child = render_apply_configs(&p, Path::new(""), "applyconfigurations", doc, &root, &mut |_, name, rendered| {
-            Child { name: name.to_string(), body: Some(rendered.unwrap_or_default()) }
-        });
+        let child =
+            render_apply_configs(&p, Path::new(""), "applyconfigurations", doc, &root, &mut |_, name, rendered| {
+                Child { name: name.to_string(), body: Some(rendered.unwrap_or_default()) }
+            });
         (format!("__kube_codegen_{}", snake_case(host)), child.body.unwrap_or_default(), own_types)
     });
     // The generated modules sit two levels below the kind's module.

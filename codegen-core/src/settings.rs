@@ -491,7 +491,13 @@ mod tests {
         let fake: Vec<GeneratorKind> = GeneratorKind::parse_list("fake,crd").unwrap().into_iter().collect();
         assert_eq!(
             fake,
-            [GeneratorKind::Register, GeneratorKind::ApplyConfig, GeneratorKind::Client, GeneratorKind::Fake, GeneratorKind::Crd]
+            [
+                GeneratorKind::Register,
+                GeneratorKind::ApplyConfig,
+                GeneratorKind::Client,
+                GeneratorKind::Fake,
+                GeneratorKind::Crd
+            ]
         );
         let crd: Vec<GeneratorKind> =
             Settings::new("apis").with_generators([GeneratorKind::Crd]).generators.into_iter().collect();

@@ -401,7 +401,11 @@ impl<K: Object> TypedClient<K> {
     /// name comes from `ac`'s metadata; a namespace there must be the
     /// client's. A conflict with another manager fails with
     /// [`Error::apply_conflicts`] naming it, unless `opts.force` is set.
-    pub async fn apply_configuration<A: ApplyConfiguration<Object = K>>(&self, ac: &A, opts: &ApplyOptions) -> Result<K> {
+    pub async fn apply_configuration<A: ApplyConfiguration<Object = K>>(
+        &self,
+        ac: &A,
+        opts: &ApplyOptions,
+    ) -> Result<K> {
         let (api, name, params, body) = self.configuration_request(ac, opts)?;
         Ok(api.patch(&name, &params, &Patch::Apply(&body)).await?)
     }

@@ -257,16 +257,15 @@ mod tests {
             message: format!("conflict with \"{manager}\" using example.k8s.io/v1"),
             field: field.into(),
         };
-        let status = Status::failure("Apply failed with 2 conflicts", "Conflict").with_code(409).with_details(
-            StatusDetails {
+        let status =
+            Status::failure("Apply failed with 2 conflicts", "Conflict").with_code(409).with_details(StatusDetails {
                 name: "a".into(),
                 group: String::new(),
                 kind: "students".into(),
                 uid: String::new(),
                 causes: vec![cause("a", ".spec.x"), cause("b", ".spec.y")],
                 retry_after_seconds: 0,
-            },
-        );
+            });
         let err: Error = status.into();
         let conflicts = err.apply_conflicts();
         assert!(err.is_apply_conflict());

@@ -37,7 +37,8 @@ async fn two_managers_share_a_web_app_on_the_fake_clientset() -> codegen_runtime
 
     // Bob asks for alice's image without force: a conflict naming alice.
     let polite = ApplyOptions { force: false, ..ApplyOptions::new("bob") };
-    let take = bob.clone().with_spec(WebAppSpecApplyConfiguration::new().with_image("nginx:2").with_env([env("B", "2")]));
+    let take =
+        bob.clone().with_spec(WebAppSpecApplyConfiguration::new().with_image("nginx:2").with_env([env("B", "2")]));
     let err = apps.apply(&take, &polite).await.expect_err("alice owns the image");
     let conflicts = err.apply_conflicts();
     assert_eq!(conflicts.len(), 1, "{err}");

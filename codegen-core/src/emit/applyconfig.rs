@@ -169,7 +169,8 @@ const META_BUILDERS: &[(&str, &str)] = &[
 
 /// Builds the tree for the requested packages of `model`.
 pub fn modules(model: &Model, p: &Paths, paths: &TypePaths, version: KubeVersion) -> Vec<AcModule> {
-    let mut b = Builder { model, p, paths, version, modules: BTreeMap::new(), queue: VecDeque::new(), seen: BTreeSet::new() };
+    let mut b =
+        Builder { model, p, paths, version, modules: BTreeMap::new(), queue: VecDeque::new(), seen: BTreeSet::new() };
     for v in model.groups.iter().flat_map(|g| &g.versions) {
         for def in v.types.values().filter(|d| matches!(d.body, Body::Struct(_))) {
             b.seen.insert(Item::Api(TypeKey { package: v.package.clone(), name: def.name.clone() }));
@@ -380,7 +381,8 @@ impl Builder<'_> {
                         Mapped {
                             ty: Self::relative(from, &package_module(&key.package), &ac_name(&key.name)),
                             debug: def.is_some_and(|d| self.struct_has(d, &|d| d.derives_debug, &mut BTreeSet::new())),
-                            eq: def.is_some_and(|d| self.struct_has(d, &|d| d.derives_partial_eq, &mut BTreeSet::new())),
+                            eq: def
+                                .is_some_and(|d| self.struct_has(d, &|d| d.derives_partial_eq, &mut BTreeSet::new())),
                             string: false,
                             ac: Some(Item::Api(key.clone())),
                         }
@@ -625,14 +627,14 @@ impl Builder<'_> {
             let (shape, list) = match ty {
                 TypeRef::List(inner) => {
                     let item = self.map_type(inner, &path);
-                    let list = match (
-                        f.validate.list_type.as_ref().map(|s| s.value.as_str()),
-                        &f.validate.list_map_keys,
-                    ) {
-                        (Some("set"), _) => ListKind::Set,
-                        (Some("map"), Some(keys)) => ListKind::Map(keys.value.iter().map(|k| k.value.clone()).collect()),
-                        _ => ListKind::Atomic,
-                    };
+                    let list =
+                        match (f.validate.list_type.as_ref().map(|s| s.value.as_str()), &f.validate.list_map_keys) {
+                            (Some("set"), _) => ListKind::Set,
+                            (Some("map"), Some(keys)) => {
+                                ListKind::Map(keys.value.iter().map(|k| k.value.clone()).collect())
+                            }
+                            _ => ListKind::Atomic,
+                        };
                     (Shape::List(item), list)
                 }
                 TypeRef::Set(inner) => (Shape::List(self.map_type(inner, &path)), ListKind::Set),
@@ -765,7 +767,12 @@ pub fn kind_path(to_root: &str, package: &str, rust_name: &str) -> String {
 /// The structural schema server-side apply reads (types, properties,
 /// items, additional properties and the `x-kubernetes-*` list and map
 /// markers) of a kind, as compact JSON, for the fake API server.
-pub fn ssa_schema(model: &Model, version: &crate::model::Version, kind: &Kind, options: &super::schema::SchemaOptions) -> String {
+pub fn ssa_schema(
+    model: &Model,
+    version: &crate::model::Version,
+    kind: &Kind,
+    options: &super::schema::SchemaOptions,
+) -> String {
     let mut diags = crate::diag::Diagnostics::new();
     let schema = super::schema::SchemaBuilder::new(model, version, options, &mut diags).root(kind);
     let value = serde_json::to_value(&schema).unwrap_or(Value::Null);

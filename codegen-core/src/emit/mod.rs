@@ -399,7 +399,15 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         let mut groups = with_client.clone();
         for g in &mut groups {
             for v in &mut g.versions {
-                let Some(version) = model.groups.iter().flat_map(|mg| mg.versions.iter().map(move |mv| (mg, mv))).find(|(mg, mv)| mg.name == g.name && mv.name == v.version).map(|(_, mv)| mv) else { continue };
+                let Some(version) = model
+                    .groups
+                    .iter()
+                    .flat_map(|mg| mg.versions.iter().map(move |mv| (mg, mv)))
+                    .find(|(mg, mv)| mg.name == g.name && mv.name == v.version)
+                    .map(|(_, mv)| mv)
+                else {
+                    continue;
+                };
                 for k in &mut v.kinds {
                     if let Some(kind) = version.kinds.iter().find(|mk| mk.rust_name == k.rust_name) {
                         k.ssa_schema = applyconfig::ssa_schema(model, version, kind, &options);

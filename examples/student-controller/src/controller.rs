@@ -390,14 +390,13 @@ impl Controller {
             s.observed_generation == generation && s.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True")
         });
         if !ready {
-            let mut status = StudentStatusApplyConfiguration::new().with_conditions([
-                StudentConditionApplyConfiguration::new()
+            let mut status =
+                StudentStatusApplyConfiguration::new().with_conditions([StudentConditionApplyConfiguration::new()
                     .with_type("Ready")
                     .with_status("True")
                     .with_reason(SYNCED.0)
                     .with_message(SYNCED.1)
-                    .with_last_transition_time(Time(k8s_openapi::jiff::Timestamp::now())),
-            ]);
+                    .with_last_transition_time(Time(k8s_openapi::jiff::Timestamp::now()))]);
             if let Some(generation) = generation {
                 status = status.with_observed_generation(generation);
             }
@@ -459,7 +458,8 @@ pub fn desired_config_map(student: &Student) -> ConfigMapApplyConfiguration {
     let namespace = student.metadata.namespace.clone().unwrap_or_default();
     ConfigMapApplyConfiguration::new(config_map_name(&name), namespace)
         .with_metadata(|m| {
-            m.with_labels([MANAGED_BY]).with_owner_references([OwnerReferenceApplyConfiguration::controller_of(student)])
+            m.with_labels([MANAGED_BY])
+                .with_owner_references([OwnerReferenceApplyConfiguration::controller_of(student)])
         })
         .with_data([("name", student.spec.name.as_str()), ("school", student.spec.school.as_str())])
 }

@@ -9,15 +9,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use codegen_runtime::apply::extract_config_map;
 use codegen_testenv::{TestEnv, kubectl_result, service_account_subject};
 use common::{ControllerProcess, controller_identity, create_students, eventually, install_crd};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, ObjectMeta, PostParams};
-use codegen_runtime::apply::extract_config_map;
 use student_controller::controller::{FIELD_MANAGER, FINALIZER, config_map_name, desired_config_map};
-use student_controller::pkg::client::applyconfigurations::example::v1::extract_student_status;
 use student_controller::pkg::apis::example::v1::Student;
+use student_controller::pkg::client::applyconfigurations::example::v1::extract_student_status;
 
 fn student_yaml(ns: &str, name: &str, school: &str) -> String {
     format!(
@@ -71,8 +71,11 @@ async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
     let applied = extract_config_map(&cm, FIELD_MANAGER)?;
     assert_eq!(applied, desired_config_map(&ready), "the controller owns exactly the ConfigMap it applies");
     assert!(
-        cm.metadata.managed_fields.iter().flatten().any(|m| m.manager.as_deref() == Some(FIELD_MANAGER)
-            && m.operation.as_deref() == Some("Apply")),
+        cm.metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .any(|m| m.manager.as_deref() == Some(FIELD_MANAGER) && m.operation.as_deref() == Some("Apply")),
         "{:?}",
         cm.metadata.managed_fields
     );
