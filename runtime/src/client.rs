@@ -118,6 +118,19 @@ impl ApplyOptions {
     }
 }
 
+impl ApplyOptions {
+    /// kube's parameters of an apply patch; fails without a field manager.
+    fn to_params(&self) -> Result<PatchParams> {
+        if self.field_manager.is_empty() {
+            return Err(Error::InvalidRequest("server-side apply needs a field manager".to_owned()));
+        }
+        let mut params = PatchParams::apply(&self.field_manager);
+        params.force = self.force;
+        params.dry_run = self.dry_run;
+        Ok(params)
+    }
+}
+
 impl Default for ApplyOptions {
     /// Force on and an empty field manager, which apply rejects: set
     /// `field_manager` (or use [`ApplyOptions::new`]).
@@ -440,12 +453,7 @@ impl<K: Object> TypedClient<K> {
             (None, Some(own)) if K::NAMESPACED => K::api(self.client.clone(), Some(own)),
             _ => self.api.clone(),
         };
-        if opts.field_manager.is_empty() {
-            return Err(Error::InvalidRequest("server-side apply needs a field manager".to_owned()));
-        }
-        let mut params = PatchParams::apply(&opts.field_manager);
-        params.force = opts.force;
-        params.dry_run = opts.dry_run;
+        let params = opts.to_params()?;
         let mut body = serde_json::to_value(ac)?;
         if let Some(map) = body.as_object_mut() {
             map.insert("apiVersion".to_owned(), Value::String(K::api_version(&()).into_owned()));
@@ -455,13 +463,7 @@ impl<K: Object> TypedClient<K> {
     }
 
     fn apply_request(name: &str, obj: &K, opts: &ApplyOptions) -> Result<(PatchParams, Value)> {
-        if opts.field_manager.is_empty() {
-            return Err(Error::InvalidRequest("server-side apply needs a field manager".to_owned()));
-        }
-        let mut params = PatchParams::apply(&opts.field_manager);
-        params.force = opts.force;
-        params.dry_run = opts.dry_run;
-        Ok((params, apply_body(name, obj)?))
+        Ok((opts.to_params()?, apply_body(name, obj)?))
     }
 
     /// Reads subresource `subresource` (e.g. `scale`) of the object `name`.
