@@ -109,7 +109,7 @@ fn generates_then_verify_detects_drift() {
     let before = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(run.stderr, "kube-codegen: 3 file(s) out of date; run without --verify to update them\n");
+    assert_eq!(run.stderr, "kube-codegen: 4 file(s) out of date; run without --verify to update them\n");
     insta::assert_snapshot!("verify_diff", run.stdout);
     assert_eq!(
         before,
@@ -119,7 +119,7 @@ fn generates_then_verify_detects_drift() {
 
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stderr, "kube-codegen: 2 file(s) written, 17 unchanged, 1 stale removed\n");
+    assert_eq!(run.stderr, "kube-codegen: 3 file(s) written, 16 unchanged, 1 stale removed\n");
     assert!(!dir.path().join("pkg/client/listers/old.rs").exists());
     assert!(dir.path().join("pkg/client/listers/hand.rs").exists(), "files without the header are never touched");
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);
