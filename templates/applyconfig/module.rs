@@ -2,6 +2,8 @@
 //! {{ doc }}
 {%- endif %}
 {% include "child_modules.rs" %}
+{#- Prelude names only: these modules declare no other items of those names
+    and import none. #}
 {% for t in types %}
 #[doc = {{ t.doc|rust_str }}]
 #[derive(Clone, Default, {% if t.derive_debug %}Debug, {% endif %}{% if t.derive_eq %}PartialEq, {% endif %}{{ p.rt }}::__private::serde::Serialize, {{ p.rt }}::__private::serde::Deserialize)]
@@ -12,9 +14,9 @@ pub struct {{ t.name }} {
 {%- if f.flatten %}
     #[serde(flatten)]
 {%- else %}
-    #[serde(rename = {{ f.json|rust_str }}, default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(rename = {{ f.json|rust_str }}, default, skip_serializing_if = "Option::is_none")]
 {%- endif %}
-    pub {{ f.ident }}: ::std::option::Option<{% if f.boxed %}::std::boxed::Box<{{ f.ty }}>{% else %}{{ f.ty }}{% endif %}>,
+    pub {{ f.ident }}: Option<{% if f.boxed %}Box<{{ f.ty }}>{% else %}{{ f.ty }}{% endif %}>,
 {%- endfor %}
 }
 
@@ -23,20 +25,20 @@ impl {{ t.name }} {
 {%- when Some with (k) %}
 {%- if k.namespaced %}
     /// The `{{ k.kind }}` named `name` in `namespace`, with `apiVersion` and `kind` set.
-    pub fn new(name: impl ::std::convert::Into<::std::string::String>, namespace: impl ::std::convert::Into<::std::string::String>) -> Self {
+    pub fn new(name: impl Into<String>, namespace: impl Into<String>) -> Self {
         let mut ac = Self {
-            {{ k.metadata }}: ::std::option::Option::Some({{ p.rt }}::apply::ObjectMetaApplyConfiguration::new().with_name(name).with_namespace(namespace)),
-            ..::std::default::Default::default()
+            {{ k.metadata }}: Some({{ p.rt }}::apply::ObjectMetaApplyConfiguration::new().with_name(name).with_namespace(namespace)),
+            ..Default::default()
         };
         {{ p.rt }}::apply::ApplyConfiguration::set_type_meta(&mut ac);
         ac
     }
 {%- else %}
     /// The `{{ k.kind }}` named `name`, with `apiVersion` and `kind` set.
-    pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> Self {
+    pub fn new(name: impl Into<String>) -> Self {
         let mut ac = Self {
-            {{ k.metadata }}: ::std::option::Option::Some({{ p.rt }}::apply::ObjectMetaApplyConfiguration::new().with_name(name)),
-            ..::std::default::Default::default()
+            {{ k.metadata }}: Some({{ p.rt }}::apply::ObjectMetaApplyConfiguration::new().with_name(name)),
+            ..Default::default()
         };
         {{ p.rt }}::apply::ApplyConfiguration::set_type_meta(&mut ac);
         ac
@@ -47,32 +49,32 @@ impl {{ t.name }} {
 
     /// Adds `metadata.{{ field }}` entries.
     #[must_use]
-    pub fn {{ b }}(mut self, entries: impl ::std::iter::IntoIterator<Item = (impl ::std::convert::Into<::std::string::String>, impl ::std::convert::Into<::std::string::String>)>) -> Self {
-        self.{{ k.metadata }} = ::std::option::Option::Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(entries));
+    pub fn {{ b }}(mut self, entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>) -> Self {
+        self.{{ k.metadata }} = Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(entries));
         self
     }
 {%- else if b == "with_owner_references" %}
 
     /// Adds `metadata.ownerReferences` (merged by `uid`).
     #[must_use]
-    pub fn {{ b }}(mut self, values: impl ::std::iter::IntoIterator<Item = {{ p.rt }}::apply::OwnerReferenceApplyConfiguration>) -> Self {
-        self.{{ k.metadata }} = ::std::option::Option::Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(values));
+    pub fn {{ b }}(mut self, values: impl IntoIterator<Item = {{ p.rt }}::apply::OwnerReferenceApplyConfiguration>) -> Self {
+        self.{{ k.metadata }} = Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(values));
         self
     }
 {%- else if b == "with_finalizers" %}
 
     /// Adds `metadata.finalizers`, each once.
     #[must_use]
-    pub fn {{ b }}(mut self, values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<::std::string::String>>) -> Self {
-        self.{{ k.metadata }} = ::std::option::Option::Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(values));
+    pub fn {{ b }}(mut self, values: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.{{ k.metadata }} = Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(values));
         self
     }
 {%- else %}
 
     /// Sets `metadata.{{ field }}`.
     #[must_use]
-    pub fn {{ b }}(mut self, value: impl ::std::convert::Into<::std::string::String>) -> Self {
-        self.{{ k.metadata }} = ::std::option::Option::Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(value));
+    pub fn {{ b }}(mut self, value: impl Into<String>) -> Self {
+        self.{{ k.metadata }} = Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(value));
         self
     }
 {%- endif %}
@@ -80,7 +82,7 @@ impl {{ t.name }} {
 {%- when None %}
     /// An empty configuration: nothing is sent until a builder sets it.
     pub fn new() -> Self {
-        ::std::default::Default::default()
+        Default::default()
     }
 {%- endmatch %}
 {%- for f in t.fields %}
@@ -88,23 +90,23 @@ impl {{ t.name }} {
     #[doc = {{ f.builder_doc|rust_str }}]
     #[must_use]
 {%- if f.mode == "list" %}
-    pub fn {{ f.builder }}(mut self, values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<{{ f.item }}>>) -> Self {
+    pub fn {{ f.builder }}(mut self, values: impl IntoIterator<Item = impl Into<{{ f.item }}>>) -> Self {
 {%- match f.same %}
 {%- when Some with (same) %}
-        {{ p.rt }}::apply::merge_items(&mut self.{{ f.ident }}, values.into_iter().map(::std::convert::Into::into), |a: &{{ f.item }}, b: &{{ f.item }}| { {{ same }} });
+        {{ p.rt }}::apply::merge_items(&mut self.{{ f.ident }}, values.into_iter().map(Into::into), |a: &{{ f.item }}, b: &{{ f.item }}| { {{ same }} });
 {%- when None %}
-        {{ p.rt }}::apply::push_items(&mut self.{{ f.ident }}, values.into_iter().map(::std::convert::Into::into));
+        {{ p.rt }}::apply::push_items(&mut self.{{ f.ident }}, values.into_iter().map(Into::into));
 {%- endmatch %}
         self
     }
 {%- else if f.mode == "map" %}
-    pub fn {{ f.builder }}(mut self, entries: impl ::std::iter::IntoIterator<Item = (impl ::std::convert::Into<::std::string::String>, impl ::std::convert::Into<{{ f.item }}>)>) -> Self {
+    pub fn {{ f.builder }}(mut self, entries: impl IntoIterator<Item = (impl Into<String>, impl Into<{{ f.item }}>)>) -> Self {
         {{ p.rt }}::apply::insert_entries(&mut self.{{ f.ident }}, entries.into_iter().map(|(k, v)| (k.into(), v.into())));
         self
     }
 {%- else %}
     pub fn {{ f.builder }}(mut self, value: {{ f.param }}) -> Self {
-        self.{{ f.ident }} = ::std::option::Option::Some({% if f.boxed %}::std::boxed::Box::new(value){% else %}value{% if f.into %}.into(){% endif %}{% endif %});
+        self.{{ f.ident }} = Some({% if f.boxed %}Box::new(value){% else %}value{% if f.into %}.into(){% endif %}{% endif %});
         self
     }
 {%- endif %}
@@ -116,17 +118,17 @@ impl {{ t.name }} {
 impl {{ p.rt }}::apply::ApplyConfiguration for {{ t.name }} {
     type Object = {{ k.object }};
 
-    fn metadata(&self) -> ::std::option::Option<&{{ p.rt }}::apply::ObjectMetaApplyConfiguration> {
+    fn metadata(&self) -> Option<&{{ p.rt }}::apply::ObjectMetaApplyConfiguration> {
         self.{{ k.metadata }}.as_ref()
     }
 
     fn metadata_mut(&mut self) -> &mut {{ p.rt }}::apply::ObjectMetaApplyConfiguration {
-        self.{{ k.metadata }}.get_or_insert_with(::std::default::Default::default)
+        self.{{ k.metadata }}.get_or_insert_with(Default::default)
     }
 
     fn set_type_meta(&mut self) {
-        self.api_version = ::std::option::Option::Some({{ k.api_version|rust_str }}.into());
-        self.kind = ::std::option::Option::Some({{ k.kind|rust_str }}.into());
+        self.api_version = Some({{ k.api_version|rust_str }}.into());
+        self.kind = Some({{ k.kind|rust_str }}.into());
     }
 }
 
@@ -134,7 +136,7 @@ impl {{ p.rt }}::apply::ApplyConfiguration for {{ t.name }} {
 /// `managedFields` (client-go's `Extract{{ k.kind }}`): change it and apply it
 /// again as the same manager to update exactly that manager's fields.
 pub fn {{ k.extract }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}::Result<{{ t.name }}> {
-    {{ p.rt }}::apply::extract(obj, field_manager, ::std::option::Option::None)
+    {{ p.rt }}::apply::extract(obj, field_manager, None)
 }
 {%- match k.extract_status %}
 {%- when Some with (status) %}
@@ -142,7 +144,7 @@ pub fn {{ k.extract }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}:
 /// The status `field_manager` owns in `obj` through the status subresource
 /// (client-go's `Extract{{ k.kind }}Status`).
 pub fn {{ status }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}::Result<{{ t.name }}> {
-    {{ p.rt }}::apply::extract(obj, field_manager, ::std::option::Option::Some("status"))
+    {{ p.rt }}::apply::extract(obj, field_manager, Some("status"))
 }
 {%- when None %}
 {%- endmatch %}

@@ -36,7 +36,7 @@ impl Clientset {
         server.register_resource(
             {{ p.rt }}::testing::ResourceInfo::of::<{{ k.api_type }}>()
                 .with_status_subresource({{ k.status_subresource }})
-                .with_schema({{ p.rt }}::__private::serde_json::from_str({{ k.ssa_schema|rust_str }}).unwrap_or_default()),
+                .with_schema({{ p.rt }}::__private::serde_json::from_str({{ k.ssa_schema|rust_raw_str }}).unwrap_or_default()),
         );
 {% endfor %}{% endfor %}{% endfor %}
         for object in objects {

@@ -347,7 +347,7 @@ impl Builder<'_> {
 
     fn map_type(&mut self, t: &TypeRef, from: &[String]) -> Mapped {
         match t {
-            TypeRef::String => Mapped { string: true, ..Mapped::plain("::std::string::String") },
+            TypeRef::String => Mapped { string: true, ..Mapped::plain("String") },
             TypeRef::Bool => Mapped::plain("bool"),
             TypeRef::Integer(NumFormat::Int32, _) => Mapped::plain("i32"),
             TypeRef::Integer(..) => Mapped::plain("i64"),
@@ -355,18 +355,18 @@ impl Builder<'_> {
             TypeRef::Number(_) => Mapped::plain("f64"),
             TypeRef::Json => Mapped::plain(format!("{}::__private::serde_json::Value", self.p.rt)),
             TypeRef::JsonObject => Mapped::plain(format!(
-                "{rt}::__private::serde_json::Map<::std::string::String, {rt}::__private::serde_json::Value>",
+                "{rt}::__private::serde_json::Map<String, {rt}::__private::serde_json::Value>",
                 rt = self.p.rt
             )),
             TypeRef::Option(inner) => self.map_type(inner, from),
             TypeRef::List(inner) | TypeRef::Set(inner) => {
                 let m = self.map_type(inner, from);
-                Mapped { ty: format!("::std::vec::Vec<{}>", m.ty), debug: m.debug, eq: m.eq, string: false, ac: None }
+                Mapped { ty: format!("Vec<{}>", m.ty), debug: m.debug, eq: m.eq, string: false, ac: None }
             }
             TypeRef::Map(inner) => {
                 let m = self.map_type(inner, from);
                 Mapped {
-                    ty: format!("::std::collections::BTreeMap<::std::string::String, {}>", m.ty),
+                    ty: format!("::std::collections::BTreeMap<String, {}>", m.ty),
                     debug: m.debug,
                     eq: m.eq,
                     string: false,
@@ -402,7 +402,7 @@ impl Builder<'_> {
             TypeRef::Builtin(def) => self.builtin_ref(def, from),
             TypeRef::Known(known) => match known {
                 crate::model::Known::ByteString => Mapped::plain(self.k8s("ByteString")),
-                _ => Mapped { string: true, ..Mapped::plain("::std::string::String") },
+                _ => Mapped { string: true, ..Mapped::plain("String") },
             },
         }
     }
@@ -467,7 +467,7 @@ impl Builder<'_> {
             Some("string") => match schema.get("format").and_then(Value::as_str) {
                 Some("byte") => Mapped::plain(self.k8s("ByteString")),
                 Some("int-or-string") => Mapped::plain(self.k8s("apimachinery::pkg::util::intstr::IntOrString")),
-                _ => Mapped { string: true, ..Mapped::plain("::std::string::String") },
+                _ => Mapped { string: true, ..Mapped::plain("String") },
             },
             Some("integer") => {
                 Mapped::plain(if schema.get("format").and_then(Value::as_str) == Some("int32") { "i32" } else { "i64" })
@@ -476,12 +476,12 @@ impl Builder<'_> {
             Some("boolean") => Mapped::plain("bool"),
             Some("array") => {
                 let m = schema.get("items").map(|i| self.schema_type(i, from)).unwrap_or_else(json);
-                Mapped { ty: format!("::std::vec::Vec<{}>", m.ty), debug: m.debug, eq: m.eq, string: false, ac: None }
+                Mapped { ty: format!("Vec<{}>", m.ty), debug: m.debug, eq: m.eq, string: false, ac: None }
             }
             Some("object") if schema.get("additionalProperties").is_some_and(Value::is_object) => {
                 let m = self.schema_type(&schema["additionalProperties"], from);
                 Mapped {
-                    ty: format!("::std::collections::BTreeMap<::std::string::String, {}>", m.ty),
+                    ty: format!("::std::collections::BTreeMap<String, {}>", m.ty),
                     debug: m.debug,
                     eq: m.eq,
                     string: false,
@@ -551,7 +551,7 @@ impl Builder<'_> {
             Shape::Value => {
                 f.target = mapped.ac.as_ref().map(Item::id);
                 if mapped.string {
-                    f.param = "impl ::std::convert::Into<::std::string::String>".to_string();
+                    f.param = "impl Into<String>".to_string();
                     f.into = true;
                 }
             }
@@ -598,7 +598,7 @@ impl Builder<'_> {
         if let Some((k, group, version)) = kind {
             let _ = (group, version);
             for (ident, json, what) in [("api_version", "apiVersion", "`apiVersion`"), ("kind", "kind", "`kind`")] {
-                let mapped = Mapped { string: true, ..Mapped::plain("::std::string::String") };
+                let mapped = Mapped { string: true, ..Mapped::plain("String") };
                 let doc = Some(format!("{what}, set by `new`."));
                 ac_fields.push(self.field(ident.to_string(), json, doc, mapped, Shape::Value, ListKind::Atomic, false));
             }
@@ -764,50 +764,175 @@ pub fn kind_path(to_root: &str, package: &str, rust_name: &str) -> String {
     parts.join("::")
 }
 
+/// Property maps already written by [`ssa_schema`], by address.
+pub type SchemaCache =
+    std::collections::HashMap<usize, (std::sync::Arc<BTreeMap<String, super::schema::JsonSchemaProps>>, String)>;
+
 /// The structural schema server-side apply reads (types, properties,
 /// items, additional properties and the `x-kubernetes-*` list and map
-/// markers) of a kind, as compact JSON, for the fake API server.
+/// markers) of a kind, as compact JSON, for the fake API server. `cache`
+/// holds the JSON of property maps already written, by address (and keeps
+/// them alive, so an address is never reused): a built-in type's expansion
+/// is one shared tree, written once.
 pub fn ssa_schema(
     model: &Model,
     version: &crate::model::Version,
     kind: &Kind,
     options: &super::schema::SchemaOptions,
+    cache: &mut SchemaCache,
 ) -> String {
     let mut diags = crate::diag::Diagnostics::new();
     let schema = super::schema::SchemaBuilder::new(model, version, options, &mut diags).root(kind);
-    let value = serde_json::to_value(&schema).unwrap_or(Value::Null);
-    serde_json::to_string(&structural(&value)).unwrap_or_default()
+    let mut out = String::new();
+    structural(&schema, &mut out, cache);
+    out
 }
 
-fn structural(v: &Value) -> Value {
-    const KEEP: &[&str] = &[
-        "type",
-        "x-kubernetes-list-type",
-        "x-kubernetes-list-map-keys",
-        "x-kubernetes-map-type",
-        "x-kubernetes-preserve-unknown-fields",
-        "x-kubernetes-int-or-string",
-        "x-kubernetes-embedded-resource",
-    ];
-    let Some(map) = v.as_object() else { return v.clone() };
-    let mut out = serde_json::Map::new();
-    for (k, v) in map {
-        match k.as_str() {
-            "properties" => {
-                let props = v
-                    .as_object()
-                    .map(|p| p.iter().map(|(name, s)| (name.clone(), structural(s))).collect())
-                    .unwrap_or_default();
-                out.insert(k.clone(), Value::Object(props));
-            }
-            "items" | "additionalProperties" if v.is_object() => {
-                out.insert(k.clone(), structural(v));
-            }
-            _ if KEEP.contains(&k.as_str()) => {
-                out.insert(k.clone(), v.clone());
-            }
-            _ => {}
+/// Writes what server-side apply needs of a schema node, and nothing else:
+/// scalars become `{}`, atomic lists and maps lose what is below them
+/// (they are owned whole), objects keep their properties and additional
+/// properties, lists with a list type keep their items and keys.
+fn structural(s: &super::schema::JsonSchemaProps, out: &mut String, cache: &mut SchemaCache) {
+    fn key(out: &mut String, first: &mut bool, k: &str) {
+        if !std::mem::take(first) {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(k);
+        out.push_str("\":");
+    }
+    let json = |v: &dyn erased::Json| v.to_json();
+    let mut first = true;
+    out.push('{');
+    if s.x_int_or_string == Some(true) {
+        key(out, &mut first, "x-kubernetes-int-or-string");
+        out.push_str("true}");
+        return;
+    }
+    for (flag, on) in [
+        ("x-kubernetes-embedded-resource", s.x_embedded_resource),
+        ("x-kubernetes-preserve-unknown-fields", s.x_preserve_unknown_fields),
+    ] {
+        if on == Some(true) {
+            key(out, &mut first, flag);
+            out.push_str("true");
         }
     }
-    Value::Object(out)
+    match s.type_.as_deref() {
+        Some("array") => {
+            key(out, &mut first, "type");
+            out.push_str("\"array\"");
+            if let Some(list_type) = s.x_list_type.as_deref().filter(|t| *t != "atomic") {
+                key(out, &mut first, "x-kubernetes-list-type");
+                out.push_str(&json(&list_type));
+                if let Some(keys) = &s.x_list_map_keys {
+                    key(out, &mut first, "x-kubernetes-list-map-keys");
+                    out.push_str(&json(keys));
+                }
+                if let Some(items) = &s.items {
+                    key(out, &mut first, "items");
+                    structural(items, out, cache);
+                }
+            }
+        }
+        Some("object") | None if s.x_map_type.as_deref() == Some("atomic") => {
+            key(out, &mut first, "type");
+            out.push_str("\"object\",\"x-kubernetes-map-type\":\"atomic\"");
+        }
+        Some("object") | None => {
+            if s.type_.is_some() {
+                key(out, &mut first, "type");
+                out.push_str("\"object\"");
+            }
+            if let Some(props) = &s.properties {
+                key(out, &mut first, "properties");
+                let id = std::sync::Arc::as_ptr(props) as usize;
+                if let Some((_, done)) = cache.get(&id) {
+                    out.push_str(done);
+                } else {
+                    let mut text = String::from("{");
+                    for (i, (name, prop)) in props.iter().enumerate() {
+                        if i > 0 {
+                            text.push(',');
+                        }
+                        text.push_str(&json(name));
+                        text.push(':');
+                        structural(prop, &mut text, cache);
+                    }
+                    text.push('}');
+                    out.push_str(&text);
+                    cache.insert(id, (props.clone(), text));
+                }
+            }
+            if let Some(additional) = &s.additional_properties {
+                key(out, &mut first, "additionalProperties");
+                structural(additional, out, cache);
+            }
+        }
+        Some(_) => {}
+    }
+    out.push('}');
+}
+
+mod erased {
+    /// A value written as JSON.
+    pub trait Json {
+        fn to_json(&self) -> String;
+    }
+
+    impl<T: serde::Serialize + ?Sized> Json for T {
+        fn to_json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::schema::JsonSchemaProps;
+
+    fn parse(v: Value) -> JsonSchemaProps {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn the_ssa_schema_keeps_what_apply_reads_and_nothing_else() {
+        let schema = parse(serde_json::json!({
+            "type": "object",
+            "description": "dropped",
+            "properties": {
+                "name": {"type": "string", "maxLength": 3},
+                "port": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "set": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+                "env": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                        "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+                "selector": {"type": "object", "x-kubernetes-map-type": "atomic",
+                             "properties": {"a": {"type": "string"}}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "raw": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+            }
+        }));
+        let mut out = String::new();
+        structural(&schema, &mut out, &mut SchemaCache::new());
+        let value: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "name": {},
+                    "port": {"x-kubernetes-int-or-string": true},
+                    "tags": {"type": "array"},
+                    "set": {"type": "array", "x-kubernetes-list-type": "set", "items": {}},
+                    "env": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                            "items": {"type": "object", "properties": {"name": {}}}},
+                    "selector": {"type": "object", "x-kubernetes-map-type": "atomic"},
+                    "labels": {"type": "object", "additionalProperties": {}},
+                    "raw": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+                }
+            })
+        );
+    }
 }

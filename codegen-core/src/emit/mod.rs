@@ -27,6 +27,15 @@ pub(crate) mod filters {
     pub fn rust_str<T: std::fmt::Display>(value: T, _: &dyn askama::Values) -> askama::Result<String> {
         Ok(format!("{:?}", value.to_string()))
     }
+
+    /// A raw Rust string literal holding `value` exactly (`r#"..."#`, with
+    /// as many `#` as it needs): cheaper to parse for large data.
+    #[askama::filter_fn]
+    pub fn rust_raw_str<T: std::fmt::Display>(value: T, _: &dyn askama::Values) -> askama::Result<String> {
+        let value = value.to_string();
+        let hashes = "#".repeat((1..).find(|n| !value.contains(&format!("\"{}", "#".repeat(*n)))).unwrap_or(1));
+        Ok(format!("r{hashes}\"{value}\"{hashes}"))
+    }
 }
 
 #[derive(Template)]
@@ -195,38 +204,40 @@ impl Emitter<'_> {
         let files = std::mem::take(&mut self.unformatted);
         let header = self.header;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
-        let chunk = files.len().div_ceil(threads.max(1)).max(1);
-        let results: Vec<Result<GeneratedFile, Diagnostic>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = files
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|(path, text)| match format_rust(text) {
-                                Ok(body) => Ok(GeneratedFile {
-                                    path: path.clone(),
-                                    contents: with_header(GENERATED_MARKER, "//", header, &body),
-                                }),
-                                Err(e) => Err(Diagnostic::error(format!(
-                                    "generated `{}` does not parse: {e}",
-                                    path.display()
-                                ))
-                                .note("this is a bug in kube-codegen")
-                                .note(
-                                    text.lines()
-                                        .nth(e.span().start().line.saturating_sub(1))
-                                        .unwrap_or_default()
-                                        .trim()
-                                        .to_string(),
-                                )),
-                            })
-                            .collect::<Vec<_>>()
+        // The largest files first, each taken by whichever thread is free:
+        // one big file (a fake clientset carrying every schema) must not
+        // leave a core idle.
+        let mut order: Vec<usize> = (0..files.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(files[i].1.len()));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let format = |(path, text): &(PathBuf, String)| match format_rust(text) {
+            Ok(body) => {
+                Ok(GeneratedFile { path: path.clone(), contents: with_header(GENERATED_MARKER, "//", header, &body) })
+            }
+            Err(e) => Err(Diagnostic::error(format!("generated `{}` does not parse: {e}", path.display()))
+                .note("this is a bug in kube-codegen")
+                .note(
+                    text.lines().nth(e.span().start().line.saturating_sub(1)).unwrap_or_default().trim().to_string(),
+                )),
+        };
+        let mut results: Vec<(usize, Result<GeneratedFile, Diagnostic>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(&i) = order.get(k) else { break };
+                            done.push((i, format(&files[i])));
+                        }
+                        done
                     })
                 })
                 .collect();
             handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
         });
-        for r in results {
+        results.sort_by_key(|(i, _)| *i);
+        for (_, r) in results {
             match r {
                 Ok(f) => self.output.files.push(f),
                 Err(d) => self.diags.push(d),
@@ -396,6 +407,7 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
     if settings.runs(GeneratorKind::Fake) && !with_client.is_empty() {
         let dir = out_dir.join("fake");
         let options = schema::SchemaOptions::from_settings(settings);
+        let mut cache = std::collections::HashMap::new();
         let mut groups = with_client.clone();
         for g in &mut groups {
             for v in &mut g.versions {
@@ -410,7 +422,7 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
                 };
                 for k in &mut v.kinds {
                     if let Some(kind) = version.kinds.iter().find(|mk| mk.rust_name == k.rust_name) {
-                        k.ssa_schema = applyconfig::ssa_schema(model, version, kind, &options);
+                        k.ssa_schema = applyconfig::ssa_schema(model, version, kind, &options, &mut cache);
                     }
                 }
             }

@@ -37,7 +37,7 @@ impl Clientset {
                     .with_status_subresource(true)
                     .with_schema(
                         ::codegen_runtime::__private::serde_json::from_str(
-                                "{\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"type\":\"object\"},\"spec\":{\"properties\":{\"name\":{\"type\":\"string\"},\"school\":{\"type\":\"string\"}},\"type\":\"object\"},\"status\":{\"properties\":{\"conditions\":{\"items\":{\"properties\":{\"lastTransitionTime\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"},\"status\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\"},\"observedGeneration\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+                                r#"{"type":"object","properties":{"apiVersion":{},"kind":{},"metadata":{"type":"object"},"spec":{"type":"object","properties":{"name":{},"school":{}}},"status":{"type":"object","properties":{"conditions":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["type"],"items":{"type":"object","properties":{"lastTransitionTime":{},"message":{},"reason":{},"status":{},"type":{}}}},"observedGeneration":{}}}}}"#,
                             )
                             .unwrap_or_default(),
                     ),

@@ -13,111 +13,67 @@
 #[serde(crate = "::codegen_runtime::__private::serde")]
 pub struct StudentApplyConfiguration {
     /// `apiVersion`, set by `new`.
-    #[serde(
-        rename = "apiVersion",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
     /// `kind`, set by `new`.
-    #[serde(
-        rename = "kind",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub kind: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// Standard object metadata.
-    #[serde(
-        rename = "metadata",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub metadata: ::std::option::Option<
-        ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
-    >,
+    #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<::codegen_runtime::apply::ObjectMetaApplyConfiguration>,
     /// The desired state.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<StudentSpecApplyConfiguration>,
+    #[serde(rename = "spec", default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<StudentSpecApplyConfiguration>,
     /// The observed state, written by the controller.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<StudentStatusApplyConfiguration>,
+    #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<StudentStatusApplyConfiguration>,
 }
 impl StudentApplyConfiguration {
     /// The `Student` named `name` in `namespace`, with `apiVersion` and `kind` set.
-    pub fn new(
-        name: impl ::std::convert::Into<::std::string::String>,
-        namespace: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
+    pub fn new(name: impl Into<String>, namespace: impl Into<String>) -> Self {
         let mut ac = Self {
-            metadata: ::std::option::Option::Some(
+            metadata: Some(
                 ::codegen_runtime::apply::ObjectMetaApplyConfiguration::new()
                     .with_name(name)
                     .with_namespace(namespace),
             ),
-            ..::std::default::Default::default()
+            ..Default::default()
         };
         ::codegen_runtime::apply::ApplyConfiguration::set_type_meta(&mut ac);
         ac
     }
     /// Sets `metadata.name`.
     #[must_use]
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_name(value),
-        );
+    pub fn with_name(mut self, value: impl Into<String>) -> Self {
+        self.metadata = Some(self.metadata.take().unwrap_or_default().with_name(value));
         self
     }
     /// Sets `metadata.generateName`.
     #[must_use]
-    pub fn with_generate_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
+    pub fn with_generate_name(mut self, value: impl Into<String>) -> Self {
+        self.metadata = Some(
             self.metadata.take().unwrap_or_default().with_generate_name(value),
         );
         self
     }
     /// Sets `metadata.namespace`.
     #[must_use]
-    pub fn with_namespace(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
+    pub fn with_namespace(mut self, value: impl Into<String>) -> Self {
+        self.metadata = Some(
             self.metadata.take().unwrap_or_default().with_namespace(value),
         );
         self
     }
     /// Sets `metadata.uid`.
     #[must_use]
-    pub fn with_uid(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_uid(value),
-        );
+    pub fn with_uid(mut self, value: impl Into<String>) -> Self {
+        self.metadata = Some(self.metadata.take().unwrap_or_default().with_uid(value));
         self
     }
     /// Sets `metadata.resourceVersion`.
     #[must_use]
-    pub fn with_resource_version(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
+    pub fn with_resource_version(mut self, value: impl Into<String>) -> Self {
+        self.metadata = Some(
             self.metadata.take().unwrap_or_default().with_resource_version(value),
         );
         self
@@ -126,14 +82,9 @@ impl StudentApplyConfiguration {
     #[must_use]
     pub fn with_labels(
         mut self,
-        entries: impl ::std::iter::IntoIterator<
-            Item = (
-                impl ::std::convert::Into<::std::string::String>,
-                impl ::std::convert::Into<::std::string::String>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
     ) -> Self {
-        self.metadata = ::std::option::Option::Some(
+        self.metadata = Some(
             self.metadata.take().unwrap_or_default().with_labels(entries),
         );
         self
@@ -142,14 +93,9 @@ impl StudentApplyConfiguration {
     #[must_use]
     pub fn with_annotations(
         mut self,
-        entries: impl ::std::iter::IntoIterator<
-            Item = (
-                impl ::std::convert::Into<::std::string::String>,
-                impl ::std::convert::Into<::std::string::String>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
     ) -> Self {
-        self.metadata = ::std::option::Option::Some(
+        self.metadata = Some(
             self.metadata.take().unwrap_or_default().with_annotations(entries),
         );
         self
@@ -158,11 +104,11 @@ impl StudentApplyConfiguration {
     #[must_use]
     pub fn with_owner_references(
         mut self,
-        values: impl ::std::iter::IntoIterator<
+        values: impl IntoIterator<
             Item = ::codegen_runtime::apply::OwnerReferenceApplyConfiguration,
         >,
     ) -> Self {
-        self.metadata = ::std::option::Option::Some(
+        self.metadata = Some(
             self.metadata.take().unwrap_or_default().with_owner_references(values),
         );
         self
@@ -171,31 +117,23 @@ impl StudentApplyConfiguration {
     #[must_use]
     pub fn with_finalizers(
         mut self,
-        values: impl ::std::iter::IntoIterator<
-            Item = impl ::std::convert::Into<::std::string::String>,
-        >,
+        values: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.metadata = ::std::option::Option::Some(
+        self.metadata = Some(
             self.metadata.take().unwrap_or_default().with_finalizers(values),
         );
         self
     }
     /// Sets `apiVersion`.
     #[must_use]
-    pub fn with_api_version(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.api_version = ::std::option::Option::Some(value.into());
+    pub fn with_api_version(mut self, value: impl Into<String>) -> Self {
+        self.api_version = Some(value.into());
         self
     }
     /// Sets `kind`.
     #[must_use]
-    pub fn with_kind(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.kind = ::std::option::Option::Some(value.into());
+    pub fn with_kind(mut self, value: impl Into<String>) -> Self {
+        self.kind = Some(value.into());
         self
     }
     /// Sets `metadata`.
@@ -204,19 +142,19 @@ impl StudentApplyConfiguration {
         mut self,
         value: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
     ) -> Self {
-        self.metadata = ::std::option::Option::Some(value);
+        self.metadata = Some(value);
         self
     }
     /// Sets `spec`.
     #[must_use]
     pub fn with_spec(mut self, value: StudentSpecApplyConfiguration) -> Self {
-        self.spec = ::std::option::Option::Some(value);
+        self.spec = Some(value);
         self
     }
     /// Sets `status`.
     #[must_use]
     pub fn with_status(mut self, value: StudentStatusApplyConfiguration) -> Self {
-        self.status = ::std::option::Option::Some(value);
+        self.status = Some(value);
         self
     }
 }
@@ -224,17 +162,17 @@ impl ::codegen_runtime::apply::ApplyConfiguration for StudentApplyConfiguration 
     type Object = crate::pkg::apis::example::v1::Student;
     fn metadata(
         &self,
-    ) -> ::std::option::Option<&::codegen_runtime::apply::ObjectMetaApplyConfiguration> {
+    ) -> Option<&::codegen_runtime::apply::ObjectMetaApplyConfiguration> {
         self.metadata.as_ref()
     }
     fn metadata_mut(
         &mut self,
     ) -> &mut ::codegen_runtime::apply::ObjectMetaApplyConfiguration {
-        self.metadata.get_or_insert_with(::std::default::Default::default)
+        self.metadata.get_or_insert_with(Default::default)
     }
     fn set_type_meta(&mut self) {
-        self.api_version = ::std::option::Option::Some("example.k8s.io/v1".into());
-        self.kind = ::std::option::Option::Some("Student".into());
+        self.api_version = Some("example.k8s.io/v1".into());
+        self.kind = Some("Student".into());
     }
 }
 /// The apply configuration `field_manager` owns in `obj`, read from its
@@ -244,7 +182,7 @@ pub fn extract_student(
     obj: &crate::pkg::apis::example::v1::Student,
     field_manager: &str,
 ) -> ::codegen_runtime::Result<StudentApplyConfiguration> {
-    ::codegen_runtime::apply::extract(obj, field_manager, ::std::option::Option::None)
+    ::codegen_runtime::apply::extract(obj, field_manager, None)
 }
 /// The status `field_manager` owns in `obj` through the status subresource
 /// (client-go's `ExtractStudentStatus`).
@@ -252,11 +190,7 @@ pub fn extract_student_status(
     obj: &crate::pkg::apis::example::v1::Student,
     field_manager: &str,
 ) -> ::codegen_runtime::Result<StudentApplyConfiguration> {
-    ::codegen_runtime::apply::extract(
-        obj,
-        field_manager,
-        ::std::option::Option::Some("status"),
-    )
+    ::codegen_runtime::apply::extract(obj, field_manager, Some("status"))
 }
 /// An apply configuration of `StudentCondition`.
 #[derive(
@@ -270,82 +204,54 @@ pub fn extract_student_status(
 #[serde(crate = "::codegen_runtime::__private::serde")]
 pub struct StudentConditionApplyConfiguration {
     /// Condition type, e.g. `Ready`.
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
     /// `True`, `False` or `Unknown`.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
     /// Machine-readable reason of the last transition.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Human-readable message.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// When the status last changed.
     #[serde(
         rename = "lastTransitionTime",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub last_transition_time: ::std::option::Option<
+    pub last_transition_time: Option<
         ::codegen_runtime::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
     >,
 }
 impl StudentConditionApplyConfiguration {
     /// An empty configuration: nothing is sent until a builder sets it.
     pub fn new() -> Self {
-        ::std::default::Default::default()
+        Default::default()
     }
     /// Sets `type`.
     #[must_use]
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
+    pub fn with_type(mut self, value: impl Into<String>) -> Self {
+        self.type_ = Some(value.into());
         self
     }
     /// Sets `status`.
     #[must_use]
-    pub fn with_status(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.status = ::std::option::Option::Some(value.into());
+    pub fn with_status(mut self, value: impl Into<String>) -> Self {
+        self.status = Some(value.into());
         self
     }
     /// Sets `reason`.
     #[must_use]
-    pub fn with_reason(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.reason = ::std::option::Option::Some(value.into());
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
         self
     }
     /// Sets `message`.
     #[must_use]
-    pub fn with_message(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.message = ::std::option::Option::Some(value.into());
+    pub fn with_message(mut self, value: impl Into<String>) -> Self {
+        self.message = Some(value.into());
         self
     }
     /// Sets `lastTransitionTime`.
@@ -354,7 +260,7 @@ impl StudentConditionApplyConfiguration {
         mut self,
         value: ::codegen_runtime::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
     ) -> Self {
-        self.last_transition_time = ::std::option::Option::Some(value);
+        self.last_transition_time = Some(value);
         self
     }
 }
@@ -370,41 +276,27 @@ impl StudentConditionApplyConfiguration {
 #[serde(crate = "::codegen_runtime::__private::serde")]
 pub struct StudentSpecApplyConfiguration {
     /// The student's name.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The school the student attends.
-    #[serde(
-        rename = "school",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub school: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "school", default, skip_serializing_if = "Option::is_none")]
+    pub school: Option<String>,
 }
 impl StudentSpecApplyConfiguration {
     /// An empty configuration: nothing is sent until a builder sets it.
     pub fn new() -> Self {
-        ::std::default::Default::default()
+        Default::default()
     }
     /// Sets `name`.
     #[must_use]
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
+    pub fn with_name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
         self
     }
     /// Sets `school`.
     #[must_use]
-    pub fn with_school(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.school = ::std::option::Option::Some(value.into());
+    pub fn with_school(mut self, value: impl Into<String>) -> Self {
+        self.school = Some(value.into());
         self
     }
 }
@@ -423,41 +315,33 @@ pub struct StudentStatusApplyConfiguration {
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// The latest observations, one per condition type.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<StudentConditionApplyConfiguration>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Vec<StudentConditionApplyConfiguration>>,
 }
 impl StudentStatusApplyConfiguration {
     /// An empty configuration: nothing is sent until a builder sets it.
     pub fn new() -> Self {
-        ::std::default::Default::default()
+        Default::default()
     }
     /// Sets `observedGeneration`.
     #[must_use]
     pub fn with_observed_generation(mut self, value: i64) -> Self {
-        self.observed_generation = ::std::option::Option::Some(value);
+        self.observed_generation = Some(value);
         self
     }
     /// Adds items to `conditions`; an item with the keys (type) of an earlier one replaces it.
     #[must_use]
     pub fn with_conditions(
         mut self,
-        values: impl ::std::iter::IntoIterator<
-            Item = impl ::std::convert::Into<StudentConditionApplyConfiguration>,
-        >,
+        values: impl IntoIterator<Item = impl Into<StudentConditionApplyConfiguration>>,
     ) -> Self {
         ::codegen_runtime::apply::merge_items(
             &mut self.conditions,
-            values.into_iter().map(::std::convert::Into::into),
+            values.into_iter().map(Into::into),
             |
                 a: &StudentConditionApplyConfiguration,
                 b: &StudentConditionApplyConfiguration|
