@@ -98,8 +98,3 @@ pub fn insert_entries<V>(
 ) {
     map.get_or_insert_with(Default::default).extend(entries);
 }
-
-#[doc(hidden)]
-pub fn __from_value<A: DeserializeOwned>(value: serde_json::Value) -> crate::Result<A> {
-    Ok(serde_json::from_value(value)?)
-}
