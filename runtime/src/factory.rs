@@ -67,6 +67,7 @@ struct Inner {
     /// `Transform<K>` per `TypeId::of::<K>()`.
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     watch_idle_timeout: Option<Duration>,
+    strip_managed_fields: bool,
     state: Mutex<State>,
 }
 
@@ -130,6 +131,7 @@ impl SharedInformerFactory {
             custom_resync: HashMap::new(),
             transforms: HashMap::new(),
             watch_idle_timeout: Some(crate::informer::DEFAULT_WATCH_IDLE_TIMEOUT),
+            strip_managed_fields: false,
         }
     }
 
@@ -183,12 +185,14 @@ impl SharedInformerFactory {
         InformerConfig {
             watcher_config,
             resync: self.inner.custom_resync.get(&type_id).copied().or(self.inner.default_resync),
-            transform: self
-                .inner
-                .transforms
-                .get(&type_id)
-                .and_then(|transform| transform.downcast_ref::<Transform<K>>())
-                .cloned(),
+            transform: {
+                let own = self.inner.transforms.get(&type_id).and_then(|t| t.downcast_ref::<Transform<K>>()).cloned();
+                match (self.inner.strip_managed_fields, own) {
+                    (false, own) => own,
+                    (true, None) => Some(Arc::new(strip_managed_fields::<K>) as Transform<K>),
+                    (true, Some(own)) => Some(Arc::new(move |obj: K| own(strip_managed_fields(obj))) as Transform<K>),
+                }
+            },
             indexers: BTreeMap::new(),
             watch_idle_timeout: self.inner.watch_idle_timeout,
         }
@@ -242,6 +246,15 @@ impl SharedInformerFactory {
     }
 }
 
+/// `obj` without `metadata.managedFields`: a transform for
+/// [`SharedInformerFactoryBuilder::transform`] or
+/// [`InformerConfig::transform`], which
+/// [`SharedInformerFactoryBuilder::strip_managed_fields`] applies to every kind.
+pub fn strip_managed_fields<K: Object>(mut obj: K) -> K {
+    obj.meta_mut().managed_fields = None;
+    obj
+}
+
 /// Options of a [`SharedInformerFactory`]; see [`SharedInformerFactory::builder`].
 pub struct SharedInformerFactoryBuilder {
     client: Client,
@@ -251,6 +264,7 @@ pub struct SharedInformerFactoryBuilder {
     custom_resync: HashMap<TypeId, Duration>,
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     watch_idle_timeout: Option<Duration>,
+    strip_managed_fields: bool,
 }
 
 impl fmt::Debug for SharedInformerFactoryBuilder {
@@ -260,6 +274,7 @@ impl fmt::Debug for SharedInformerFactoryBuilder {
             .field("tweak_list_options", &self.tweak_list_options.is_some())
             .field("default_resync", &self.default_resync)
             .field("watch_idle_timeout", &self.watch_idle_timeout)
+            .field("strip_managed_fields", &self.strip_managed_fields)
             .finish_non_exhaustive()
     }
 }
@@ -309,6 +324,17 @@ impl SharedInformerFactoryBuilder {
         self
     }
 
+    /// Drops `metadata.managedFields` from every object before it is cached
+    /// (client-go's common `SetTransform` use), before any transform of the
+    /// kind's: they are most of an object's memory in the cache and few
+    /// controllers read them. Off by default, so nothing a handler or lister
+    /// could read disappears unasked; with it on, read `managedFields` (for
+    /// `extract_<kind>`) from the API server, not the cache.
+    pub fn strip_managed_fields(mut self, strip: bool) -> Self {
+        self.strip_managed_fields = strip;
+        self
+    }
+
     /// The factory.
     pub fn build(self) -> SharedInformerFactory {
         SharedInformerFactory {
@@ -320,6 +346,7 @@ impl SharedInformerFactoryBuilder {
                 custom_resync: self.custom_resync,
                 transforms: self.transforms,
                 watch_idle_timeout: self.watch_idle_timeout,
+                strip_managed_fields: self.strip_managed_fields,
                 state: Mutex::new(State::default()),
             }),
         }
@@ -367,6 +394,39 @@ mod tests {
         assert!(again.indexer().get_by_key("ns/a").is_some(), "both callers share one cache");
         assert!(other.indexer().is_empty());
         assert!(format!("{factory:?}").contains("v1/ConfigMap"));
+    }
+
+    #[tokio::test]
+    async fn managed_fields_are_stripped_only_when_asked_and_before_a_kinds_transform() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+        let with_fields = || ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("a".into()),
+                managed_fields: Some(vec![ManagedFieldsEntry { manager: Some("m".into()), ..Default::default() }]),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let plain = SharedInformerFactory::builder(unreachable_client()).build();
+        assert!(plain.config_for::<ConfigMap>().transform.is_none(), "kept by default");
+
+        let stripping = SharedInformerFactory::builder(unreachable_client())
+            .strip_managed_fields(true)
+            .transform::<ConfigMap>(|mut cm: ConfigMap| {
+                // The kind's transform sees the object already stripped.
+                let stripped = cm.metadata.managed_fields.is_none();
+                cm.labels_mut().insert("stripped-first".into(), stripped.to_string());
+                cm
+            })
+            .build();
+        let cm = (stripping.config_for::<ConfigMap>().transform.expect("a transform"))(with_fields());
+        assert_eq!((cm.metadata.managed_fields.is_none(), cm.labels()["stripped-first"].as_str()), (true, "true"));
+        let secret = Secret {
+            metadata: ObjectMeta { managed_fields: with_fields().metadata.managed_fields, ..Default::default() },
+            ..Default::default()
+        };
+        let secret = (stripping.config_for::<Secret>().transform.expect("every kind"))(secret);
+        assert!(secret.metadata.managed_fields.is_none());
     }
 
     #[tokio::test]
