@@ -1,17 +1,25 @@
 //! Initial sync of 10,000 custom objects from a real kube-apiserver:
 //! codegen-runtime's `SharedIndexInformer` (paged lists, and the server's
-//! streaming list) next to kube's `reflector` + `Store` over the same
+//! streaming list) next to kube's `reflector` + `Store` and next to
+//! client-go's generated informer (`tests/go/informer-sync/`, built from Go
+//! modules and cached under `$KUBE_CODEGEN_CACHE/tools/`) over the same
 //! objects in the same run.
 //!
 //! `cargo bench -p kube-codegen-tests --bench informer_sync`
 //!
 //! Each measurement runs in its own child process (this binary re-executed
-//! with `--child`) so that peak RSS (`VmHWM`) belongs to one sync only. The
-//! two variants alternate, and the medians and their ratios are printed.
-//! Targets: informer sync time ≤ 1.1× the reflector's, peak RSS ≤ 1.2×.
+//! with `--child`, or the Go program) so that peak RSS (`VmHWM`) belongs to
+//! one sync only. The variants alternate (the order rotates every round),
+//! round 0 warms up, and the medians of 5 rounds and the medians of the
+//! per-round ratios against client-go (paged lists; its default, the
+//! streaming list; and the like-for-like client-go variant) are printed.
+//! `INFORMER_SYNC_ROUNDS=N` measures N rounds instead of 5. Needs the Go
+//! toolchain (`go`; `.ci/run` installs it).
 
 use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -25,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 const GROUP: &str = "bench.kube-codegen.dev";
 const OBJECTS: usize = 10_000;
+/// Measured rounds, after a warm-up round; `INFORMER_SYNC_ROUNDS` overrides.
 const ROUNDS: usize = 5;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -108,6 +117,8 @@ fn main() -> Result<()> {
 }
 
 fn parent() -> Result<()> {
+    // Before the server starts: without Go there is no baseline to compare.
+    let go = go_baseline()?;
     let env = TestEnv::start()?;
     let rt = tokio::runtime::Runtime::new()?;
     let namespace = rt.block_on(async {
@@ -148,51 +159,192 @@ fn parent() -> Result<()> {
 
     let exe = std::env::current_exe()?;
     let kubeconfig = env.admin_kubeconfig();
-    let mut results: Vec<(&str, Vec<(f64, u64)>)> = vec![
-        ("kube reflector", Vec::new()),
-        ("codegen informer", Vec::new()),
-        ("codegen informer + 1 handler", Vec::new()),
-        ("codegen informer, streaming list", Vec::new()),
-    ];
-    let variants = ["reflector", "informer", "informer-handler", "informer-streaming"];
-    for round in 0..=ROUNDS {
-        for (i, variant) in variants.iter().enumerate() {
-            let out =
-                Command::new(&exe).args(["--child", variant, &kubeconfig.to_string_lossy(), &namespace]).output()?;
+    let kubeconfig = kubeconfig.to_string_lossy();
+    let variants = variants();
+    let rounds = match std::env::var("INFORMER_SYNC_ROUNDS") {
+        Ok(n) => n.parse().context("INFORMER_SYNC_ROUNDS")?,
+        Err(_) => ROUNDS,
+    };
+    // Per variant, per measured round: (seconds, peak RSS in KiB).
+    let mut results: Vec<Vec<(f64, u64)>> = vec![Vec::new(); variants.len()];
+    for round in 0..=rounds {
+        for k in 0..variants.len() {
+            let i = (k + round) % variants.len();
+            let mut command = match variants[i].run {
+                Run::Rust(variant) => {
+                    let mut c = Command::new(&exe);
+                    c.args(["--child", variant, &kubeconfig, &namespace]);
+                    c
+                }
+                Run::Go(args) => {
+                    let mut c = Command::new(&go);
+                    c.args(["--kubeconfig", &kubeconfig, "--namespace", &namespace, "--expect"])
+                        .arg(OBJECTS.to_string())
+                        .args(args)
+                        .env_remove("KUBE_FEATURE_WatchListClient");
+                    c
+                }
+            };
+            let out = command.output()?;
+            let name = variants[i].name;
             if !out.status.success() {
-                bail!("{variant} child failed: {}", String::from_utf8_lossy(&out.stderr));
+                bail!("{name} failed: {}", String::from_utf8_lossy(&out.stderr));
             }
             let line = String::from_utf8_lossy(&out.stdout);
             let mut parts = line.split_whitespace();
             let secs: f64 = parts.next().context("seconds")?.parse()?;
             let rss: u64 = parts.next().context("rss")?.parse()?;
             // Round 0 warms the server's watch cache and the page cache.
-            if round > 0 {
-                results[i].1.push((secs, rss));
+            if round == 0 {
+                if let Run::Go(_) = variants[i].run {
+                    // Which requests client-go's reflector made.
+                    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+                }
+            } else {
+                eprintln!("round {round}: {name:<46} {:>6.1} ms {:>6.1} MiB", secs * 1000.0, rss as f64 / 1024.0);
+                results[i].push((secs, rss));
             }
         }
     }
     println!(
-        "initial sync of {OBJECTS} custom objects from kube-apiserver {} (median of {ROUNDS})",
+        "initial sync of {OBJECTS} custom objects from kube-apiserver {} (median of {rounds} rounds; \
+         ratios are medians of per-round ratios, time / peak RSS)",
         *codegen_testenv::KUBERNETES_VERSION
     );
-    let median = |v: &Vec<(f64, u64)>| -> (f64, u64) {
-        let mut t: Vec<f64> = v.iter().map(|x| x.0).collect();
-        let mut r: Vec<u64> = v.iter().map(|x| x.1).collect();
-        t.sort_by(f64::total_cmp);
-        r.sort();
-        (t[t.len() / 2], r[r.len() / 2])
-    };
-    let (base_t, base_r) = median(&results[0].1);
-    for (name, runs) in &results {
-        let (t, r) = median(runs);
+    println!(
+        "  {:<46} {:>9} {:>10}   {:<15} {:<15} vs client-go counterpart",
+        "variant", "sync", "peak RSS", "vs Go paged", "vs Go default"
+    );
+    let paged = variants.iter().position(|v| v.name == GO_PAGED).context("client-go paged variant")?;
+    let default = variants.iter().position(|v| v.name == GO_DEFAULT).context("client-go default variant")?;
+    for (i, variant) in variants.iter().enumerate() {
+        let runs = &results[i];
+        let time = median(runs.iter().map(|r| r.0).collect());
+        let rss = median(runs.iter().map(|r| r.1 as f64).collect());
+        let ratios = |base: usize| {
+            let t = median(runs.iter().zip(&results[base]).map(|(r, b)| r.0 / b.0).collect());
+            let m = median(runs.iter().zip(&results[base]).map(|(r, b)| r.1 as f64 / b.1 as f64).collect());
+            format!("×{t:.2} / ×{m:.2}")
+        };
+        let counterpart = match variant.counterpart {
+            Some(name) => {
+                let j = variants.iter().position(|v| v.name == name).context("counterpart")?;
+                format!("{} ({name})", ratios(j))
+            }
+            None => String::new(),
+        };
         println!(
-            "  {name:<30} {:>8.1} ms  peak RSS {:>7.1} MiB   time ×{:.2}  RSS ×{:.2}",
-            t * 1000.0,
-            r as f64 / 1024.0,
-            t / base_t,
-            r as f64 / base_r as f64
+            "  {:<46} {:>6.1} ms {:>6.1} MiB   {:<15} {:<15} {counterpart}",
+            variant.name,
+            time * 1000.0,
+            rss / 1024.0,
+            ratios(paged),
+            ratios(default),
         );
+    }
+    Ok(())
+}
+
+const GO_DEFAULT: &str = "client-go, default (streaming list)";
+const GO_PAGED: &str = "client-go, paged lists";
+const GO_HANDLER: &str = "client-go, paged lists + 1 handler";
+const GO_STRIPPED: &str = "client-go, paged lists, no managedFields";
+const GO_DEFAULT_STRIPPED: &str = "client-go, default, no managedFields";
+
+/// How one variant's child process is started.
+enum Run {
+    /// This binary with `--child VARIANT`.
+    Rust(&'static str),
+    /// The client-go program with these arguments.
+    Go(&'static [&'static str]),
+}
+
+struct Variant {
+    name: &'static str,
+    run: Run,
+    /// The client-go variant doing the same work.
+    counterpart: Option<&'static str>,
+}
+
+fn variants() -> Vec<Variant> {
+    let v = |name, run, counterpart| Variant { name, run, counterpart };
+    vec![
+        v("kube reflector", Run::Rust("reflector"), Some(GO_PAGED)),
+        v("codegen informer", Run::Rust("informer"), Some(GO_PAGED)),
+        v("codegen informer + 1 handler", Run::Rust("informer-handler"), Some(GO_HANDLER)),
+        v("codegen informer, streaming list", Run::Rust("informer-streaming"), Some(GO_DEFAULT)),
+        v("codegen informer, no managedFields", Run::Rust("informer-stripped"), Some(GO_STRIPPED)),
+        v(
+            "codegen informer, streaming, no managedFields",
+            Run::Rust("informer-streaming-stripped"),
+            Some(GO_DEFAULT_STRIPPED),
+        ),
+        v(GO_DEFAULT, Run::Go(&["--list", "default"]), None),
+        v(GO_PAGED, Run::Go(&["--list", "paged"]), None),
+        v(GO_HANDLER, Run::Go(&["--list", "paged", "--handler"]), None),
+        v(GO_STRIPPED, Run::Go(&["--list", "paged", "--strip-managed-fields"]), None),
+        v(GO_DEFAULT_STRIPPED, Run::Go(&["--list", "default", "--strip-managed-fields"]), None),
+    ]
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Builds the client-go baseline (`tests/go/informer-sync/`) into the
+/// cache, keyed by its sources, once.
+fn go_baseline() -> Result<PathBuf> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("go/informer-sync");
+    let mut files = Vec::new();
+    collect_sources(&src, &mut files)?;
+    files.sort();
+    let mut key = 0xcbf2_9ce4_8422_2325u64;
+    for file in &files {
+        let name = file.strip_prefix(&src)?.to_string_lossy().into_owned();
+        for byte in name.bytes().chain([0]).chain(std::fs::read(file)?) {
+            key = (key ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    let cache = std::env::var_os("KUBE_CODEGEN_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/kube-codegen"));
+    let bin = cache.join("tools").join(format!("go-informer-sync-{key:016x}"));
+    if bin.exists() {
+        return Ok(bin);
+    }
+    let go = ["go", "/usr/local/go/bin/go"]
+        .into_iter()
+        .find(|go| Command::new(go).arg("version").output().is_ok_and(|out| out.status.success()))
+        .context(
+            "the informer_sync benchmark compares against client-go and needs the Go toolchain \
+             (`go` on PATH or /usr/local/go/bin/go; .ci/run installs it) to build tests/go/informer-sync",
+        )?;
+    eprintln!("building the client-go baseline into {}", bin.display());
+    let status = Command::new(go)
+        .args(["build", "-o"])
+        .arg(&bin)
+        .arg(".")
+        .current_dir(&src)
+        .env("GOFLAGS", "-buildvcs=false")
+        .status()
+        .context("running go build")?;
+    if !status.success() {
+        bail!("go build of {} failed", src.display());
+    }
+    Ok(bin)
+}
+
+fn collect_sources(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_sources(&path, files)?;
+        } else if path.extension().is_some_and(|e| e == "go")
+            || path.file_name().is_some_and(|n| n == "go.mod" || n == "go.sum")
+        {
+            files.push(path);
+        }
     }
     Ok(())
 }
@@ -204,34 +356,46 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
         let config = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await?;
         let client = kube::Client::try_from(config)?;
         let api: kube::Api<Widget> = kube::Api::namespaced(client, namespace);
+        // Timed until the cache holds every object (and the handler has
+        // seen every add); shutting down is not part of the sync, as in the
+        // client-go program.
         let started = Instant::now();
-        let n = match variant {
+        let (n, secs) = match variant {
             "reflector" => {
                 let (reader, writer) = reflector::store();
                 let stream = reflector(writer, watcher(api, watcher::Config::default()).default_backoff());
                 let task = tokio::spawn(stream.for_each(|_| async {}));
                 reader.wait_until_ready().await?;
                 let n = reader.len();
+                let secs = started.elapsed().as_secs_f64();
                 task.abort();
-                n
+                (n, secs)
             }
-            "informer" | "informer-handler" | "informer-streaming" => {
+            "informer"
+            | "informer-handler"
+            | "informer-streaming"
+            | "informer-stripped"
+            | "informer-streaming-stripped" => {
                 let mut config = InformerConfig::default();
-                if variant == "informer-streaming" {
+                if variant.starts_with("informer-streaming") {
                     config.watcher_config = watcher::Config::default().streaming_lists();
+                }
+                if variant.ends_with("-stripped") {
+                    config.transform = Some(Arc::new(|mut w: Widget| {
+                        w.metadata.managed_fields = None;
+                        w
+                    }));
                 }
                 let informer = SharedIndexInformer::new(api, config);
                 let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
                 let registration = (variant == "informer-handler").then(|| {
                     let mut seen = 0usize;
-                    informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(
-                        move |_w: std::sync::Arc<Widget>, _| {
-                            seen += 1;
-                            if seen == OBJECTS {
-                                let _ = tx.send(());
-                            }
-                        },
-                    ))
+                    informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |_w: Arc<Widget>, _| {
+                        seen += 1;
+                        if seen == OBJECTS {
+                            let _ = tx.send(());
+                        }
+                    }))
                 });
                 informer.start();
                 if !informer.wait_for_cache_sync().await {
@@ -241,15 +405,16 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
                     rx.recv().await;
                 }
                 let n = informer.indexer().len();
+                let secs = started.elapsed().as_secs_f64();
                 informer.shutdown().await;
-                n
+                (n, secs)
             }
             other => bail!("unknown variant {other}"),
         };
         if n != OBJECTS {
             bail!("{variant} cached {n} objects, expected {OBJECTS}");
         }
-        anyhow::Ok(started.elapsed().as_secs_f64())
+        anyhow::Ok(secs)
     })?;
     let status = std::fs::read_to_string("/proc/self/status")?;
     let hwm_kib: u64 = status
