@@ -35,14 +35,19 @@ pub enum IndexerError {
     IndexNotFound(String),
 }
 
+/// A hash map with foldhash's fast hasher: keys are `namespace/name`
+/// strings and index values, hashed on every lookup, where std's SipHash
+/// costs more than the lookup itself. Seeded per process like std's.
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Keys filed under each value of one index.
-type Index = HashMap<String, BTreeSet<Arc<str>>>;
+type Index = FastMap<String, BTreeSet<Arc<str>>>;
 
 /// The data behind the lock.
 struct Store<K> {
-    items: HashMap<Arc<str>, Arc<K>>,
+    items: FastMap<Arc<str>, Arc<K>>,
     indexers: BTreeMap<String, IndexFunc<K>>,
-    indices: HashMap<String, Index>,
+    indices: FastMap<String, Index>,
 }
 
 impl<K> Store<K> {
@@ -73,7 +78,7 @@ impl<K> Store<K> {
 
     /// Files every item in one index.
     fn build_index(&self, index_func: &IndexFunc<K>) -> Index {
-        let mut index = Index::new();
+        let mut index = Index::default();
         for (key, obj) in &self.items {
             for value in index_func(obj) {
                 index.entry(value).or_default().insert(key.clone());
@@ -155,7 +160,9 @@ impl<K: Resource + 'static> Indexer<K> {
         let mut all: BTreeMap<String, IndexFunc<K>> = BTreeMap::new();
         all.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
         all.extend(indexers);
-        Self { store: Arc::new(RwLock::new(Store { items: HashMap::new(), indexers: all, indices: HashMap::new() })) }
+        Self {
+            store: Arc::new(RwLock::new(Store { items: FastMap::default(), indexers: all, indices: FastMap::default() })),
+        }
     }
 
     /// Adds named indexes, filing every object already stored in them, so it
@@ -218,8 +225,8 @@ impl<K: Resource + 'static> Indexer<K> {
 
     /// [`Indexer::replace`], handing back the previous content by key so the
     /// informer can tell updates and vanished objects apart.
-    pub(crate) fn replace_returning_old(&self, items: Vec<Arc<K>>) -> HashMap<Arc<str>, Arc<K>> {
-        let new_items: HashMap<Arc<str>, Arc<K>> =
+    pub(crate) fn replace_returning_old(&self, items: Vec<Arc<K>>) -> FastMap<Arc<str>, Arc<K>> {
+        let new_items: FastMap<Arc<str>, Arc<K>> =
             items.into_iter().map(|obj| (Arc::from(meta_namespace_key(&*obj)), obj)).collect();
         let mut store = self.write();
         let old = std::mem::replace(&mut store.items, new_items);
