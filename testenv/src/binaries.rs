@@ -1,8 +1,10 @@
-//! Where the Go-built kube-apiserver, etcd and kubectl are found.
+//! Where the Go-built kube-apiserver, etcd and kubectl are found, and the
+//! Go programs the benchmarks compare against.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 const VERSIONS: &str = include_str!("../versions.env");
 
@@ -41,6 +43,76 @@ pub fn controller_gen() -> Result<PathBuf> {
         );
     }
     Ok(path)
+}
+
+/// The Go program in `src` (a Go module of the repository, e.g.
+/// `tests/go/informer-sync`), built with `go build` from Go modules into
+/// `${KUBE_CODEGEN_CACHE:-$HOME/.cache/kube-codegen}/tools/go-<name>-<hash>`
+/// on first use. The hash covers the module's `.go` files, `go.mod` and
+/// `go.sum` (names and contents), so a changed program is rebuilt and an
+/// unchanged one never is. Fails with a message naming `needed_by` when
+/// there is no Go toolchain (`go` on `PATH` or `/usr/local/go/bin/go`).
+pub fn go_program(src: &Path, name: &str, needed_by: &str) -> Result<PathBuf> {
+    let bin = cache_dir().join("tools").join(format!("go-{name}-{:016x}", go_source_key(src)?));
+    if bin.exists() {
+        return Ok(bin);
+    }
+    let go = ["go", "/usr/local/go/bin/go"]
+        .into_iter()
+        .find(|go| Command::new(go).arg("version").output().is_ok_and(|out| out.status.success()))
+        .with_context(|| {
+            format!(
+                "{needed_by} needs the Go toolchain (`go` on PATH or /usr/local/go/bin/go; .ci/run installs it) \
+                 to build {}",
+                src.display()
+            )
+        })?;
+    eprintln!("building {} into {}", src.display(), bin.display());
+    // Built beside its final name and renamed, so that an interrupted
+    // build never leaves a binary that looks complete.
+    let partial = bin.with_extension(format!("partial-{}", std::process::id()));
+    let status = Command::new(go)
+        .args(["build", "-o"])
+        .arg(&partial)
+        .arg(".")
+        .current_dir(src)
+        .env("GOFLAGS", "-buildvcs=false")
+        .status()
+        .context("running go build")?;
+    if !status.success() {
+        let _ = std::fs::remove_file(&partial);
+        bail!("go build of {} failed", src.display());
+    }
+    std::fs::rename(&partial, &bin).with_context(|| format!("moving the build to {}", bin.display()))?;
+    Ok(bin)
+}
+
+/// FNV-1a over the relative names and contents of the Go module's sources.
+fn go_source_key(src: &Path) -> Result<u64> {
+    fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+        for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                collect(&path, files)?;
+            } else if path.extension().is_some_and(|e| e == "go")
+                || path.file_name().is_some_and(|n| n == "go.mod" || n == "go.sum")
+            {
+                files.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    collect(src, &mut files)?;
+    files.sort();
+    let mut key = 0xcbf2_9ce4_8422_2325u64;
+    for file in &files {
+        let name = file.strip_prefix(src)?.to_string_lossy().into_owned();
+        for byte in name.bytes().chain([0]).chain(std::fs::read(file)?) {
+            key = (key ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    Ok(key)
 }
 
 /// Paths of the three binaries a test environment runs.
@@ -110,6 +182,20 @@ mod tests {
         );
         let kas = include_str!("../go/kube-apiserver/go.mod");
         assert!(kas.contains(&format!("k8s.io/kubernetes v{}", *KUBERNETES_VERSION)));
+    }
+
+    #[test]
+    fn go_source_key_covers_go_sources_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("main.go"), "package main\n").unwrap();
+        std::fs::write(dir.path().join("go.mod"), "module example\n").unwrap();
+        std::fs::write(dir.path().join("sub/x.go"), "package sub\n").unwrap();
+        let key = go_source_key(dir.path()).unwrap();
+        std::fs::write(dir.path().join("README.md"), "not a source").unwrap();
+        assert_eq!(go_source_key(dir.path()).unwrap(), key);
+        std::fs::write(dir.path().join("sub/x.go"), "package sub // changed\n").unwrap();
+        assert_ne!(go_source_key(dir.path()).unwrap(), key);
     }
 
     #[test]

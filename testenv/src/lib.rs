@@ -41,7 +41,7 @@ use kube::api::{Api, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
-pub use binaries::{Binaries, CONTROLLER_GEN_VERSION, ETCD_VERSION, KUBERNETES_VERSION, controller_gen};
+pub use binaries::{Binaries, CONTROLLER_GEN_VERSION, ETCD_VERSION, KUBERNETES_VERSION, controller_gen, go_program};
 pub use k8s_openapi::api::rbac::v1::Subject;
 use process::Supervised;
 

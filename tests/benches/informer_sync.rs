@@ -17,7 +17,7 @@
 //! toolchain (`go`; `.ci/run` installs it).
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -296,57 +296,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// cache, keyed by its sources, once.
 fn go_baseline() -> Result<PathBuf> {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("go/informer-sync");
-    let mut files = Vec::new();
-    collect_sources(&src, &mut files)?;
-    files.sort();
-    let mut key = 0xcbf2_9ce4_8422_2325u64;
-    for file in &files {
-        let name = file.strip_prefix(&src)?.to_string_lossy().into_owned();
-        for byte in name.bytes().chain([0]).chain(std::fs::read(file)?) {
-            key = (key ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    let cache = std::env::var_os("KUBE_CODEGEN_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/kube-codegen"));
-    let bin = cache.join("tools").join(format!("go-informer-sync-{key:016x}"));
-    if bin.exists() {
-        return Ok(bin);
-    }
-    let go = ["go", "/usr/local/go/bin/go"]
-        .into_iter()
-        .find(|go| Command::new(go).arg("version").output().is_ok_and(|out| out.status.success()))
-        .context(
-            "the informer_sync benchmark compares against client-go and needs the Go toolchain \
-             (`go` on PATH or /usr/local/go/bin/go; .ci/run installs it) to build tests/go/informer-sync",
-        )?;
-    eprintln!("building the client-go baseline into {}", bin.display());
-    let status = Command::new(go)
-        .args(["build", "-o"])
-        .arg(&bin)
-        .arg(".")
-        .current_dir(&src)
-        .env("GOFLAGS", "-buildvcs=false")
-        .status()
-        .context("running go build")?;
-    if !status.success() {
-        bail!("go build of {} failed", src.display());
-    }
-    Ok(bin)
-}
-
-fn collect_sources(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            collect_sources(&path, files)?;
-        } else if path.extension().is_some_and(|e| e == "go")
-            || path.file_name().is_some_and(|n| n == "go.mod" || n == "go.sum")
-        {
-            files.push(path);
-        }
-    }
-    Ok(())
+    codegen_testenv::go_program(&src, "informer-sync", "the informer_sync benchmark compares against client-go and")
 }
 
 fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use codegen_testenv::TestEnv;
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -33,31 +33,7 @@ fn crate_dir() -> PathBuf {
 /// Builds the Go twin into the cache, keyed by its sources, once.
 fn go_twin() -> Result<PathBuf> {
     let src = crate_dir().join("../../tests/go/student-controller");
-    let mut key = 0xcbf2_9ce4_8422_2325u64;
-    for file in ["main.go", "go.mod", "go.sum"] {
-        for byte in std::fs::read(src.join(file))? {
-            key = (key ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    let cache = std::env::var_os("KUBE_CODEGEN_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/kube-codegen"));
-    let bin = cache.join("tools").join(format!("go-student-controller-{key:016x}"));
-    if !bin.exists() {
-        eprintln!("building the client-go twin into {}", bin.display());
-        let status = Command::new("go")
-            .args(["build", "-o"])
-            .arg(&bin)
-            .arg(".")
-            .current_dir(&src)
-            .env("GOFLAGS", "-buildvcs=false")
-            .status()
-            .context("running go build (is Go installed? .ci/run installs it)")?;
-        if !status.success() {
-            bail!("go build of {} failed", src.display());
-        }
-    }
-    Ok(bin)
+    codegen_testenv::go_program(&src, "student-controller", "the throughput benchmark runs a client-go twin and")
 }
 
 fn start(bin: &Path, kubeconfig: &Path, ns: &str) -> Result<Child> {
