@@ -7,46 +7,19 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use kube::Client;
 use kube::runtime::watcher;
 
-use crate::informer::{InformerConfig, SharedIndexInformer, Transform};
+use crate::informer::{InformerConfig, Shared, SharedIndexInformer, Transform};
 use crate::object::Object;
 
 /// Adjusts the watch of every informer a factory makes, e.g. to set label or
 /// field selectors (client-go's `TweakListOptionsFunc`).
 pub type TweakListOptions = Arc<dyn Fn(&mut watcher::Config) + Send + Sync>;
 
-/// An informer with its type erased, so the factory can hold informers of
-/// every type in one map.
-trait AnyInformer: Send + Sync {
-    fn as_any(&self) -> &dyn Any;
-    fn start(&self);
-    fn wait_for_cache_sync(&self) -> BoxFuture<'_, bool>;
-    fn shutdown(&self) -> BoxFuture<'_, ()>;
-}
-
-impl<K: Object> AnyInformer for SharedIndexInformer<K> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn start(&self) {
-        SharedIndexInformer::start(self);
-    }
-
-    fn wait_for_cache_sync(&self) -> BoxFuture<'_, bool> {
-        Box::pin(SharedIndexInformer::wait_for_cache_sync(self))
-    }
-
-    fn shutdown(&self) -> BoxFuture<'_, ()> {
-        Box::pin(SharedIndexInformer::shutdown(self))
-    }
-}
-
 struct Entry {
-    informer: Arc<dyn AnyInformer>,
+    /// The informer, whatever its kind: the map is keyed by the kind's type.
+    informer: Arc<Shared>,
     /// `group/version/Kind` (`version/Kind` for the core group).
     gvk: String,
     started: bool,
@@ -158,21 +131,17 @@ impl SharedInformerFactory {
     pub fn informer_for<K: Object>(&self) -> SharedIndexInformer<K> {
         let type_id = TypeId::of::<K>();
         let mut state = self.state();
-        if let Some(informer) = state
-            .informers
-            .get(&type_id)
-            .and_then(|entry| entry.informer.as_any().downcast_ref::<SharedIndexInformer<K>>())
-        {
-            return informer.clone();
+        if let Some(entry) = state.informers.get(&type_id) {
+            return SharedIndexInformer::from_shared(entry.informer.clone());
         }
         let informer =
             SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), self.config_for::<K>());
         if state.shutting_down {
             // It will never start: make waits on it return false at once.
-            informer.mark_stopped();
+            informer.shared().mark_stopped();
         }
         let gvk = format!("{}/{}", K::api_version(&()), K::kind(&()));
-        state.informers.insert(type_id, Entry { informer: Arc::new(informer.clone()), gvk, started: false });
+        state.informers.insert(type_id, Entry { informer: informer.shared().clone(), gvk, started: false });
         informer
     }
 
@@ -242,7 +211,7 @@ impl SharedInformerFactory {
             state.shutting_down = true;
             state.informers.values().map(|entry| entry.informer.clone()).collect()
         };
-        futures::future::join_all(informers.iter().map(|informer| informer.shutdown())).await;
+        futures::future::join_all(informers.into_iter().map(Shared::shutdown)).await;
     }
 }
 

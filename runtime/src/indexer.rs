@@ -1,18 +1,26 @@
 //! client-go's `Indexer` (a `ThreadSafeStore` with named indexes): the
 //! thread-safe local cache an informer keeps, keyed `namespace/name`.
+//!
+//! The store itself holds objects with their type erased, so its code is
+//! compiled once in this crate; [`Indexer<K>`] is a thin typed façade over
+//! it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::{Resource, ResourceExt};
 
-use crate::object::meta_namespace_key;
+use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key};
 
 /// An index function: the values under which an object is filed in one index
 /// (client-go's `IndexFunc`). An object may be filed under several values, or
 /// under none.
 pub type IndexFunc<K> = Arc<dyn Fn(&K) -> Vec<String> + Send + Sync>;
+
+/// An [`IndexFunc`] over objects of any kind.
+pub(crate) type ErasedIndexFunc = Arc<dyn Fn(&dyn AnyObject) -> Vec<String> + Send + Sync>;
 
 /// Name of the index every [`Indexer`] has from the start, filing objects by
 /// namespace (client-go's `cache.NamespaceIndex`).
@@ -44,17 +52,17 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type Index = FastMap<String, BTreeSet<Arc<str>>>;
 
 /// The data behind the lock.
-struct Store<K> {
-    items: FastMap<Arc<str>, Arc<K>>,
-    indexers: BTreeMap<String, IndexFunc<K>>,
+struct Store {
+    items: FastMap<Arc<str>, ErasedObject>,
+    indexers: BTreeMap<String, ErasedIndexFunc>,
     indices: FastMap<String, Index>,
 }
 
-impl<K> Store<K> {
+impl Store {
     /// Moves `key` from the index values of `old` to those of `new`, in every
     /// index, dropping values left with no keys so they do not linger in
     /// [`Indexer::list_index_func_values`].
-    fn update_indices(&mut self, old: Option<&K>, new: Option<&K>, key: &Arc<str>) {
+    fn update_indices(&mut self, old: Option<&dyn AnyObject>, new: Option<&dyn AnyObject>, key: &Arc<str>) {
         for (name, index_func) in &self.indexers {
             let old_values = old.map(|o| index_func(o)).unwrap_or_default();
             let new_values = new.map(|n| index_func(n)).unwrap_or_default();
@@ -77,10 +85,10 @@ impl<K> Store<K> {
     }
 
     /// Files every item in one index.
-    fn build_index(&self, index_func: &IndexFunc<K>) -> Index {
+    fn build_index(&self, index_func: &ErasedIndexFunc) -> Index {
         let mut index = Index::default();
         for (key, obj) in &self.items {
-            for value in index_func(obj) {
+            for value in index_func(&**obj) {
                 index.entry(value).or_default().insert(key.clone());
             }
         }
@@ -98,35 +106,23 @@ impl<K> Store<K> {
         Ok(self.index(index_name)?.and_then(|index| index.get(value)))
     }
 
-    fn objects(&self, keys: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<Arc<K>> {
+    fn objects(&self, keys: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<ErasedObject> {
         keys.into_iter().filter_map(|key| self.items.get(key.as_ref()).cloned()).collect()
     }
 }
 
-/// A thread-safe store of `Arc<K>` keyed `namespace/name` (or `name` for
-/// cluster-scoped objects), with named secondary indexes kept up to date on
-/// every write: client-go's `cache.Indexer`.
-///
-/// Cloning is cheap and every clone sees the same data. Objects are shared
-/// read-only: take a clone of the object (`(*obj).clone()`) before changing
-/// it. The [`NAMESPACE_INDEX`] is always present.
-pub struct Indexer<K> {
-    store: Arc<RwLock<Store<K>>>,
+/// The built-in namespace index.
+fn namespace_of(obj: &dyn AnyObject) -> Vec<String> {
+    vec![obj.object_meta().namespace.clone().unwrap_or_default()]
 }
 
-impl<K> Clone for Indexer<K> {
-    fn clone(&self) -> Self {
-        Self { store: self.store.clone() }
-    }
+/// The store behind an [`Indexer`], for objects of any kind.
+#[derive(Clone)]
+pub(crate) struct ErasedIndexer {
+    store: Arc<RwLock<Store>>,
 }
 
-impl<K: Resource + 'static> Default for Indexer<K> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<K> fmt::Debug for Indexer<K> {
+impl fmt::Debug for ErasedIndexer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let store = self.read();
         f.debug_struct("Indexer")
@@ -136,39 +132,31 @@ impl<K> fmt::Debug for Indexer<K> {
     }
 }
 
-impl<K> Indexer<K> {
-    // A panicking index function must not make the cache unusable for every
-    // other reader, so poisoned locks are entered anyway.
-    fn read(&self) -> RwLockReadGuard<'_, Store<K>> {
-        self.store.read().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn write(&self) -> RwLockWriteGuard<'_, Store<K>> {
-        self.store.write().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl<K: Resource + 'static> Indexer<K> {
-    /// An empty indexer with only the [`NAMESPACE_INDEX`].
-    pub fn new() -> Self {
-        Self::with_indexers(BTreeMap::new())
-    }
-
-    /// An empty indexer with the [`NAMESPACE_INDEX`] and `indexers`. An entry
-    /// named [`NAMESPACE_INDEX`] replaces the built-in namespace index.
-    pub fn with_indexers(indexers: BTreeMap<String, IndexFunc<K>>) -> Self {
-        let mut all: BTreeMap<String, IndexFunc<K>> = BTreeMap::new();
-        all.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
+impl ErasedIndexer {
+    pub(crate) fn with_indexers(indexers: BTreeMap<String, ErasedIndexFunc>) -> Self {
+        let mut all: BTreeMap<String, ErasedIndexFunc> = BTreeMap::new();
+        all.insert(NAMESPACE_INDEX.to_owned(), Arc::new(namespace_of));
         all.extend(indexers);
         Self {
-            store: Arc::new(RwLock::new(Store { items: FastMap::default(), indexers: all, indices: FastMap::default() })),
+            store: Arc::new(RwLock::new(Store {
+                items: FastMap::default(),
+                indexers: all,
+                indices: FastMap::default(),
+            })),
         }
     }
 
-    /// Adds named indexes, filing every object already stored in them, so it
-    /// may be called at any time. Fails without adding anything if a name is
-    /// already taken.
-    pub fn add_indexers(&self, indexers: BTreeMap<String, IndexFunc<K>>) -> Result<(), IndexerError> {
+    // A panicking index function must not make the cache unusable for every
+    // other reader, so poisoned locks are entered anyway.
+    fn read(&self) -> RwLockReadGuard<'_, Store> {
+        self.store.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Store> {
+        self.store.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn add_indexers(&self, indexers: BTreeMap<String, ErasedIndexFunc>) -> Result<(), IndexerError> {
         let mut store = self.write();
         if let Some(name) = indexers.keys().find(|name| store.indexers.contains_key(*name)) {
             return Err(IndexerError::IndexExists(name.clone()));
@@ -181,53 +169,35 @@ impl<K: Resource + 'static> Indexer<K> {
         Ok(())
     }
 
-    /// Names of all indexes, the [`NAMESPACE_INDEX`] included, sorted.
-    pub fn index_names(&self) -> Vec<String> {
+    fn index_names(&self) -> Vec<String> {
         self.read().indexers.keys().cloned().collect()
     }
 
-    /// Stores `obj` under its key; the same as [`Indexer::update`].
-    pub fn add(&self, obj: Arc<K>) -> Option<Arc<K>> {
-        self.update(obj)
-    }
-
-    /// Stores `obj` under its key, replacing and returning the object stored
-    /// there before, and moves it between index values as needed.
-    pub fn update(&self, obj: Arc<K>) -> Option<Arc<K>> {
-        let key = meta_namespace_key(&*obj);
+    pub(crate) fn update(&self, obj: ErasedObject) -> Option<ErasedObject> {
+        let key = meta_key(obj.object_meta());
         let mut store = self.write();
         let (key, old) = match store.items.remove_entry(key.as_str()) {
             Some((key, old)) => (key, Some(old)),
             None => (Arc::from(key), None),
         };
-        store.update_indices(old.as_deref(), Some(&obj), &key);
+        store.update_indices(old.as_deref(), Some(&*obj), &key);
         store.items.insert(key, obj);
         old
     }
 
-    /// Removes the object stored under `obj`'s key, returning it.
-    pub fn delete(&self, obj: &K) -> Option<Arc<K>> {
-        self.delete_by_key(&meta_namespace_key(obj))
-    }
-
-    /// Removes the object stored under `key`, returning it.
-    pub fn delete_by_key(&self, key: &str) -> Option<Arc<K>> {
+    pub(crate) fn delete_by_key(&self, key: &str) -> Option<ErasedObject> {
         let mut store = self.write();
         let (key, old) = store.items.remove_entry(key)?;
-        store.update_indices(Some(&old), None, &key);
+        store.update_indices(Some(&*old), None, &key);
         Some(old)
     }
 
-    /// Replaces the whole content with `items` and rebuilds every index.
-    pub fn replace(&self, items: Vec<Arc<K>>) {
-        self.replace_returning_old(items);
-    }
-
-    /// [`Indexer::replace`], handing back the previous content by key so the
-    /// informer can tell updates and vanished objects apart.
-    pub(crate) fn replace_returning_old(&self, items: Vec<Arc<K>>) -> FastMap<Arc<str>, Arc<K>> {
-        let new_items: FastMap<Arc<str>, Arc<K>> =
-            items.into_iter().map(|obj| (Arc::from(meta_namespace_key(&*obj)), obj)).collect();
+    /// Replaces the whole content with `items`, rebuilds every index, and
+    /// hands back the previous content by key so the informer can tell
+    /// updates and vanished objects apart.
+    pub(crate) fn replace_returning_old(&self, items: Vec<ErasedObject>) -> FastMap<Arc<str>, ErasedObject> {
+        let new_items: FastMap<Arc<str>, ErasedObject> =
+            items.into_iter().map(|obj| (Arc::from(meta_key(obj.object_meta())), obj)).collect();
         let mut store = self.write();
         let old = std::mem::replace(&mut store.items, new_items);
         let indices =
@@ -236,48 +206,28 @@ impl<K: Resource + 'static> Indexer<K> {
         old
     }
 
-    /// The object stored under `obj`'s key.
-    pub fn get(&self, obj: &K) -> Option<Arc<K>> {
-        self.get_by_key(&meta_namespace_key(obj))
-    }
-}
-
-impl<K> Indexer<K> {
-    /// The object stored under `key` (`namespace/name`, or `name` for
-    /// cluster-scoped objects).
-    pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
+    pub(crate) fn get_by_key(&self, key: &str) -> Option<ErasedObject> {
         self.read().items.get(key).cloned()
     }
 
-    /// Every stored object, in no particular order.
-    pub fn list(&self) -> Vec<Arc<K>> {
+    pub(crate) fn list(&self) -> Vec<ErasedObject> {
         self.read().items.values().cloned().collect()
     }
 
-    /// Every stored key, in no particular order.
-    pub fn list_keys(&self) -> Vec<String> {
+    fn list_keys(&self) -> Vec<String> {
         self.read().items.keys().map(|key| key.to_string()).collect()
     }
 
-    /// The number of stored objects.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.read().items.len()
     }
 
-    /// Whether nothing is stored.
-    pub fn is_empty(&self) -> bool {
-        self.read().items.is_empty()
-    }
-
-    /// The objects filed under `indexed_value` in index `index_name`, sorted
-    /// by key.
-    pub fn by_index(&self, index_name: &str, indexed_value: &str) -> Result<Vec<Arc<K>>, IndexerError> {
+    pub(crate) fn by_index(&self, index_name: &str, indexed_value: &str) -> Result<Vec<ErasedObject>, IndexerError> {
         let store = self.read();
         Ok(store.keys_for(index_name, indexed_value)?.map(|keys| store.objects(keys)).unwrap_or_default())
     }
 
-    /// The keys filed under `indexed_value` in index `index_name`, sorted.
-    pub fn index_keys(&self, index_name: &str, indexed_value: &str) -> Result<Vec<String>, IndexerError> {
+    fn index_keys(&self, index_name: &str, indexed_value: &str) -> Result<Vec<String>, IndexerError> {
         let store = self.read();
         Ok(store
             .keys_for(index_name, indexed_value)?
@@ -285,9 +235,7 @@ impl<K> Indexer<K> {
             .unwrap_or_default())
     }
 
-    /// The objects sharing at least one value with `obj` in index
-    /// `index_name` (client-go's `Index`), sorted by key.
-    pub fn index(&self, index_name: &str, obj: &K) -> Result<Vec<Arc<K>>, IndexerError> {
+    fn index(&self, index_name: &str, obj: &dyn AnyObject) -> Result<Vec<ErasedObject>, IndexerError> {
         let store = self.read();
         let index = store.index(index_name)?;
         let Some(index_func) = store.indexers.get(index_name) else {
@@ -298,9 +246,7 @@ impl<K> Indexer<K> {
         Ok(store.objects(keys.into_iter().map(|key| &**key)))
     }
 
-    /// Every value that currently has objects filed under it in index
-    /// `index_name`, sorted; empty for an unknown index.
-    pub fn list_index_func_values(&self, index_name: &str) -> Vec<String> {
+    fn list_index_func_values(&self, index_name: &str) -> Vec<String> {
         let store = self.read();
         let mut values: Vec<String> =
             store.indices.get(index_name).map(|index| index.keys().cloned().collect()).unwrap_or_default();
@@ -309,9 +255,173 @@ impl<K> Indexer<K> {
     }
 }
 
+/// `f` over objects of any kind (all of them `K`s).
+pub(crate) fn erase_index_func<K: Send + Sync + 'static>(f: IndexFunc<K>) -> ErasedIndexFunc {
+    Arc::new(move |obj: &dyn AnyObject| f(downcast_ref::<K>(obj)))
+}
+
+fn erase_index_funcs<K: Send + Sync + 'static>(
+    indexers: BTreeMap<String, IndexFunc<K>>,
+) -> BTreeMap<String, ErasedIndexFunc> {
+    indexers.into_iter().map(|(name, f)| (name, erase_index_func(f))).collect()
+}
+
+/// Objects of any kind as the `K`s they are.
+pub(crate) fn downcast_all<K: Send + Sync + 'static>(objs: Vec<ErasedObject>) -> Vec<Arc<K>> {
+    objs.into_iter().map(downcast).collect()
+}
+
+/// A thread-safe store of `Arc<K>` keyed `namespace/name` (or `name` for
+/// cluster-scoped objects), with named secondary indexes kept up to date on
+/// every write: client-go's `cache.Indexer`.
+///
+/// Cloning is cheap and every clone sees the same data. Objects are shared
+/// read-only: take a clone of the object (`(*obj).clone()`) before changing
+/// it. The [`NAMESPACE_INDEX`] is always present.
+pub struct Indexer<K> {
+    raw: ErasedIndexer,
+    kind: PhantomData<fn() -> K>,
+}
+
+impl<K> Clone for Indexer<K> {
+    fn clone(&self) -> Self {
+        Self { raw: self.raw.clone(), kind: PhantomData }
+    }
+}
+
+impl<K: Resource + Send + Sync + 'static> Default for Indexer<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> fmt::Debug for Indexer<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.raw.fmt(f)
+    }
+}
+
+impl<K> Indexer<K> {
+    /// The typed view of a store that holds only `K`s.
+    pub(crate) fn from_raw(raw: ErasedIndexer) -> Self {
+        Self { raw, kind: PhantomData }
+    }
+
+    /// The store behind this indexer.
+    pub(crate) fn raw(&self) -> &ErasedIndexer {
+        &self.raw
+    }
+}
+
+impl<K: Resource + Send + Sync + 'static> Indexer<K> {
+    /// An empty indexer with only the [`NAMESPACE_INDEX`].
+    pub fn new() -> Self {
+        Self::from_raw(ErasedIndexer::with_indexers(BTreeMap::new()))
+    }
+
+    /// An empty indexer with the [`NAMESPACE_INDEX`] and `indexers`. An entry
+    /// named [`NAMESPACE_INDEX`] replaces the built-in namespace index.
+    pub fn with_indexers(indexers: BTreeMap<String, IndexFunc<K>>) -> Self {
+        Self::from_raw(ErasedIndexer::with_indexers(erase_index_funcs(indexers)))
+    }
+
+    /// Adds named indexes, filing every object already stored in them, so it
+    /// may be called at any time. Fails without adding anything if a name is
+    /// already taken.
+    pub fn add_indexers(&self, indexers: BTreeMap<String, IndexFunc<K>>) -> Result<(), IndexerError> {
+        self.raw.add_indexers(erase_index_funcs(indexers))
+    }
+
+    /// Names of all indexes, the [`NAMESPACE_INDEX`] included, sorted.
+    pub fn index_names(&self) -> Vec<String> {
+        self.raw.index_names()
+    }
+
+    /// Stores `obj` under its key; the same as [`Indexer::update`].
+    pub fn add(&self, obj: Arc<K>) -> Option<Arc<K>> {
+        self.update(obj)
+    }
+
+    /// Stores `obj` under its key, replacing and returning the object stored
+    /// there before, and moves it between index values as needed.
+    pub fn update(&self, obj: Arc<K>) -> Option<Arc<K>> {
+        self.raw.update(obj).map(downcast)
+    }
+
+    /// Removes the object stored under `obj`'s key, returning it.
+    pub fn delete(&self, obj: &K) -> Option<Arc<K>> {
+        self.delete_by_key(&meta_key(obj.meta()))
+    }
+
+    /// Removes the object stored under `key`, returning it.
+    pub fn delete_by_key(&self, key: &str) -> Option<Arc<K>> {
+        self.raw.delete_by_key(key).map(downcast)
+    }
+
+    /// Replaces the whole content with `items` and rebuilds every index.
+    pub fn replace(&self, items: Vec<Arc<K>>) {
+        self.raw.replace_returning_old(items.into_iter().map(|obj| obj as ErasedObject).collect());
+    }
+
+    /// The object stored under `obj`'s key.
+    pub fn get(&self, obj: &K) -> Option<Arc<K>> {
+        self.get_by_key(&meta_key(obj.meta()))
+    }
+
+    /// The object stored under `key` (`namespace/name`, or `name` for
+    /// cluster-scoped objects).
+    pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
+        self.raw.get_by_key(key).map(downcast)
+    }
+
+    /// Every stored object, in no particular order.
+    pub fn list(&self) -> Vec<Arc<K>> {
+        downcast_all(self.raw.list())
+    }
+
+    /// Every stored key, in no particular order.
+    pub fn list_keys(&self) -> Vec<String> {
+        self.raw.list_keys()
+    }
+
+    /// The number of stored objects.
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.raw.len() == 0
+    }
+
+    /// The objects filed under `indexed_value` in index `index_name`, sorted
+    /// by key.
+    pub fn by_index(&self, index_name: &str, indexed_value: &str) -> Result<Vec<Arc<K>>, IndexerError> {
+        self.raw.by_index(index_name, indexed_value).map(downcast_all)
+    }
+
+    /// The keys filed under `indexed_value` in index `index_name`, sorted.
+    pub fn index_keys(&self, index_name: &str, indexed_value: &str) -> Result<Vec<String>, IndexerError> {
+        self.raw.index_keys(index_name, indexed_value)
+    }
+
+    /// The objects sharing at least one value with `obj` in index
+    /// `index_name` (client-go's `Index`), sorted by key.
+    pub fn index(&self, index_name: &str, obj: &K) -> Result<Vec<Arc<K>>, IndexerError> {
+        self.raw.index(index_name, obj).map(downcast_all)
+    }
+
+    /// Every value that currently has objects filed under it in index
+    /// `index_name`, sorted; empty for an unknown index.
+    pub fn list_index_func_values(&self, index_name: &str) -> Vec<String> {
+        self.raw.list_index_func_values(index_name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::object::meta_namespace_key;
     use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
     use kube::api::ObjectMeta;
     use proptest::prelude::*;

@@ -3,9 +3,12 @@
 
 use std::sync::Arc;
 
-use kube::{Resource, ResourceExt};
+use std::collections::BTreeMap;
 
-use crate::indexer::{Indexer, NAMESPACE_INDEX};
+use kube::Resource;
+
+use crate::indexer::{Indexer, NAMESPACE_INDEX, downcast_all};
+use crate::object::ErasedObject;
 
 pub use kube::core::{Expression, Selector, SelectorExt};
 
@@ -15,11 +18,13 @@ pub fn everything() -> Selector {
     Selector::default()
 }
 
-fn select<K: Resource>(objs: Vec<Arc<K>>, selector: &Selector) -> Vec<Arc<K>> {
-    if selector.selects_all() {
-        return objs;
+/// The objects of `objs` whose labels match `selector`, as `K`s.
+fn select<K: Send + Sync + 'static>(mut objs: Vec<ErasedObject>, selector: &Selector) -> Vec<Arc<K>> {
+    if !selector.selects_all() {
+        let no_labels = BTreeMap::new();
+        objs.retain(|obj| selector.matches(obj.object_meta().labels.as_ref().unwrap_or(&no_labels)));
     }
-    objs.into_iter().filter(|obj| selector.matches(obj.labels())).collect()
+    downcast_all(objs)
 }
 
 /// Lists and gets objects of one kind from the local cache.
@@ -42,7 +47,14 @@ impl<K> std::fmt::Debug for Lister<K> {
     }
 }
 
-impl<K: Resource> Lister<K> {
+impl<K> Lister<K> {
+    /// A lister reading `indexer`, for any `K`.
+    pub(crate) fn from_indexer(indexer: Indexer<K>) -> Self {
+        Self { indexer }
+    }
+}
+
+impl<K: Resource + Send + Sync + 'static> Lister<K> {
     /// A lister reading `indexer`.
     pub fn new(indexer: Indexer<K>) -> Self {
         Self { indexer }
@@ -51,7 +63,7 @@ impl<K: Resource> Lister<K> {
     /// Every cached object whose labels match `selector`, in no particular
     /// order. Pass [`everything()`] for all objects.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
-        select(self.indexer.list(), selector)
+        select(self.indexer.raw().list(), selector)
     }
 
     /// The cached cluster-scoped object called `name`. For namespaced kinds
@@ -91,7 +103,7 @@ impl<K> std::fmt::Debug for NamespaceLister<K> {
     }
 }
 
-impl<K: Resource> NamespaceLister<K> {
+impl<K: Resource + Send + Sync + 'static> NamespaceLister<K> {
     /// The namespace this lister reads.
     pub fn namespace(&self) -> &str {
         &self.namespace
@@ -107,11 +119,11 @@ impl<K: Resource> NamespaceLister<K> {
     /// lister). Pass [`everything()`] for all of them.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
         if self.namespace.is_empty() {
-            return select(self.indexer.list(), selector);
+            return select(self.indexer.raw().list(), selector);
         }
         // The namespace index is built into every indexer, so this lookup
         // cannot name a missing index; an empty list is the safe answer anyway.
-        let objs = self.indexer.by_index(NAMESPACE_INDEX, &self.namespace).unwrap_or_default();
+        let objs = self.indexer.raw().by_index(NAMESPACE_INDEX, &self.namespace).unwrap_or_default();
         select(objs, selector)
     }
 }
@@ -120,6 +132,7 @@ impl<K: Resource> NamespaceLister<K> {
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+    use kube::ResourceExt;
     use kube::api::ObjectMeta;
 
     fn cm(ns: &str, name: &str, labels: &[(&str, &str)]) -> Arc<ConfigMap> {

@@ -1,10 +1,13 @@
 //! The bound every API type handled by the runtime satisfies, and the
 //! client-go style `namespace/name` keys used by indexers and work queues.
 
+use std::any::Any;
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope};
-use kube::{Api, Client, Resource, ResourceExt};
+use kube::api::ObjectMeta;
+use kube::{Api, Client, Resource};
 use serde::{Serialize, de::DeserializeOwned};
 
 /// An API object the runtime can list, watch, cache and write.
@@ -74,9 +77,61 @@ where
 /// client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` for
 /// cluster-scoped objects.
 pub fn meta_namespace_key<K: Resource>(obj: &K) -> String {
-    match obj.namespace() {
-        Some(ns) if !ns.is_empty() => format!("{ns}/{}", obj.name_any()),
-        _ => obj.name_any(),
+    meta_key(obj.meta())
+}
+
+/// [`meta_namespace_key`] from the metadata alone.
+pub(crate) fn meta_key(meta: &ObjectMeta) -> String {
+    let name = meta.name.as_deref().or(meta.generate_name.as_deref()).unwrap_or_default();
+    match meta.namespace.as_deref() {
+        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// An object of any kind, as the cache, the watch loop and the handler
+/// queues hold it: they are compiled once, in this crate, instead of once
+/// per kind in every crate that uses an informer. Only the typed façades
+/// ([`Indexer<K>`](crate::indexer::Indexer),
+/// [`SharedIndexInformer<K>`](crate::informer::SharedIndexInformer), ...)
+/// are per kind, and they turn these back into `Arc<K>`.
+pub(crate) trait AnyObject: Any + Send + Sync {
+    /// The object's metadata.
+    fn object_meta(&self) -> &ObjectMeta;
+    /// The object's metadata, to change.
+    fn object_meta_mut(&mut self) -> &mut ObjectMeta;
+}
+
+impl<K: Resource + Send + Sync + 'static> AnyObject for K {
+    fn object_meta(&self) -> &ObjectMeta {
+        self.meta()
+    }
+
+    fn object_meta_mut(&mut self) -> &mut ObjectMeta {
+        self.meta_mut()
+    }
+}
+
+/// A shared object of a kind known only to the typed façades.
+pub(crate) type ErasedObject = Arc<dyn AnyObject>;
+
+/// `obj` as the `K` it was made from. A store, informer or queue only ever
+/// holds objects of the one kind its façade was built for, so the check
+/// cannot fail unless that invariant is broken inside this crate.
+pub(crate) fn downcast<K: Send + Sync + 'static>(obj: ErasedObject) -> Arc<K> {
+    let any: Arc<dyn Any + Send + Sync> = obj;
+    match any.downcast::<K>() {
+        Ok(obj) => obj,
+        Err(_) => unreachable!("an erased store held an object of another kind than {}", std::any::type_name::<K>()),
+    }
+}
+
+/// [`downcast`] of a borrowed object.
+pub(crate) fn downcast_ref<K: 'static>(obj: &dyn AnyObject) -> &K {
+    let any: &dyn Any = obj;
+    match any.downcast_ref::<K>() {
+        Some(obj) => obj,
+        None => unreachable!("an erased store held an object of another kind than {}", std::any::type_name::<K>()),
     }
 }
 

@@ -2,7 +2,10 @@
 //! a closure-based implementation and a filtering wrapper.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
+
+use crate::object::{ErasedObject, downcast};
 
 /// An object the informer saw disappear without seeing its deletion: it was
 /// cached, but missing from a relist (client-go's
@@ -60,6 +63,59 @@ impl<K> DeletedObject<K> {
     /// Whether the deletion was noticed on a relist rather than watched.
     pub fn is_tombstone(&self) -> bool {
         matches!(self, Self::Tombstone(_))
+    }
+}
+
+/// A deletion as the informer's dispatch carries it, for any kind.
+#[derive(Clone)]
+pub(crate) enum Deleted {
+    Object(ErasedObject),
+    Tombstone { key: String, obj: ErasedObject },
+}
+
+impl Deleted {
+    /// The deletion as a handler of `K` sees it.
+    fn typed<K: Send + Sync + 'static>(self) -> DeletedObject<K> {
+        match self {
+            Deleted::Object(obj) => DeletedObject::Object(downcast(obj)),
+            Deleted::Tombstone { key, obj } => {
+                DeletedObject::Tombstone(DeletedFinalStateUnknown { key, obj: downcast(obj) })
+            }
+        }
+    }
+}
+
+/// A handler as the informer's dispatch calls it, for any kind: the
+/// dispatch is compiled once, [`Typed`] once per kind and handler.
+pub(crate) trait ErasedHandler: Send + 'static {
+    fn on_add(&mut self, obj: ErasedObject, is_in_initial_list: bool);
+    fn on_update(&mut self, old: ErasedObject, new: ErasedObject);
+    fn on_delete(&mut self, obj: Deleted);
+}
+
+/// A handler of `K`, called with the `K`s the informer holds.
+pub(crate) struct Typed<K, H> {
+    handler: H,
+    kind: PhantomData<fn() -> K>,
+}
+
+impl<K, H> Typed<K, H> {
+    pub(crate) fn new(handler: H) -> Self {
+        Typed { handler, kind: PhantomData }
+    }
+}
+
+impl<K: Send + Sync + 'static, H: ResourceEventHandler<K>> ErasedHandler for Typed<K, H> {
+    fn on_add(&mut self, obj: ErasedObject, is_in_initial_list: bool) {
+        self.handler.on_add(downcast(obj), is_in_initial_list);
+    }
+
+    fn on_update(&mut self, old: ErasedObject, new: ErasedObject) {
+        self.handler.on_update(downcast(old), downcast(new));
+    }
+
+    fn on_delete(&mut self, obj: Deleted) {
+        self.handler.on_delete(obj.typed());
     }
 }
 

@@ -1,22 +1,34 @@
 //! Decoding one object at a time, so that one object that does not fit the
-//! Rust type cannot stop a list page or a watch: [`Lenient<K>`] is what the
-//! informer's watch decodes each item of a page and each watch event into.
-//! It keeps the item's JSON text (not a JSON value tree) only until `K` is
-//! decoded from it; when that fails, the failure's serde path is worked out
-//! and the object's metadata is read on its own. The text is taken straight
-//! from the response, which needs a watch event's `type` before its
-//! `object`, the order in which the API server writes them.
+//! Rust type cannot stop a list page or a watch.
+//!
+//! The watch runs kube's `watcher` over one concrete type, [`Item`], for
+//! every kind: its list/watch state machine is compiled once, in this crate,
+//! not once per kind in every crate with an informer. An [`Item`] keeps the
+//! item's JSON text (not a JSON value tree) only until the kind's [`Decode`]
+//! function has made the typed object from it; the function is the one piece
+//! of per-kind code, and the watch finds it through [`Decoding`], which
+//! installs it while the watch stream is polled (kube decodes list pages and
+//! watch events inside that poll). When decoding fails, the failure's place
+//! in the item is worked out from serde's position and the object's metadata
+//! is read on its own. The text is taken straight from the response, which
+//! needs a watch event's `type` before its `object`, the order in which the
+//! API server writes them.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use futures::Stream;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::Resource;
-use kube::api::ObjectMeta;
-use serde::de::{Deserialize, DeserializeOwned, Deserializer};
+use kube::api::{ApiResource, ObjectMeta};
+use serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
 use serde_json::value::RawValue;
 
-use crate::object::meta_namespace_key;
+use crate::object::{AnyObject, ErasedObject, downcast_ref, meta_key};
 
 /// An object the informer saw but could not decode into its Rust type: a
 /// newer CRD than the controller was built for, a field with
@@ -30,7 +42,7 @@ pub struct MalformedObject {
     pub reference: ObjectReference,
     /// The resourceVersion that did not decode.
     pub resource_version: Option<String>,
-    /// Where decoding failed, as a serde path (`spec.replicas`,
+    /// Where decoding failed, as a path (`spec.replicas`,
     /// `spec.ports[0].port`; `.` for the object itself).
     pub path: String,
     /// What serde said.
@@ -48,14 +60,22 @@ impl fmt::Display for MalformedObject {
     }
 }
 
-/// An item of a list page or a watch event: `K`, or why it is not one.
-#[derive(Clone, Debug)]
-pub(crate) enum Lenient<K> {
-    Decoded(K),
+/// Turns the JSON text of one object into the kind's object (transformed,
+/// ready to cache), or says why it is not one.
+pub(crate) type Decode = dyn Fn(&str) -> Item + Send + Sync;
+
+/// Copies an object of the kind (for [`Item`]'s `meta_mut` on a shared one).
+type CloneObject = fn(&dyn AnyObject) -> ErasedObject;
+
+/// An item of a list page or a watch event: an object of the watched kind,
+/// or why it is not one.
+#[derive(Clone)]
+pub(crate) enum Item {
+    Decoded(ErasedObject, CloneObject),
     Malformed(Box<Bad>),
 }
 
-/// Why an item is not a `K`, and what is known of it.
+/// Why an item is not an object of the kind, and what is known of it.
 #[derive(Clone, Debug)]
 pub(crate) struct Bad {
     meta: ObjectMeta,
@@ -63,16 +83,30 @@ pub(crate) struct Bad {
     error: String,
 }
 
-impl<K: Resource<DynamicType = ()>> Lenient<K> {
+impl fmt::Debug for Item {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Item::Decoded(obj, _) => f.debug_tuple("Decoded").field(&meta_key(obj.object_meta())).finish(),
+            Item::Malformed(bad) => f.debug_tuple("Malformed").field(bad).finish(),
+        }
+    }
+}
+
+impl Item {
+    /// A decoded object of kind `K`.
+    pub(crate) fn decoded<K: Clone + Resource + Send + Sync + 'static>(obj: K) -> Self {
+        Item::Decoded(Arc::new(obj), clone_object::<K>)
+    }
+
     /// The report of a malformed item (`None` for a decoded one).
-    pub(crate) fn malformed(&self) -> Option<MalformedObject> {
-        let Lenient::Malformed(bad) = self else { return None };
+    pub(crate) fn malformed(&self, api_version: &str, kind: &str) -> Option<MalformedObject> {
+        let Item::Malformed(bad) = self else { return None };
         let Bad { meta, path, error } = &**bad;
         Some(MalformedObject {
-            key: meta_namespace_key(self),
+            key: meta_key(meta),
             reference: ObjectReference {
-                api_version: Some(K::api_version(&()).into_owned()),
-                kind: Some(K::kind(&()).into_owned()),
+                api_version: Some(api_version.to_owned()),
+                kind: Some(kind.to_owned()),
                 namespace: meta.namespace.clone(),
                 name: meta.name.clone(),
                 uid: meta.uid.clone(),
@@ -85,6 +119,24 @@ impl<K: Resource<DynamicType = ()>> Lenient<K> {
     }
 }
 
+fn clone_object<K: Clone + Resource + Send + Sync + 'static>(obj: &dyn AnyObject) -> ErasedObject {
+    Arc::new(downcast_ref::<K>(obj).clone())
+}
+
+/// The decoding function of a kind: `K` from JSON, then `transform`.
+pub(crate) fn decoder<K>(transform: Option<Arc<dyn Fn(K) -> K + Send + Sync>>) -> Arc<Decode>
+where
+    K: Clone + Resource + DeserializeOwned + Send + Sync + 'static,
+{
+    Arc::new(move |json: &str| match serde_json::from_str::<K>(json) {
+        Ok(obj) => Item::decoded(match &transform {
+            Some(transform) => transform(obj),
+            None => obj,
+        }),
+        Err(err) => Item::Malformed(Box::new(Bad::new(json, &err))),
+    })
+}
+
 /// Only the metadata of an object that does not decode as a whole.
 #[derive(serde::Deserialize)]
 struct MetaOnly {
@@ -92,34 +144,14 @@ struct MetaOnly {
     metadata: ObjectMeta,
 }
 
-impl<'de, K: DeserializeOwned> Deserialize<'de> for Lenient<K> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = <Box<RawValue>>::deserialize(deserializer)?;
-        Ok(decode(raw.get()))
+impl Bad {
+    /// What is known of `json`, whose decoding failed with `err`.
+    fn new(json: &str, err: &serde_json::Error) -> Self {
+        let meta = serde_json::from_str::<MetaOnly>(json).map(|m| m.metadata).unwrap_or_default();
+        Bad { meta, path: path_at(json, err.line(), err.column()), error: message(err) }
     }
 }
 
-/// `K` from `json`; on failure, the serde path and message of the first
-/// error and whatever metadata can be read.
-pub(crate) fn decode<K: DeserializeOwned>(json: &str) -> Lenient<K> {
-    match serde_json::from_str::<K>(json) {
-        Ok(obj) => Lenient::Decoded(obj),
-        Err(plain) => {
-            // Again with the path tracked: only objects that fail pay for it.
-            let mut de = serde_json::Deserializer::from_str(json);
-            let (path, error) = match serde_path_to_error::deserialize::<_, K>(&mut de) {
-                Err(e) => (e.path().to_string(), message(e.inner())),
-                Ok(_) => (".".to_string(), message(&plain)),
-            };
-            let meta = serde_json::from_str::<MetaOnly>(json).map(|m| m.metadata).unwrap_or_default();
-            Lenient::Malformed(Box::new(Bad { meta, path, error }))
-        }
-    }
-}
-
-/// `K`'s resource; the scope is dynamic so that an `Api` for it can be
-/// built in `K`'s namespace whatever `K`'s scope type is (the URL is
-/// `K`'s).
 /// serde's message without " at line 1 column N" (a position in the
 /// item's own text, which the reader never sees).
 fn message(e: &serde_json::Error) -> String {
@@ -128,54 +160,196 @@ fn message(e: &serde_json::Error) -> String {
     text.strip_suffix(&position).unwrap_or(&text).to_owned()
 }
 
-impl<K: Resource> Resource for Lenient<K> {
-    type DynamicType = K::DynamicType;
+/// Where a JSON document is, while scanning it.
+enum Frame {
+    /// In an object, after this key (`None` before the first key, and
+    /// between a comma and the next key).
+    Object(Option<String>),
+    /// In an array, at this index.
+    Array(usize),
+}
+
+/// The path (`spec.ports[0].port`, `.` for the document itself) of the
+/// innermost value that holds the character at 1-based `line` and `column`
+/// of `json`: where serde stopped when it failed. A container whose opening
+/// bracket is that character counts as the value itself, not as its first
+/// member, since serde refuses a value of the wrong type at its first
+/// character.
+pub(crate) fn path_at(json: &str, line: usize, column: usize) -> String {
+    let bytes = json.as_bytes();
+    let line_start = if line <= 1 {
+        0
+    } else {
+        bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(line - 2).map_or(bytes.len(), |(i, _)| i + 1)
+    };
+    let end = (line_start + column).min(bytes.len());
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < end {
+        match bytes[i] {
+            b'{' if i + 1 < end => stack.push(Frame::Object(None)),
+            b'[' if i + 1 < end => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(index)) => *index += 1,
+                Some(Frame::Object(key)) => *key = None,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object(key @ None)) = stack.last_mut() {
+                    let text = &json[start..(i + 1).min(json.len())];
+                    *key = Some(
+                        serde_json::from_str::<String>(text).unwrap_or_else(|_| text.trim_matches('"').to_owned()),
+                    );
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for frame in &stack {
+        match frame {
+            Frame::Object(Some(key)) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+            }
+            Frame::Object(None) => break,
+            Frame::Array(index) => path.push_str(&format!("[{index}]")),
+        }
+    }
+    if path.is_empty() { ".".to_owned() } else { path }
+}
+
+thread_local! {
+    /// The decoding function of the watch being polled on this thread.
+    static DECODER: RefCell<Option<Arc<Decode>>> = const { RefCell::new(None) };
+}
+
+/// Puts the previous decoding function back when a poll ends (or unwinds).
+struct Installed(Option<Arc<Decode>>);
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        DECODER.with(|decoder| *decoder.borrow_mut() = previous);
+    }
+}
+
+/// A watch stream of [`Item`]s, polled with its kind's decoding function
+/// installed.
+pub(crate) struct Decoding<S> {
+    inner: S,
+    decode: Arc<Decode>,
+}
+
+impl<S> Decoding<S> {
+    pub(crate) fn new(inner: S, decode: Arc<Decode>) -> Self {
+        Decoding { inner, decode }
+    }
+}
+
+impl<S: Stream + Unpin> Stream for Decoding<S> {
+    type Item = S::Item;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
+        let previous = DECODER.with(|decoder| decoder.replace(Some(self.decode.clone())));
+        let _restore = Installed(previous);
+        Pin::new(&mut self.inner).poll_next(cx)
+    }
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = <Box<RawValue>>::deserialize(deserializer)?;
+        let decode = DECODER.with(|decoder| decoder.borrow().clone());
+        match decode {
+            Some(decode) => Ok(decode(raw.get())),
+            None => Err(D::Error::custom("an informer item was decoded outside its informer's watch")),
+        }
+    }
+}
+
+/// The resource of the watched kind, as an [`ApiResource`], so that one
+/// `Api<Item>` type serves every kind.
+impl Resource for Item {
+    type DynamicType = ApiResource;
     type Scope = kube::core::DynamicResourceScope;
 
-    fn kind(dt: &Self::DynamicType) -> Cow<'_, str> {
-        K::kind(dt)
+    fn kind(dt: &ApiResource) -> Cow<'_, str> {
+        Cow::Borrowed(&dt.kind)
     }
 
-    fn group(dt: &Self::DynamicType) -> Cow<'_, str> {
-        K::group(dt)
+    fn group(dt: &ApiResource) -> Cow<'_, str> {
+        Cow::Borrowed(&dt.group)
     }
 
-    fn version(dt: &Self::DynamicType) -> Cow<'_, str> {
-        K::version(dt)
+    fn version(dt: &ApiResource) -> Cow<'_, str> {
+        Cow::Borrowed(&dt.version)
     }
 
-    fn api_version(dt: &Self::DynamicType) -> Cow<'_, str> {
-        K::api_version(dt)
+    fn api_version(dt: &ApiResource) -> Cow<'_, str> {
+        Cow::Borrowed(&dt.api_version)
     }
 
-    fn plural(dt: &Self::DynamicType) -> Cow<'_, str> {
-        K::plural(dt)
-    }
-
-    fn url_path(dt: &Self::DynamicType, namespace: Option<&str>) -> String {
-        K::url_path(dt, namespace)
+    fn plural(dt: &ApiResource) -> Cow<'_, str> {
+        Cow::Borrowed(&dt.plural)
     }
 
     fn meta(&self) -> &ObjectMeta {
         match self {
-            Lenient::Decoded(obj) => obj.meta(),
-            Lenient::Malformed(bad) => &bad.meta,
+            Item::Decoded(obj, _) => obj.object_meta(),
+            Item::Malformed(bad) => &bad.meta,
         }
     }
 
     fn meta_mut(&mut self) -> &mut ObjectMeta {
         match self {
-            Lenient::Decoded(obj) => obj.meta_mut(),
-            Lenient::Malformed(bad) => &mut bad.meta,
+            Item::Decoded(obj, clone) => {
+                // Copy on write: the cache may share the object already.
+                if Arc::get_mut(obj).is_none() {
+                    *obj = clone(&**obj);
+                }
+                match Arc::get_mut(obj) {
+                    Some(obj) => obj.object_meta_mut(),
+                    None => unreachable!("a fresh copy is not shared"),
+                }
+            }
+            Item::Malformed(bad) => &mut bad.meta,
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use futures::StreamExt;
     use k8s_openapi::api::core::v1::ConfigMap;
 
     use super::*;
+
+    /// Decodes `json` as `T` with the decoding function of ConfigMaps
+    /// installed, the way the watch does.
+    fn with_decoder<T: DeserializeOwned + Send + 'static>(json: &'static str) -> T {
+        let stream = futures::stream::once(async move { serde_json::from_str::<T>(json).unwrap() }).boxed();
+        let mut decoding = Decoding::new(stream, decoder::<ConfigMap>(None));
+        futures::executor::block_on(decoding.next()).unwrap()
+    }
+
+    fn config_map(item: &Item) -> &ConfigMap {
+        match item {
+            Item::Decoded(obj, _) => downcast_ref::<ConfigMap>(&**obj),
+            Item::Malformed(bad) => panic!("malformed: {bad:?}"),
+        }
+    }
 
     #[test]
     fn decodes_good_items_and_names_the_path_of_bad_ones() {
@@ -184,12 +358,12 @@ mod tests {
             {"metadata":{"name":"bad","namespace":"ns","uid":"u-1","resourceVersion":"8"},"data":{"a":42}},
             {"metadata":{"name":"worse","namespace":"ns"},"data":7}
         ]}"#;
-        let list: kube::core::ObjectList<Lenient<ConfigMap>> = serde_json::from_str(page).unwrap();
+        let list: kube::core::ObjectList<Item> = with_decoder(page);
         assert_eq!(list.metadata.resource_version.as_deref(), Some("9"));
         let [good, bad, worse] = &list.items[..] else { panic!("three items") };
-        assert!(matches!(good, Lenient::Decoded(cm) if cm.data.as_ref().unwrap()["a"] == "b"));
-        assert!(good.malformed().is_none());
-        let bad = bad.malformed().unwrap();
+        assert_eq!(config_map(good).data.as_ref().unwrap()["a"], "b");
+        assert!(good.malformed("v1", "ConfigMap").is_none());
+        let bad = bad.malformed("v1", "ConfigMap").unwrap();
         assert_eq!(bad.key, "ns/bad");
         assert_eq!(bad.path, "data.a");
         assert_eq!(bad.resource_version.as_deref(), Some("8"));
@@ -200,14 +374,62 @@ mod tests {
             bad.to_string(),
             format!("ConfigMap ns/bad does not decode (resourceVersion 8) at `data.a`: {}", bad.error)
         );
-        assert_eq!(worse.malformed().unwrap().path, "data");
+        assert_eq!(worse.malformed("v1", "ConfigMap").unwrap().path, "data");
     }
 
     #[test]
     fn a_watch_event_with_a_bad_object_still_decodes() {
         let line = r#"{"type":"MODIFIED","object":{"metadata":{"name":"bad","namespace":"ns"},"data":[]}}"#;
-        let event: kube::core::WatchEvent<Lenient<ConfigMap>> = serde_json::from_str(line).unwrap();
+        let event: kube::core::WatchEvent<Item> = with_decoder(line);
         let kube::core::WatchEvent::Modified(obj) = event else { panic!("a MODIFIED event") };
-        assert_eq!(obj.malformed().unwrap().key, "ns/bad");
+        let report = obj.malformed("v1", "ConfigMap").unwrap();
+        assert_eq!((report.key.as_str(), report.path.as_str()), ("ns/bad", "data"));
+    }
+
+    #[test]
+    fn outside_a_watch_an_item_is_an_error_not_a_panic() {
+        let err = serde_json::from_str::<Item>(r#"{"metadata":{"name":"a"}}"#).unwrap_err();
+        assert!(err.to_string().contains("outside its informer's watch"), "{err}");
+    }
+
+    #[test]
+    fn paths_agree_with_serde_path_to_error() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Port {
+            port: i32,
+            #[serde(default)]
+            name: Option<String>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Spec {
+            replicas: i32,
+            ports: Vec<Port>,
+            labels: std::collections::BTreeMap<String, String>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Doc {
+            spec: Spec,
+        }
+        for json in [
+            r#"{"spec":{"replicas":"x","ports":[],"labels":{}}}"#,
+            r#"{"spec":{"replicas":1,"ports":[{"port":1},{"port":"p"}],"labels":{}}}"#,
+            r#"{"spec":{"replicas":1,"ports":[{"port":1},{"name":7}],"labels":{}}}"#,
+            r#"{"spec":{"replicas":1,"ports":[{"port":1},{"name":"n"}],"labels":{}}}"#,
+            r#"{"spec":{"replicas":1,"ports":{},"labels":{}}}"#,
+            r#"{"spec":{"replicas":1,"ports":[7],"labels":{}}}"#,
+            r#"{"spec":{"replicas":1,"ports":[],"labels":{"a\"b":1}}}"#,
+            r#"{"spec":{"replicas":1,"ports":[]}}"#,
+            r#"{"spec":[]}"#,
+            r#"{}"#,
+            "{\n  \"spec\": {\n    \"replicas\": 1,\n    \"ports\": [\n      {\"port\": true}\n    ],\n    \"labels\": {}\n  }\n}",
+        ] {
+            let err = serde_json::from_str::<Doc>(json).unwrap_err();
+            let mut de = serde_json::Deserializer::from_str(json);
+            let expected = serde_path_to_error::deserialize::<_, Doc>(&mut de).unwrap_err().path().to_string();
+            assert_eq!(path_at(json, err.line(), err.column()), expected, "{json}: {err}");
+        }
     }
 }

@@ -9,6 +9,12 @@
 //! are reported as [`DeletedFinalStateUnknown`] tombstones, and
 //! [`has_synced`](SharedIndexInformer::has_synced) flips once the first list is
 //! in the cache.
+//!
+//! Everything behind [`SharedIndexInformer<K>`] — the watch loop, kube's
+//! watcher, the cache, the dispatch to handlers — works on objects with
+//! their kind erased and is compiled once, in this crate. Per kind there are
+//! only the typed façade, the decoding function and the handler adapters,
+//! so an informer adds little to the build of a crate that uses it.
 
 mod handler;
 mod lenient;
@@ -23,17 +29,21 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
+use std::future::Future;
+use std::marker::PhantomData;
+
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
+use kube::api::ApiResource;
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Api, ResourceExt};
+use kube::{Api, Resource};
 use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::indexer::{IndexFunc, Indexer};
+use crate::indexer::{ErasedIndexer, IndexFunc, Indexer, erase_index_func};
 use crate::lister::Lister;
-use crate::object::{Object, meta_namespace_key};
+use crate::object::{AnyObject, ErasedObject, Object, meta_key};
 
 pub use handler::{
     DeletedFinalStateUnknown, DeletedObject, FilteringResourceEventHandler, ResourceEventHandler,
@@ -43,7 +53,8 @@ pub use lenient::MalformedObject;
 pub use processor::HandlerRegistration;
 pub use sync::{HasSynced, wait_for_cache_sync};
 
-use lenient::Lenient;
+use handler::{Deleted, ErasedHandler, Typed};
+use lenient::{Decode, Decoding, Item};
 use processor::{Notification, Processor, SyncState};
 
 /// Rewrites an object before it is cached and handed to handlers, e.g. to
@@ -62,7 +73,7 @@ pub type WatchEventStream<K> = BoxStream<'static, Result<watcher::Event<K>, watc
 pub type MalformedObjectHandler = Arc<dyn Fn(&MalformedObject) + Send + Sync>;
 
 /// The informer's input: watcher events whose objects may not decode.
-type LenientEventStream<K> = BoxStream<'static, Result<watcher::Event<Lenient<K>>, watcher::Error>>;
+type ItemEventStream = BoxStream<'static, Result<watcher::Event<Item>, watcher::Error>>;
 
 /// How a [`SharedIndexInformer`] lists, watches and caches.
 pub struct InformerConfig<K> {
@@ -131,32 +142,37 @@ impl<K> fmt::Debug for InformerConfig<K> {
 }
 
 /// Where the events come from, until the informer starts.
-enum Source<K> {
-    Api(Box<(Api<K>, watcher::Config)>),
-    Stream(WatchEventStream<K>),
+enum Source {
+    /// A list+watch of the kind, decoding each item with the kind's function.
+    Api(Box<(Api<Item>, watcher::Config, Arc<Decode>)>),
+    /// Events of already decoded (and transformed) objects.
+    Stream(ItemEventStream),
 }
 
 /// Where the informer is in its life.
-enum Lifecycle<K> {
-    NotStarted(Source<K>),
+enum Lifecycle {
+    NotStarted(Source),
     Running { stop: oneshot::Sender<()>, task: JoinHandle<()> },
     Stopped,
 }
 
-struct Shared<K> {
-    indexer: Indexer<K>,
+/// The informer, for objects of any kind.
+pub(crate) struct Shared {
+    /// `apiVersion` and kind of the objects, for reports and logs.
+    api_version: String,
+    kind: String,
+    indexer: ErasedIndexer,
     /// The dispatch lock: held while the cache changes and the matching
     /// notifications are queued, and while a new handler snapshots the cache.
-    processor: Mutex<Processor<K>>,
+    processor: Mutex<Processor>,
     sync: watch::Sender<SyncState>,
     default_resync: Option<Duration>,
-    transform: Option<Transform<K>>,
     watch_idle_timeout: Option<Duration>,
     watch_error_handler: Mutex<Option<WatchErrorHandler>>,
     malformed_handler: Mutex<Option<MalformedObjectHandler>>,
     /// Objects whose latest version does not decode, by key.
     malformed: Mutex<BTreeMap<String, MalformedObject>>,
-    lifecycle: Mutex<Lifecycle<K>>,
+    lifecycle: Mutex<Lifecycle>,
     /// Wakes the run loop when a handler with a resync period is added.
     resync_changed: Arc<Notify>,
     /// Held for the whole of `shutdown`.
@@ -178,12 +194,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// [`lister`](Self::lister). Handlers may also be added while it runs: they
 /// first get the current cache as initial-list adds.
 pub struct SharedIndexInformer<K> {
-    shared: Arc<Shared<K>>,
+    shared: Arc<Shared>,
+    kind: PhantomData<fn() -> K>,
 }
 
 impl<K> Clone for SharedIndexInformer<K> {
     fn clone(&self) -> Self {
-        Self { shared: self.shared.clone() }
+        Self { shared: self.shared.clone(), kind: PhantomData }
     }
 }
 
@@ -202,7 +219,17 @@ impl<K: Object> SharedIndexInformer<K> {
     /// An informer watching `api` (its namespace, or all namespaces) with
     /// kube's `watcher` and default backoff.
     pub fn new(api: Api<K>, config: InformerConfig<K>) -> Self {
-        let source = Source::Api(Box::new((api, config.watcher_config.clone())));
+        // Each item of a list page and each watch event is decoded on its
+        // own, so that one bad object cannot fail the rest.
+        let resource = ApiResource::erase::<K>(&());
+        let namespace = api.namespace().map(str::to_owned);
+        let client = api.into_client();
+        let api = match namespace {
+            Some(ns) => Api::<Item>::namespaced_with(client, &ns, &resource),
+            None => Api::<Item>::all_with(client, &resource),
+        };
+        let decode = lenient::decoder::<K>(config.transform.clone());
+        let source = Source::Api(Box::new((api, config.watcher_config.clone(), decode)));
         Self::with_source(source, config)
     }
 
@@ -214,27 +241,48 @@ impl<K: Object> SharedIndexInformer<K> {
         events: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
         config: InformerConfig<K>,
     ) -> Self {
+        let transform = config.transform.clone();
+        let item = move |obj: K| {
+            Item::decoded(match &transform {
+                Some(transform) => transform(obj),
+                None => obj,
+            })
+        };
+        let events = events.map(move |event| {
+            event.map(|event| match event {
+                watcher::Event::Init => watcher::Event::Init,
+                watcher::Event::InitApply(obj) => watcher::Event::InitApply(item(obj)),
+                watcher::Event::InitDone => watcher::Event::InitDone,
+                watcher::Event::Apply(obj) => watcher::Event::Apply(item(obj)),
+                watcher::Event::Delete(obj) => watcher::Event::Delete(item(obj)),
+            })
+        });
         Self::with_source(Source::Stream(events.boxed()), config)
     }
 
-    fn with_source(source: Source<K>, config: InformerConfig<K>) -> Self {
-        let (sync, _) = watch::channel(SyncState::default());
-        Self {
-            shared: Arc::new(Shared {
-                indexer: Indexer::with_indexers(config.indexers),
-                processor: Mutex::new(Processor::default()),
-                sync,
-                default_resync: config.resync,
-                transform: config.transform,
-                watch_idle_timeout: config.watch_idle_timeout,
-                watch_error_handler: Mutex::new(None),
-                malformed_handler: Mutex::new(None),
-                malformed: Mutex::new(BTreeMap::new()),
-                lifecycle: Mutex::new(Lifecycle::NotStarted(source)),
-                resync_changed: Arc::new(Notify::new()),
-                shutdown_lock: tokio::sync::Mutex::new(()),
-            }),
-        }
+    fn with_source(source: Source, config: InformerConfig<K>) -> Self {
+        let indexers = config.indexers.into_iter().map(|(name, f)| (name, erase_index_func(f))).collect();
+        let shared = Shared::new(
+            K::api_version(&()).into_owned(),
+            K::kind(&()).into_owned(),
+            ErasedIndexer::with_indexers(indexers),
+            config.resync,
+            config.watch_idle_timeout,
+            source,
+        );
+        Self::from_shared(Arc::new(shared))
+    }
+}
+
+impl<K> SharedIndexInformer<K> {
+    /// The typed view of an informer of `K`s.
+    pub(crate) fn from_shared(shared: Arc<Shared>) -> Self {
+        Self { shared, kind: PhantomData }
+    }
+
+    /// The informer behind this view.
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
     }
 
     /// Starts the watch and the handler threads on the current Tokio
@@ -244,63 +292,17 @@ impl<K: Object> SharedIndexInformer<K> {
     ///
     /// Like `tokio::spawn`, when called outside a Tokio runtime.
     pub fn start(&self) {
-        let mut lifecycle = lock(&self.shared.lifecycle);
-        if !matches!(*lifecycle, Lifecycle::NotStarted(_)) {
-            return;
-        }
-        let runtime = tokio::runtime::Handle::current();
-        let Lifecycle::NotStarted(source) = std::mem::replace(&mut *lifecycle, Lifecycle::Stopped) else {
-            return;
-        };
-        let watch: Watch<K> = match source {
-            Source::Api(api) => {
-                let (api, config) = *api;
-                // Each item of a list page and each watch event is decoded
-                // on its own, so that one bad object cannot fail the rest.
-                let namespace = api.namespace().map(str::to_owned);
-                let client = api.into_client();
-                let api = match namespace {
-                    Some(ns) => Api::<Lenient<K>>::namespaced_with(client, &ns, &()),
-                    None => Api::<Lenient<K>>::all_with(client, &()),
-                };
-                let streaming = config.initial_list_strategy == watcher::InitialListStrategy::StreamingList;
-                let open = move |strategy: watcher::InitialListStrategy| {
-                    let config = watcher::Config { initial_list_strategy: strategy, ..config.clone() };
-                    watcher(api.clone(), config).default_backoff().boxed()
-                };
-                let strategy = if streaming {
-                    watcher::InitialListStrategy::StreamingList
-                } else {
-                    watcher::InitialListStrategy::ListWatch
-                };
-                Watch {
-                    events: open(strategy),
-                    reopen: Some(Box::new(open)),
-                    idle_timeout: self.shared.watch_idle_timeout,
-                    streaming,
-                    listed: false,
-                }
-            }
-            Source::Stream(events) => Watch {
-                events: events.map(|event| event.map(decoded)).boxed(),
-                reopen: None,
-                idle_timeout: None,
-                streaming: false,
-                listed: false,
-            },
-        };
-        lock(&self.shared.processor).start(runtime.clone());
-        let (stop, stopped) = oneshot::channel();
-        let task = runtime.spawn(run(Arc::downgrade(&self.shared), self.shared.resync_changed.clone(), watch, stopped));
-        *lifecycle = Lifecycle::Running { stop, task };
+        self.shared.start();
     }
+}
 
+impl<K: Object> SharedIndexInformer<K> {
     /// Registers `handler` with the informer's default resync period. On a
     /// running informer the handler first gets the current cache as
     /// `on_add(obj, true)`, then live events. On a shut-down informer the
     /// handler is dropped and the registration never syncs.
     pub fn add_event_handler(&self, handler: impl ResourceEventHandler<K>) -> HandlerRegistration {
-        self.add_handler(Box::new(handler), self.shared.default_resync)
+        self.shared.add_handler(Box::new(Typed::new(handler)), self.shared.default_resync)
     }
 
     /// [`add_event_handler`](Self::add_event_handler) with this handler's
@@ -312,23 +314,11 @@ impl<K: Object> SharedIndexInformer<K> {
         handler: impl ResourceEventHandler<K>,
         resync: Duration,
     ) -> HandlerRegistration {
-        self.add_handler(Box::new(handler), Some(resync))
+        self.shared.add_handler(Box::new(Typed::new(handler)), Some(resync))
     }
+}
 
-    fn add_handler(&self, handler: Box<dyn ResourceEventHandler<K>>, resync: Option<Duration>) -> HandlerRegistration {
-        let shared = &self.shared;
-        let mut processor = lock(&shared.processor);
-        let resync_from = shared.sync.borrow().synced.then(Instant::now);
-        let registration =
-            processor.add_listener(handler, resync, shared.indexer.list(), resync_from, shared.sync.subscribe());
-        drop(processor);
-        if registration.is_stopped() {
-            tracing::warn!("event handler not added: the informer has been shut down");
-        }
-        shared.resync_changed.notify_one();
-        registration
-    }
-
+impl<K> SharedIndexInformer<K> {
     /// Removes a handler: it gets no further events, and its thread ends
     /// after the event it is busy with.
     pub fn remove_event_handler(&self, registration: &HandlerRegistration) {
@@ -363,12 +353,12 @@ impl<K: Object> SharedIndexInformer<K> {
 
     /// The informer's cache.
     pub fn indexer(&self) -> Indexer<K> {
-        self.shared.indexer.clone()
+        Indexer::from_raw(self.shared.indexer.clone())
     }
 
     /// A lister over the informer's cache.
     pub fn lister(&self) -> Lister<K> {
-        Lister::new(self.shared.indexer.clone())
+        Lister::from_indexer(self.indexer())
     }
 
     /// True once the first full list has been applied to the cache.
@@ -379,49 +369,19 @@ impl<K: Object> SharedIndexInformer<K> {
     /// Waits until the first full list is in the cache (true) or the
     /// informer is shut down before that (false). Wrap it in a timeout if the
     /// informer may never be started.
-    pub async fn wait_for_cache_sync(&self) -> bool {
-        let mut sync = self.shared.sync.subscribe();
-        match sync.wait_for(|state| state.synced || state.stopped).await {
-            Ok(state) => state.synced,
-            Err(_) => false,
-        }
+    pub fn wait_for_cache_sync(&self) -> impl Future<Output = bool> + Send + 'static {
+        self.shared.clone().wait_for_cache_sync()
     }
 
     /// Stops the watch and every handler thread and waits for them to end.
     /// Handlers drop the events still queued to them; the cache stays
     /// readable. A handler blocked forever makes this wait forever.
-    pub async fn shutdown(&self) {
-        // A second caller waits for the first to finish instead of
-        // returning while the watch task may still write to the cache.
-        let _serial = self.shared.shutdown_lock.lock().await;
-        let lifecycle = std::mem::replace(&mut *lock(&self.shared.lifecycle), Lifecycle::Stopped);
-        if let Lifecycle::Running { stop, task } = lifecycle {
-            // The run loop may already have ended on its own; nothing to stop then.
-            let _ = stop.send(());
-            if let Err(err) = task.await {
-                tracing::error!(error = %err, "informer watch task failed");
-            }
-        }
-        let handler_tasks = lock(&self.shared.processor).stop();
-        for task in handler_tasks {
-            if let Err(err) = task.await {
-                tracing::error!(error = %err, "informer event handler panicked");
-            }
-        }
-        self.shared.sync.send_modify(|state| state.stopped = true);
+    pub fn shutdown(&self) -> impl Future<Output = ()> + Send + 'static {
+        self.shared.clone().shutdown()
     }
 }
 
-impl<K: Object> SharedIndexInformer<K> {
-    /// Marks a never-started informer as shut down (for a factory that is
-    /// already shutting down), so `wait_for_cache_sync` returns false.
-    pub(crate) fn mark_stopped(&self) {
-        *lock(&self.shared.lifecycle) = Lifecycle::Stopped;
-        self.shared.sync.send_modify(|state| state.stopped = true);
-    }
-}
-
-impl<K: Object> HasSynced for SharedIndexInformer<K> {
+impl<K> HasSynced for SharedIndexInformer<K> {
     fn has_synced(&self) -> bool {
         SharedIndexInformer::has_synced(self)
     }
@@ -431,23 +391,134 @@ impl<K: Object> HasSynced for SharedIndexInformer<K> {
     }
 }
 
-impl<K: Object> Shared<K> {
-    fn transform(&self, obj: K) -> Arc<K> {
-        Arc::new(match &self.transform {
-            Some(transform) => transform(obj),
-            None => obj,
-        })
+impl Shared {
+    fn new(
+        api_version: String,
+        kind: String,
+        indexer: ErasedIndexer,
+        default_resync: Option<Duration>,
+        watch_idle_timeout: Option<Duration>,
+        source: Source,
+    ) -> Self {
+        let (sync, _) = watch::channel(SyncState::default());
+        Shared {
+            api_version,
+            kind,
+            indexer,
+            processor: Mutex::new(Processor::default()),
+            sync,
+            default_resync,
+            watch_idle_timeout,
+            watch_error_handler: Mutex::new(None),
+            malformed_handler: Mutex::new(None),
+            malformed: Mutex::new(BTreeMap::new()),
+            lifecycle: Mutex::new(Lifecycle::NotStarted(source)),
+            resync_changed: Arc::new(Notify::new()),
+            shutdown_lock: tokio::sync::Mutex::new(()),
+        }
     }
 
-    fn on_event(&self, event: watcher::Event<Lenient<K>>, relist: &mut Relist<K>) {
+    /// See [`SharedIndexInformer::start`].
+    pub(crate) fn start(self: &Arc<Self>) {
+        let mut lifecycle = lock(&self.lifecycle);
+        if !matches!(*lifecycle, Lifecycle::NotStarted(_)) {
+            return;
+        }
+        let runtime = tokio::runtime::Handle::current();
+        let Lifecycle::NotStarted(source) = std::mem::replace(&mut *lifecycle, Lifecycle::Stopped) else {
+            return;
+        };
+        let watch = match source {
+            Source::Api(api) => {
+                let (api, config, decode) = *api;
+                let streaming = config.initial_list_strategy == watcher::InitialListStrategy::StreamingList;
+                let open = move |strategy: watcher::InitialListStrategy| {
+                    let config = watcher::Config { initial_list_strategy: strategy, ..config.clone() };
+                    Decoding::new(watcher(api.clone(), config).default_backoff().boxed(), decode.clone()).boxed()
+                };
+                let strategy = if streaming {
+                    watcher::InitialListStrategy::StreamingList
+                } else {
+                    watcher::InitialListStrategy::ListWatch
+                };
+                Watch {
+                    events: open(strategy),
+                    reopen: Some(Box::new(open)),
+                    idle_timeout: self.watch_idle_timeout,
+                    streaming,
+                    listed: false,
+                }
+            }
+            Source::Stream(events) => {
+                Watch { events, reopen: None, idle_timeout: None, streaming: false, listed: false }
+            }
+        };
+        lock(&self.processor).start(runtime.clone());
+        let (stop, stopped) = oneshot::channel();
+        let task = runtime.spawn(run(Arc::downgrade(self), self.resync_changed.clone(), watch, stopped));
+        *lifecycle = Lifecycle::Running { stop, task };
+    }
+
+    fn add_handler(&self, handler: Box<dyn ErasedHandler>, resync: Option<Duration>) -> HandlerRegistration {
+        let mut processor = lock(&self.processor);
+        let resync_from = self.sync.borrow().synced.then(Instant::now);
+        let registration =
+            processor.add_listener(handler, resync, self.indexer.list(), resync_from, self.sync.subscribe());
+        drop(processor);
+        if registration.is_stopped() {
+            tracing::warn!("event handler not added: the informer has been shut down");
+        }
+        self.resync_changed.notify_one();
+        registration
+    }
+
+    /// See [`SharedIndexInformer::wait_for_cache_sync`].
+    pub(crate) async fn wait_for_cache_sync(self: Arc<Self>) -> bool {
+        let mut sync = self.sync.subscribe();
+        match sync.wait_for(|state| state.synced || state.stopped).await {
+            Ok(state) => state.synced,
+            Err(_) => false,
+        }
+    }
+
+    /// See [`SharedIndexInformer::shutdown`].
+    pub(crate) async fn shutdown(self: Arc<Self>) {
+        // A second caller waits for the first to finish instead of
+        // returning while the watch task may still write to the cache.
+        let _serial = self.shutdown_lock.lock().await;
+        let lifecycle = std::mem::replace(&mut *lock(&self.lifecycle), Lifecycle::Stopped);
+        if let Lifecycle::Running { stop, task } = lifecycle {
+            // The run loop may already have ended on its own; nothing to stop then.
+            let _ = stop.send(());
+            if let Err(err) = task.await {
+                tracing::error!(error = %err, "informer watch task failed");
+            }
+        }
+        let handler_tasks = lock(&self.processor).stop();
+        for task in handler_tasks {
+            if let Err(err) = task.await {
+                tracing::error!(error = %err, "informer event handler panicked");
+            }
+        }
+        self.sync.send_modify(|state| state.stopped = true);
+    }
+
+    /// Marks a never-started informer as shut down (for a factory that is
+    /// already shutting down), so `wait_for_cache_sync` returns false.
+    pub(crate) fn mark_stopped(&self) {
+        *lock(&self.lifecycle) = Lifecycle::Stopped;
+        self.sync.send_modify(|state| state.stopped = true);
+    }
+
+    fn on_event(&self, event: watcher::Event<Item>, relist: &mut Relist) {
         match event {
             watcher::Event::Init => {
                 relist.objects.clear();
                 relist.malformed.clear();
             }
-            watcher::Event::InitApply(Lenient::Decoded(obj)) => relist.objects.push(self.transform(obj)),
+            watcher::Event::InitApply(Item::Decoded(obj, _)) => relist.objects.push(obj),
             watcher::Event::InitApply(bad) => {
-                let Some(report) = bad.malformed() else { return };
+                let Some(report) = bad.malformed(&self.api_version, &self.kind) else { return };
                 // The last version that decoded stays cached.
                 if let Some(old) = self.indexer.get_by_key(&report.key) {
                     relist.objects.push(old);
@@ -467,23 +538,23 @@ impl<K: Object> Shared<K> {
                     self.report(report);
                 }
             }
-            watcher::Event::Apply(Lenient::Decoded(obj)) => {
-                lock(&self.malformed).remove(meta_namespace_key(&obj).as_str());
-                self.apply(self.transform(obj));
+            watcher::Event::Apply(Item::Decoded(obj, _)) => {
+                lock(&self.malformed).remove(meta_key(obj.object_meta()).as_str());
+                self.apply(obj);
             }
             watcher::Event::Apply(bad) => {
-                let Some(report) = bad.malformed() else { return };
+                let Some(report) = bad.malformed(&self.api_version, &self.kind) else { return };
                 let new = lock(&self.malformed).insert(report.key.clone(), report.clone()).as_ref() != Some(&report);
                 if new {
                     self.report(&report);
                 }
             }
-            watcher::Event::Delete(Lenient::Decoded(obj)) => {
-                lock(&self.malformed).remove(meta_namespace_key(&obj).as_str());
-                self.delete(self.transform(obj));
+            watcher::Event::Delete(Item::Decoded(obj, _)) => {
+                lock(&self.malformed).remove(meta_key(obj.object_meta()).as_str());
+                self.delete(obj);
             }
             watcher::Event::Delete(bad) => {
-                let key = meta_namespace_key(&bad);
+                let key = meta_key(bad.meta());
                 lock(&self.malformed).remove(&key);
                 // Handlers see the last state that decoded, if any.
                 if let Some(old) = self.indexer.get_by_key(&key) {
@@ -505,12 +576,12 @@ impl<K: Object> Shared<K> {
 
     /// client-go's `Replace` followed by `processDeltas`: known objects get
     /// an update, new ones an add, vanished ones a tombstone.
-    fn replace(&self, objs: Vec<Arc<K>>) {
+    fn replace(&self, objs: Vec<ErasedObject>) {
         let processor = lock(&self.processor);
         let first_list = !self.sync.borrow().synced;
         let mut old = self.indexer.replace_returning_old(objs.clone());
         for new in objs {
-            match old.remove(meta_namespace_key(&*new).as_str()) {
+            match old.remove(meta_key(new.object_meta()).as_str()) {
                 // Unchanged across the relist: client-go treats an update
                 // with the same resourceVersion as a sync, which only
                 // handlers due a resync get; those get it from their clock.
@@ -522,8 +593,7 @@ impl<K: Object> Shared<K> {
         let mut vanished: Vec<_> = old.into_iter().collect();
         vanished.sort_by(|(a, _), (b, _)| a.cmp(b));
         for (key, obj) in vanished {
-            let tombstone = DeletedFinalStateUnknown { key: key.to_string(), obj };
-            processor.distribute(Notification::Delete(DeletedObject::Tombstone(tombstone)));
+            processor.distribute(Notification::Delete(Deleted::Tombstone { key: key.to_string(), obj }));
         }
         if first_list {
             let mut processor = processor;
@@ -532,7 +602,7 @@ impl<K: Object> Shared<K> {
         }
     }
 
-    fn apply(&self, obj: Arc<K>) {
+    fn apply(&self, obj: ErasedObject) {
         let processor = lock(&self.processor);
         let is_in_initial_list = !self.sync.borrow().synced;
         match self.indexer.update(obj.clone()) {
@@ -541,10 +611,10 @@ impl<K: Object> Shared<K> {
         }
     }
 
-    fn delete(&self, obj: Arc<K>) {
+    fn delete(&self, obj: ErasedObject) {
         let processor = lock(&self.processor);
-        self.indexer.delete(&obj);
-        processor.distribute(Notification::Delete(DeletedObject::Object(obj)));
+        self.indexer.delete_by_key(&meta_key(obj.object_meta()));
+        processor.distribute(Notification::Delete(Deleted::Object(obj)));
     }
 
     fn on_error(&self, err: &watcher::Error) {
@@ -552,7 +622,7 @@ impl<K: Object> Shared<K> {
         match handler {
             Some(handler) => handler(err),
             None => tracing::warn!(
-                kind = %K::kind(&()),
+                kind = %self.kind,
                 error = %err,
                 "informer watch failed; retrying with backoff"
             ),
@@ -571,12 +641,7 @@ impl<K: Object> Shared<K> {
 /// The informer's task: applies watch events and fires resyncs until told to
 /// stop or the informer is dropped. Holds the informer only weakly, so an
 /// informer dropped without `shutdown` still ends its task.
-async fn run<K: Object>(
-    shared: Weak<Shared<K>>,
-    resync_changed: Arc<Notify>,
-    mut watch: Watch<K>,
-    mut stop: oneshot::Receiver<()>,
-) {
+async fn run(shared: Weak<Shared>, resync_changed: Arc<Notify>, mut watch: Watch, mut stop: oneshot::Receiver<()>) {
     let mut relist = Relist { objects: Vec::new(), malformed: BTreeMap::new() };
     let mut events_done = false;
     let mut last_heard = Instant::now();
@@ -597,7 +662,7 @@ async fn run<K: Object>(
                 let Some(shared) = shared.upgrade() else { return };
                 let Some(reopen) = &watch.reopen else { continue };
                 let idle = watch.idle_timeout.unwrap_or_default();
-                tracing::warn!(kind = %K::kind(&()), "the watch delivered nothing for {idle:?}; taking the connection for dead and starting again");
+                tracing::warn!(kind = %shared.kind, "the watch delivered nothing for {idle:?}; taking the connection for dead and starting again");
                 let silent = <serde_json::Error as serde::de::Error>::custom(format!(
                     "no event, bookmark or error for {idle:?}; the watch is started again with a relist"
                 ));
@@ -622,7 +687,7 @@ async fn run<K: Object>(
                         if watch.streaming && !watch.listed && refuses_streaming(&err)
                             && let Some(reopen) = &watch.reopen
                         {
-                            tracing::warn!(kind = %K::kind(&()), "the API server refuses streaming lists ({err}); listing page by page instead");
+                            tracing::warn!(kind = %shared.kind, "the API server refuses streaming lists ({err}); listing page by page instead");
                             watch.streaming = false;
                             watch.events = reopen(watcher::InitialListStrategy::ListWatch);
                             relist.objects.clear();
@@ -637,11 +702,11 @@ async fn run<K: Object>(
 }
 
 /// The informer's input and how to open it again.
-struct Watch<K> {
-    events: LenientEventStream<K>,
+struct Watch {
+    events: ItemEventStream,
     /// A fresh list+watch with the given initial list strategy (for an
     /// informer over an `Api`).
-    reopen: Option<Box<dyn Fn(watcher::InitialListStrategy) -> LenientEventStream<K> + Send>>,
+    reopen: Option<Box<dyn Fn(watcher::InitialListStrategy) -> ItemEventStream + Send>>,
     idle_timeout: Option<Duration>,
     /// The initial list comes as a watch (`sendInitialEvents`); falls back
     /// to paged lists when the server refuses it.
@@ -650,7 +715,7 @@ struct Watch<K> {
     listed: bool,
 }
 
-impl<K> Watch<K> {
+impl Watch {
     fn strategy(&self) -> watcher::InitialListStrategy {
         if self.streaming {
             watcher::InitialListStrategy::StreamingList
@@ -674,26 +739,15 @@ fn refuses_streaming(err: &watcher::Error) -> bool {
 }
 
 /// What a relist has brought so far.
-struct Relist<K> {
-    objects: Vec<Arc<K>>,
+struct Relist {
+    objects: Vec<ErasedObject>,
     malformed: BTreeMap<String, MalformedObject>,
-}
-
-/// A watcher event of objects that decoded.
-fn decoded<K>(event: watcher::Event<K>) -> watcher::Event<Lenient<K>> {
-    match event {
-        watcher::Event::Init => watcher::Event::Init,
-        watcher::Event::InitApply(obj) => watcher::Event::InitApply(Lenient::Decoded(obj)),
-        watcher::Event::InitDone => watcher::Event::InitDone,
-        watcher::Event::Apply(obj) => watcher::Event::Apply(Lenient::Decoded(obj)),
-        watcher::Event::Delete(obj) => watcher::Event::Delete(Lenient::Decoded(obj)),
-    }
 }
 
 /// Same object at the same resourceVersion (an object without one always
 /// counts as changed).
-fn unchanged<K: Object>(old: &K, new: &K) -> bool {
-    matches!((old.resource_version(), new.resource_version()), (Some(a), Some(b)) if a == b)
+fn unchanged(old: &dyn AnyObject, new: &dyn AnyObject) -> bool {
+    matches!((&old.object_meta().resource_version, &new.object_meta().resource_version), (Some(a), Some(b)) if a == b)
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

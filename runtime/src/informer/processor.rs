@@ -11,28 +11,18 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::handler::{DeletedObject, ResourceEventHandler};
+use super::handler::{Deleted, ErasedHandler};
+use crate::object::ErasedObject;
 
 /// The shortest resync period honoured, as client-go's `minimumResyncPeriod`.
 pub(crate) const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
 
 /// One event on its way to one handler.
-pub(crate) enum Notification<K> {
-    Add { obj: Arc<K>, is_in_initial_list: bool },
-    Update { old: Arc<K>, new: Arc<K> },
-    Delete(DeletedObject<K>),
-}
-
-impl<K> Clone for Notification<K> {
-    fn clone(&self) -> Self {
-        match self {
-            Self::Add { obj, is_in_initial_list } => {
-                Self::Add { obj: obj.clone(), is_in_initial_list: *is_in_initial_list }
-            }
-            Self::Update { old, new } => Self::Update { old: old.clone(), new: new.clone() },
-            Self::Delete(obj) => Self::Delete(obj.clone()),
-        }
-    }
+#[derive(Clone)]
+pub(crate) enum Notification {
+    Add { obj: ErasedObject, is_in_initial_list: bool },
+    Update { old: ErasedObject, new: ErasedObject },
+    Delete(Deleted),
 }
 
 /// Whether the informer has applied its first full list, and whether it has
@@ -81,22 +71,22 @@ impl HandlerRegistration {
 }
 
 /// A handler and its queue, waiting for a runtime to run on.
-type IdleListener<K> = (Box<dyn ResourceEventHandler<K>>, mpsc::UnboundedReceiver<Notification<K>>);
+type IdleListener = (Box<dyn ErasedHandler>, mpsc::UnboundedReceiver<Notification>);
 
 /// A registered handler, as the dispatcher sees it.
-struct Listener<K> {
+struct Listener {
     id: u64,
-    tx: mpsc::UnboundedSender<Notification<K>>,
+    tx: mpsc::UnboundedSender<Notification>,
     state: Arc<ListenerState>,
     resync: Option<Duration>,
     next_resync: Option<Instant>,
     /// The handler and its queue, until a runtime is there to run them.
-    idle: Option<IdleListener<K>>,
+    idle: Option<IdleListener>,
     task: Option<JoinHandle<()>>,
 }
 
-impl<K: Send + Sync + 'static> Listener<K> {
-    fn send(&self, notification: Notification<K>) {
+impl Listener {
+    fn send(&self, notification: Notification) {
         let initial = matches!(notification, Notification::Add { is_in_initial_list: true, .. });
         if initial {
             self.state.pending_initial.fetch_add(1, Ordering::AcqRel);
@@ -136,9 +126,9 @@ impl<K: Send + Sync + 'static> Listener<K> {
 }
 
 /// A handler's thread: handles its notifications one by one, in order.
-fn run_listener<K: 'static>(
-    mut handler: Box<dyn ResourceEventHandler<K>>,
-    mut rx: mpsc::UnboundedReceiver<Notification<K>>,
+fn run_listener(
+    mut handler: Box<dyn ErasedHandler>,
+    mut rx: mpsc::UnboundedReceiver<Notification>,
     state: Arc<ListenerState>,
 ) {
     /// Marks the registration stopped when the thread ends, also by a panic
@@ -174,28 +164,23 @@ fn run_listener<K: 'static>(
 /// whoever holds it may change the cache and must queue the matching
 /// notifications before letting go, which is what keeps every handler's view
 /// consistent with the cache.
-pub(crate) struct Processor<K> {
-    listeners: Vec<Listener<K>>,
+#[derive(Default)]
+pub(crate) struct Processor {
+    listeners: Vec<Listener>,
     next_id: u64,
     runtime: Option<Handle>,
     stopped: bool,
 }
 
-impl<K> Default for Processor<K> {
-    fn default() -> Self {
-        Self { listeners: Vec::new(), next_id: 0, runtime: None, stopped: false }
-    }
-}
-
-impl<K: Send + Sync + 'static> Processor<K> {
+impl Processor {
     /// Registers `handler`, first queueing `replay` to it as initial-list adds.
     /// `resync_from` is `Some(now)` once the informer has synced, starting the
     /// handler's resync clock.
     pub(crate) fn add_listener(
         &mut self,
-        handler: Box<dyn ResourceEventHandler<K>>,
+        handler: Box<dyn ErasedHandler>,
         resync: Option<Duration>,
-        replay: Vec<Arc<K>>,
+        replay: Vec<ErasedObject>,
         resync_from: Option<Instant>,
         sync: watch::Receiver<SyncState>,
     ) -> HandlerRegistration {
@@ -247,7 +232,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
     }
 
     /// Queues `notification` to every handler.
-    pub(crate) fn distribute(&self, notification: Notification<K>) {
+    pub(crate) fn distribute(&self, notification: Notification) {
         if let Some((last, rest)) = self.listeners.split_last() {
             for listener in rest {
                 listener.send(notification.clone());
@@ -271,7 +256,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
 
     /// Queues `update(obj, obj)` for every object in `cache` to each handler
     /// whose resync is due at `now`, and restarts their clocks.
-    pub(crate) fn resync(&mut self, now: Instant, cache: impl FnOnce() -> Vec<Arc<K>>) {
+    pub(crate) fn resync(&mut self, now: Instant, cache: impl FnOnce() -> Vec<ErasedObject>) {
         let mut cache = Some(cache);
         let mut snapshot = Vec::new();
         for listener in &mut self.listeners {
