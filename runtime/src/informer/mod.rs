@@ -33,7 +33,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 
 use futures::stream::BoxStream;
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use kube::api::ApiResource;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource};
@@ -577,7 +577,7 @@ impl Shared {
     /// client-go's `Replace` followed by `processDeltas`: known objects get
     /// an update, new ones an add, vanished ones a tombstone.
     fn replace(&self, objs: Vec<ErasedObject>) {
-        let processor = lock(&self.processor);
+        let mut processor = lock(&self.processor);
         let first_list = !self.sync.borrow().synced;
         let mut old = self.indexer.replace_returning_old(objs.clone());
         for new in objs {
@@ -596,14 +596,13 @@ impl Shared {
             processor.distribute(Notification::Delete(Deleted::Tombstone { key: key.to_string(), obj }));
         }
         if first_list {
-            let mut processor = processor;
             processor.start_resync_clocks(Instant::now());
             self.sync.send_modify(|state| state.synced = true);
         }
     }
 
     fn apply(&self, obj: ErasedObject) {
-        let processor = lock(&self.processor);
+        let mut processor = lock(&self.processor);
         let is_in_initial_list = !self.sync.borrow().synced;
         match self.indexer.update(obj.clone()) {
             Some(old) => processor.distribute(Notification::Update { old, new: obj }),
@@ -612,7 +611,7 @@ impl Shared {
     }
 
     fn delete(&self, obj: ErasedObject) {
-        let processor = lock(&self.processor);
+        let mut processor = lock(&self.processor);
         self.indexer.delete_by_key(&meta_key(obj.object_meta()));
         processor.distribute(Notification::Delete(Deleted::Object(obj)));
     }
@@ -635,6 +634,11 @@ impl Shared {
 
     fn resync(&self) {
         lock(&self.processor).resync(Instant::now(), || self.indexer.list());
+    }
+
+    /// Hands the notifications of the events applied so far to the handlers.
+    fn flush(&self) {
+        lock(&self.processor).flush();
     }
 }
 
@@ -675,29 +679,62 @@ async fn run(shared: Weak<Shared>, resync_changed: Arc<Notify>, mut watch: Watch
             event = watch.events.next(), if !events_done => {
                 last_heard = Instant::now();
                 let Some(shared) = shared.upgrade() else { return };
-                match event {
-                    Some(Ok(event)) => {
-                        if matches!(event, watcher::Event::InitDone) {
-                            watch.listed = true;
-                        }
-                        shared.on_event(event, &mut relist);
+                // Apply what else the watch has ready right now, then wake
+                // the handlers once for all of it.
+                let mut event = event;
+                let mut applied = 0;
+                loop {
+                    events_done = shared.on_watch_item(event, &mut watch, &mut relist);
+                    applied += 1;
+                    if events_done || applied == MAX_BURST {
+                        break;
                     }
-                    Some(Err(err)) => {
-                        shared.on_error(&err);
-                        if watch.streaming && !watch.listed && refuses_streaming(&err)
-                            && let Some(reopen) = &watch.reopen
-                        {
-                            tracing::warn!(kind = %shared.kind, "the API server refuses streaming lists ({err}); listing page by page instead");
-                            watch.streaming = false;
-                            watch.events = reopen(watcher::InitialListStrategy::ListWatch);
-                            relist.objects.clear();
-                            relist.malformed.clear();
-                        }
+                    match watch.events.next().now_or_never() {
+                        Some(next) => event = next,
+                        None => break,
                     }
-                    None => events_done = true,
                 }
+                shared.flush();
             }
         }
+    }
+}
+
+/// The most watch events applied before the handlers are woken.
+const MAX_BURST: usize = 256;
+
+impl Shared {
+    /// Applies one item of the watch stream; true when the stream has ended.
+    fn on_watch_item(
+        &self,
+        event: Option<Result<watcher::Event<Item>, watcher::Error>>,
+        watch: &mut Watch,
+        relist: &mut Relist,
+    ) -> bool {
+        match event {
+            Some(Ok(event)) => {
+                if matches!(event, watcher::Event::InitDone) {
+                    watch.listed = true;
+                }
+                self.on_event(event, relist);
+            }
+            Some(Err(err)) => {
+                self.on_error(&err);
+                if watch.streaming
+                    && !watch.listed
+                    && refuses_streaming(&err)
+                    && let Some(reopen) = &watch.reopen
+                {
+                    tracing::warn!(kind = %self.kind, "the API server refuses streaming lists ({err}); listing page by page instead");
+                    watch.streaming = false;
+                    watch.events = reopen(watcher::InitialListStrategy::ListWatch);
+                    relist.objects.clear();
+                    relist.malformed.clear();
+                }
+            }
+            None => return true,
+        }
+        false
     }
 }
 

@@ -70,13 +70,21 @@ impl HandlerRegistration {
     }
 }
 
+/// Notifications handed to a handler's thread at once: a burst of events
+/// (a list, a chunk of watch events) costs one wake-up of the thread, not
+/// one per event.
+type Batch = Vec<Notification>;
+
 /// A handler and its queue, waiting for a runtime to run on.
-type IdleListener = (Box<dyn ErasedHandler>, mpsc::UnboundedReceiver<Notification>);
+type IdleListener = (Box<dyn ErasedHandler>, mpsc::UnboundedReceiver<Batch>);
 
 /// A registered handler, as the dispatcher sees it.
 struct Listener {
     id: u64,
-    tx: mpsc::UnboundedSender<Notification>,
+    tx: mpsc::UnboundedSender<Batch>,
+    /// Queued by the dispatcher, not yet handed to the thread: see
+    /// [`Processor::flush`].
+    pending: Batch,
     state: Arc<ListenerState>,
     resync: Option<Duration>,
     next_resync: Option<Instant>,
@@ -86,15 +94,23 @@ struct Listener {
 }
 
 impl Listener {
-    fn send(&self, notification: Notification) {
-        let initial = matches!(notification, Notification::Add { is_in_initial_list: true, .. });
-        if initial {
+    fn send(&mut self, notification: Notification) {
+        if is_initial(&notification) {
             self.state.pending_initial.fetch_add(1, Ordering::AcqRel);
         }
+        self.pending.push(notification);
+    }
+
+    /// Hands the queued notifications to the handler's thread.
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
         // Sending fails only when the handler's thread is gone (it panicked);
-        // the event then has nowhere to go.
-        if self.tx.send(notification).is_err() && initial {
-            self.state.pending_initial.fetch_sub(1, Ordering::AcqRel);
+        // the events then have nowhere to go.
+        if let Err(mpsc::error::SendError(lost)) = self.tx.send(std::mem::take(&mut self.pending)) {
+            let initial = lost.iter().filter(|n| is_initial(n)).count();
+            self.state.pending_initial.fetch_sub(initial, Ordering::AcqRel);
         }
     }
 
@@ -125,10 +141,14 @@ impl Listener {
     }
 }
 
+fn is_initial(notification: &Notification) -> bool {
+    matches!(notification, Notification::Add { is_in_initial_list: true, .. })
+}
+
 /// A handler's thread: handles its notifications one by one, in order.
 fn run_listener(
     mut handler: Box<dyn ErasedHandler>,
-    mut rx: mpsc::UnboundedReceiver<Notification>,
+    mut rx: mpsc::UnboundedReceiver<Batch>,
     state: Arc<ListenerState>,
 ) {
     /// Marks the registration stopped when the thread ends, also by a panic
@@ -143,19 +163,21 @@ fn run_listener(
         }
     }
     let _stop_on_exit = StopOnExit(state.clone());
-    while let Some(notification) = rx.blocking_recv() {
-        if state.stopped.load(Ordering::Acquire) {
-            break;
-        }
-        match notification {
-            Notification::Add { obj, is_in_initial_list } => {
-                handler.on_add(obj, is_in_initial_list);
-                if is_in_initial_list {
-                    state.pending_initial.fetch_sub(1, Ordering::AcqRel);
-                }
+    while let Some(batch) = rx.blocking_recv() {
+        for notification in batch {
+            if state.stopped.load(Ordering::Acquire) {
+                return;
             }
-            Notification::Update { old, new } => handler.on_update(old, new),
-            Notification::Delete(obj) => handler.on_delete(obj),
+            match notification {
+                Notification::Add { obj, is_in_initial_list } => {
+                    handler.on_add(obj, is_in_initial_list);
+                    if is_in_initial_list {
+                        state.pending_initial.fetch_sub(1, Ordering::AcqRel);
+                    }
+                }
+                Notification::Update { old, new } => handler.on_update(old, new),
+                Notification::Delete(obj) => handler.on_delete(obj),
+            }
         }
     }
 }
@@ -196,6 +218,7 @@ impl Processor {
         let mut listener = Listener {
             id,
             tx,
+            pending: Vec::new(),
             state: state.clone(),
             resync,
             next_resync: resync_from.zip(resync).map(|(now, d)| now + d),
@@ -205,6 +228,7 @@ impl Processor {
         for obj in replay {
             listener.send(Notification::Add { obj, is_in_initial_list: true });
         }
+        listener.flush();
         if let Some(runtime) = &self.runtime {
             listener.spawn(runtime);
         }
@@ -231,13 +255,25 @@ impl Processor {
         self.runtime = Some(runtime);
     }
 
-    /// Queues `notification` to every handler.
-    pub(crate) fn distribute(&self, notification: Notification) {
-        if let Some((last, rest)) = self.listeners.split_last() {
+    /// Queues `notification` to every handler; it reaches them with the
+    /// next [`flush`](Self::flush).
+    pub(crate) fn distribute(&mut self, notification: Notification) {
+        if let Some((last, rest)) = self.listeners.split_last_mut() {
             for listener in rest {
                 listener.send(notification.clone());
             }
             last.send(notification);
+        }
+    }
+
+    /// Hands every handler's queued notifications to its thread. The
+    /// informer calls it after each burst of events it applies, before it
+    /// waits for more; order per handler is kept, and a handler added in
+    /// between gets the cache (which already holds the queued changes) and
+    /// none of the queued notifications.
+    pub(crate) fn flush(&mut self) {
+        for listener in &mut self.listeners {
+            listener.flush();
         }
     }
 
@@ -272,6 +308,7 @@ impl Processor {
             for obj in &snapshot {
                 listener.send(Notification::Update { old: obj.clone(), new: obj.clone() });
             }
+            listener.flush();
             listener.next_resync = Some(now + period);
         }
     }

@@ -644,3 +644,26 @@ async fn a_streaming_list_needs_no_list_request_and_falls_back_when_refused() {
     assert!(verbs(&server).iter().any(|(verb, _)| verb == "list"), "{:?}", verbs(&server));
     informer.shutdown().await;
 }
+
+#[tokio::test]
+async fn bursts_longer_than_one_wake_up_reach_every_handler_in_order() {
+    // More events at once than the informer applies between two wake-ups
+    // of the handlers: none may be lost at the seams, none reordered.
+    let total = 3 * MAX_BURST + 7;
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (first, mut seen_first) = recorder();
+    let (second, mut seen_second) = recorder();
+    informer.add_event_handler(first);
+    informer.add_event_handler(second);
+    feed.relist(&[]);
+    for i in 0..total {
+        feed.send(Event::Apply(cm("burst", i as u32 + 1)));
+    }
+    informer.start();
+    let mut expected = vec![add("burst", 1, false)];
+    expected.extend((1..total as u32).map(|rv| update("burst", rv, rv + 1)));
+    assert_eq!(take(&mut seen_first, total).await, expected);
+    assert_eq!(take(&mut seen_second, total).await, expected);
+    assert_eq!(cached(&informer), [("burst".to_owned(), total as u32)]);
+    informer.shutdown().await;
+}
