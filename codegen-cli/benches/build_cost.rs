@@ -46,7 +46,9 @@
 //! the cost (the `usage` module then uses what is generated).
 //!
 //! Run with `cargo bench -p codegen-cli --bench build_cost` (half an hour or
-//! more at 100 kinds on 2 cores). Environment:
+//! more at 100 kinds on 2 cores). Disk: about 1 GB of dependencies, and
+//! while a crate is measured its rlib and incremental state (~2.5 GB for the
+//! kube-codegen crate at 100 kinds). Environment:
 //!
 //! - `BUILD_COST_KINDS` (100), `BUILD_COST_GROUPS` (10): the tree;
 //! - `BUILD_COST_POD_TEMPLATE=1`: every spec also embeds a `PodTemplateSpec`
@@ -866,7 +868,15 @@ fn stages(cfg: &Config, target: &Path, rounds: usize, twin: Option<Round>) {
             let rlib = c.rlib_size(target);
             // One stage's artifacts at a time on the disk.
             c.clean(target);
-            eprintln!("build_cost: stage round {}/{rounds}: {}: {:.1} s CPU, {}", r + 1, crates[i].0, s.cpu, mib(rlib));
+            eprintln!(
+                "build_cost: stage round {}/{rounds}: {}: {:.1} s CPU, {:.1} s wall, {}, {}",
+                r + 1,
+                crates[i].0,
+                s.cpu,
+                s.wall,
+                gb(s.peak_rss),
+                mib(rlib)
+            );
             samples[i].push((s, rlib));
         }
     }
