@@ -11,9 +11,10 @@
 //!   from the generated informer factory and reads the lister; `poll_all`
 //!   polls each of those futures once (and the factory's `start` and
 //!   `wait_for_cache_sync`), so every future is instantiated the way a user
-//!   spawning them would (the generated public code — clients, listers,
-//!   informers, apply configurations, fake clientset — is compiled in any
-//!   case: it is public, non-generic code of a library).
+//!   spawning them would (the rest of the generated public code is compiled
+//!   as a library's public code is, except what the generator marks
+//!   `#[inline]` so that it costs nothing until used: informer and lister
+//!   accessors, the generic informer's lookups, extract functions).
 //! - `kube_derive`: the same types with kube's `#[derive(CustomResource)]`
 //!   (the workspace's kube with its `derive` feature, `schemars` for the
 //!   schemas) and, per kind, a function that builds `kube::Api<K>` and calls

@@ -129,42 +129,58 @@ impl SharedInformerFactory {
     /// requested after [`start`](Self::start) run once `start` is called
     /// again.
     pub fn informer_for<K: Object>(&self) -> SharedIndexInformer<K> {
+        // Only what needs `K` is generic here: the lookups, the bookkeeping
+        // and the configuration shared by every kind are compiled once.
         let type_id = TypeId::of::<K>();
-        let mut state = self.state();
-        if let Some(entry) = state.informers.get(&type_id) {
-            return SharedIndexInformer::from_shared(entry.informer.clone());
+        if let Some(shared) = self.existing(type_id) {
+            return SharedIndexInformer::from_shared(shared);
         }
         let informer =
             SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), self.config_for::<K>());
+        SharedIndexInformer::from_shared(self.register(type_id, informer.shared().clone()))
+    }
+
+    /// The informer already made for the kind `type_id`.
+    fn existing(&self, type_id: TypeId) -> Option<Arc<Shared>> {
+        self.state().informers.get(&type_id).map(|entry| entry.informer.clone())
+    }
+
+    /// Files `informer` as the one of the kind `type_id`, unless another
+    /// caller filed one first: the informer filed is returned.
+    fn register(&self, type_id: TypeId, informer: Arc<Shared>) -> Arc<Shared> {
+        let mut state = self.state();
+        if let Some(entry) = state.informers.get(&type_id) {
+            return entry.informer.clone();
+        }
         if state.shutting_down {
             // It will never start: make waits on it return false at once.
-            informer.shared().mark_stopped();
+            informer.mark_stopped();
         }
-        let gvk = format!("{}/{}", K::api_version(&()), K::kind(&()));
-        state.informers.insert(type_id, Entry { informer: informer.shared().clone(), gvk, started: false });
+        let gvk = informer.gvk();
+        state.informers.insert(type_id, Entry { informer: informer.clone(), gvk, started: false });
         informer
     }
 
     fn config_for<K: Object>(&self) -> InformerConfig<K> {
-        let type_id = TypeId::of::<K>();
+        let own = self.inner.transforms.get(&TypeId::of::<K>()).and_then(|t| t.downcast_ref::<Transform<K>>()).cloned();
+        let transform = match (self.inner.strip_managed_fields, own) {
+            (false, own) => own,
+            (true, None) => Some(Arc::new(strip_managed_fields::<K>) as Transform<K>),
+            (true, Some(own)) => Some(Arc::new(move |obj: K| own(strip_managed_fields(obj))) as Transform<K>),
+        };
+        let (watcher_config, resync, watch_idle_timeout) = self.base_config(TypeId::of::<K>());
+        InformerConfig { watcher_config, resync, transform, indexers: BTreeMap::new(), watch_idle_timeout }
+    }
+
+    /// The watch configuration, resync period and idle timeout of the
+    /// informer of the kind `type_id`.
+    fn base_config(&self, type_id: TypeId) -> (watcher::Config, Option<Duration>, Option<Duration>) {
         let mut watcher_config = watcher::Config::default();
         if let Some(tweak) = &self.inner.tweak_list_options {
             tweak(&mut watcher_config);
         }
-        InformerConfig {
-            watcher_config,
-            resync: self.inner.custom_resync.get(&type_id).copied().or(self.inner.default_resync),
-            transform: {
-                let own = self.inner.transforms.get(&type_id).and_then(|t| t.downcast_ref::<Transform<K>>()).cloned();
-                match (self.inner.strip_managed_fields, own) {
-                    (false, own) => own,
-                    (true, None) => Some(Arc::new(strip_managed_fields::<K>) as Transform<K>),
-                    (true, Some(own)) => Some(Arc::new(move |obj: K| own(strip_managed_fields(obj))) as Transform<K>),
-                }
-            },
-            indexers: BTreeMap::new(),
-            watch_idle_timeout: self.inner.watch_idle_timeout,
-        }
+        let resync = self.inner.custom_resync.get(&type_id).copied().or(self.inner.default_resync);
+        (watcher_config, resync, self.inner.watch_idle_timeout)
     }
 
     /// Starts every informer not started yet, on the current Tokio runtime.

@@ -320,10 +320,17 @@ pub(crate) fn erase_index_func<K: Send + Sync + 'static>(f: IndexFunc<K>) -> Era
     Arc::new(move |obj: &dyn AnyObject| f(downcast_ref::<K>(obj)))
 }
 
-fn erase_index_funcs<K: Send + Sync + 'static>(
+/// `indexers` over objects of any kind. Built by insertion, not `collect`:
+/// collecting into a `BTreeMap` sorts, and that sort would be compiled once
+/// per kind.
+pub(crate) fn erase_index_funcs<K: Send + Sync + 'static>(
     indexers: BTreeMap<String, IndexFunc<K>>,
 ) -> BTreeMap<String, ErasedIndexFunc> {
-    indexers.into_iter().map(|(name, f)| (name, erase_index_func(f))).collect()
+    let mut erased = BTreeMap::new();
+    for (name, f) in indexers {
+        erased.insert(name, erase_index_func(f));
+    }
+    erased
 }
 
 /// Objects of any kind as the `K`s they are.

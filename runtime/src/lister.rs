@@ -19,12 +19,18 @@ pub fn everything() -> Selector {
 }
 
 /// The objects of `objs` whose labels match `selector`, as `K`s.
-fn select<K: Send + Sync + 'static>(mut objs: Vec<ErasedObject>, selector: &Selector) -> Vec<Arc<K>> {
+fn select<K: Send + Sync + 'static>(objs: Vec<ErasedObject>, selector: &Selector) -> Vec<Arc<K>> {
+    downcast_all(select_erased(objs, selector))
+}
+
+/// The objects of `objs` whose labels match `selector` (compiled once, not
+/// per kind).
+fn select_erased(mut objs: Vec<ErasedObject>, selector: &Selector) -> Vec<ErasedObject> {
     if !selector.selects_all() {
         let no_labels = BTreeMap::new();
         objs.retain(|obj| selector.matches(obj.object_meta().labels.as_ref().unwrap_or(&no_labels)));
     }
-    downcast_all(objs)
+    objs
 }
 
 /// Lists and gets objects of one kind from the local cache.

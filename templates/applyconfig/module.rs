@@ -135,6 +135,7 @@ impl {{ p.rt }}::apply::ApplyConfiguration for {{ t.name }} {
 /// The apply configuration `field_manager` owns in `obj`, read from its
 /// `managedFields` (client-go's `Extract{{ k.kind }}`): change it and apply it
 /// again as the same manager to update exactly that manager's fields.
+#[inline]
 pub fn {{ k.extract }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}::Result<{{ t.name }}> {
     {{ p.rt }}::apply::extract(obj, field_manager, None)
 }
@@ -143,6 +144,7 @@ pub fn {{ k.extract }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}:
 
 /// The status `field_manager` owns in `obj` through the status subresource
 /// (client-go's `Extract{{ k.kind }}Status`).
+#[inline]
 pub fn {{ status }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}::Result<{{ t.name }}> {
     {{ p.rt }}::apply::extract(obj, field_manager, Some("status"))
 }

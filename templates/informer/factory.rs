@@ -48,6 +48,7 @@ impl SharedInformerFactory {
 {% endfor %}
 
     /// The informer of a resource, by group/version/resource (informer-gen's `ForResource`).
+    #[inline]
     pub fn for_resource(&self, gvr: &{{ p.kube }}::core::GroupVersionResource) -> ::std::option::Option<GenericInformer> {
         match (gvr.group.as_str(), gvr.version.as_str(), gvr.resource.as_str()) {
 {% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
@@ -71,6 +72,7 @@ pub enum GenericInformer {
 
 impl GenericInformer {
     /// Whether the informer's cache has synced.
+    #[inline]
     pub fn has_synced(&self) -> bool {
         match self {
 {% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
@@ -80,6 +82,7 @@ impl GenericInformer {
     }
 
     /// Every cached object as JSON (client-go's `GenericLister.List`).
+    #[inline]
     pub fn list(&self) -> ::std::vec::Vec<{{ p.rt }}::__private::serde_json::Value> {
         match self {
 {% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}

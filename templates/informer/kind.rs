@@ -15,11 +15,13 @@ impl {{ k.informer }} {
     }
 
     /// The shared informer (created on first use, started by the factory's `start`).
+    #[inline]
     pub fn informer(&self) -> {{ p.rt }}::informer::SharedIndexInformer<{{ k.rust_name }}> {
         self.factory.informer_for::<{{ k.rust_name }}>()
     }
 {% if k.has_lister %}
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> {{ k.listers_path }}::{{ k.lister }} {
         {{ k.listers_path }}::{{ k.lister }}::new(self.informer().indexer())
     }

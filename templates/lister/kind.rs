@@ -16,6 +16,7 @@ impl {{ k.lister }} {
     }
 
     /// Every cached object matching `selector` ([`everything()`]({{ p.rt }}::lister::everything) matches all).
+    #[inline]
     pub fn list(&self, selector: &{{ p.rt }}::lister::Selector) -> ::std::vec::Vec<::std::sync::Arc<{{ k.rust_name }}>> {
         self.inner.list(selector)
     }
@@ -26,6 +27,7 @@ impl {{ k.lister }} {
     }
 {% else %}
     /// The cached object named `name`.
+    #[inline]
     pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<{{ k.rust_name }}>> {
         self.inner.get(name)
     }
@@ -44,11 +46,13 @@ pub struct {{ k.ns_lister }} {
 
 impl {{ k.ns_lister }} {
     /// Every cached object of the namespace matching `selector`.
+    #[inline]
     pub fn list(&self, selector: &{{ p.rt }}::lister::Selector) -> ::std::vec::Vec<::std::sync::Arc<{{ k.rust_name }}>> {
         self.inner.list(selector)
     }
 
     /// The cached object named `name` in the namespace.
+    #[inline]
     pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<{{ k.rust_name }}>> {
         self.inner.get(name)
     }

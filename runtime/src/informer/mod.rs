@@ -41,7 +41,7 @@ use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::indexer::{ErasedIndexer, IndexFunc, Indexer, erase_index_func};
+use crate::indexer::{ErasedIndexer, IndexFunc, Indexer, erase_index_funcs};
 use crate::lister::Lister;
 use crate::object::{AnyObject, ErasedObject, Object, meta_key};
 
@@ -261,7 +261,7 @@ impl<K: Object> SharedIndexInformer<K> {
     }
 
     fn with_source(source: Source, config: InformerConfig<K>) -> Self {
-        let indexers = config.indexers.into_iter().map(|(name, f)| (name, erase_index_func(f))).collect();
+        let indexers = erase_index_funcs(config.indexers);
         let shared = Shared::new(
             K::api_version(&()).into_owned(),
             K::kind(&()).into_owned(),
@@ -505,6 +505,11 @@ impl Shared {
 
     /// Marks a never-started informer as shut down (for a factory that is
     /// already shutting down), so `wait_for_cache_sync` returns false.
+    /// `apiVersion/Kind` of the objects.
+    pub(crate) fn gvk(&self) -> String {
+        format!("{}/{}", self.api_version, self.kind)
+    }
+
     pub(crate) fn mark_stopped(&self) {
         *lock(&self.lifecycle) = Lifecycle::Stopped;
         self.sync.send_modify(|state| state.stopped = true);

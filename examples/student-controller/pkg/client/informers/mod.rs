@@ -52,6 +52,7 @@ impl SharedInformerFactory {
         example::Informers::new(self.inner.clone())
     }
     /// The informer of a resource, by group/version/resource (informer-gen's `ForResource`).
+    #[inline]
     pub fn for_resource(
         &self,
         gvr: &::codegen_runtime::__private::kube::core::GroupVersionResource,
@@ -82,12 +83,14 @@ pub enum GenericInformer {
 }
 impl GenericInformer {
     /// Whether the informer's cache has synced.
+    #[inline]
     pub fn has_synced(&self) -> bool {
         match self {
             GenericInformer::ExampleV1Student(i) => i.has_synced(),
         }
     }
     /// Every cached object as JSON (client-go's `GenericLister.List`).
+    #[inline]
     pub fn list(
         &self,
     ) -> ::std::vec::Vec<::codegen_runtime::__private::serde_json::Value> {

@@ -178,6 +178,7 @@ impl ::codegen_runtime::apply::ApplyConfiguration for StudentApplyConfiguration 
 /// The apply configuration `field_manager` owns in `obj`, read from its
 /// `managedFields` (client-go's `ExtractStudent`): change it and apply it
 /// again as the same manager to update exactly that manager's fields.
+#[inline]
 pub fn extract_student(
     obj: &crate::pkg::apis::example::v1::Student,
     field_manager: &str,
@@ -186,6 +187,7 @@ pub fn extract_student(
 }
 /// The status `field_manager` owns in `obj` through the status subresource
 /// (client-go's `ExtractStudentStatus`).
+#[inline]
 pub fn extract_student_status(
     obj: &crate::pkg::apis::example::v1::Student,
     field_manager: &str,

@@ -13,10 +13,12 @@ impl StudentInformer {
         Self { factory }
     }
     /// The shared informer (created on first use, started by the factory's `start`).
+    #[inline]
     pub fn informer(&self) -> ::codegen_runtime::informer::SharedIndexInformer<Student> {
         self.factory.informer_for::<Student>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(
         &self,
     ) -> super::super::super::super::listers::example::v1::StudentLister {

@@ -16,6 +16,7 @@ impl StudentLister {
         }
     }
     /// Every cached object matching `selector` ([`everything()`](::codegen_runtime::lister::everything) matches all).
+    #[inline]
     pub fn list(
         &self,
         selector: &::codegen_runtime::lister::Selector,
@@ -40,6 +41,7 @@ pub struct StudentNamespaceLister {
 }
 impl StudentNamespaceLister {
     /// Every cached object of the namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::codegen_runtime::lister::Selector,
@@ -47,6 +49,7 @@ impl StudentNamespaceLister {
         self.inner.list(selector)
     }
     /// The cached object named `name` in the namespace.
+    #[inline]
     pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<Student>> {
         self.inner.get(name)
     }
