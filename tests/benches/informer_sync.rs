@@ -15,19 +15,31 @@
 //! streaming list; and the like-for-like client-go variant) are printed.
 //! `INFORMER_SYNC_ROUNDS=N` measures N rounds instead of 5. Needs the Go
 //! toolchain (`go`; `.ci/run` installs it).
+//!
+//! Then event delivery: in a namespace of 100 Widgets, the codegen informer
+//! and client-go's (each in a fresh process, alternating) sync, say
+//! `ready`, and this process sends 1,000 updates, one every 5 ms, each
+//! stamped with its send time (annotation `bench.kube-codegen.dev/sent`,
+//! Unix nanoseconds, taken just before the request). Each informer's update
+//! handler takes the delay from send to handler (API server, watch stream,
+//! decode, cache, dispatch); the first tenth is dropped (the watch warming
+//! up) and p50, p99 and the largest delay of the rest are compared, medians
+//! over the rounds and of the per-round ratios. `INFORMER_SYNC_ONLY=latency`
+//! or `=sync` runs one part.
 
 use std::borrow::Cow;
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 use codegen_runtime::informer::{InformerConfig, ResourceEventHandlerFuncs, SharedIndexInformer};
 use codegen_testenv::TestEnv;
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::NamespaceResourceScope;
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +47,13 @@ const GROUP: &str = "bench.kube-codegen.dev";
 const OBJECTS: usize = 10_000;
 /// Measured rounds, after a warm-up round; `INFORMER_SYNC_ROUNDS` overrides.
 const ROUNDS: usize = 5;
+/// The delivery benchmark: Widgets in its namespace, updates sent, and the
+/// pause between two updates.
+const LATENCY_OBJECTS: usize = 100;
+const LATENCY_UPDATES: usize = 1_000;
+const LATENCY_INTERVAL: Duration = Duration::from_millis(5);
+/// The annotation carrying an update's send time, Unix nanoseconds.
+const SENT_ANNOTATION: &str = "bench.kube-codegen.dev/sent";
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -121,50 +140,70 @@ fn parent() -> Result<()> {
     let go = go_baseline()?;
     let env = TestEnv::start()?;
     let rt = tokio::runtime::Runtime::new()?;
-    let namespace = rt.block_on(async {
+    rt.block_on(async {
         let path = env.work_dir().join("widgets-crd.yaml");
         std::fs::write(&path, CRD)?;
         env.kubectl_apply_file(&path)?;
-        env.wait_crd_established("widgets.bench.kube-codegen.dev", Duration::from_secs(60)).await?;
-        let ns = env.create_namespace("bench").await?;
-        let api: kube::Api<Widget> = kube::Api::namespaced(env.admin_client().await?, &ns);
-        let started = Instant::now();
-        stream::iter(0..OBJECTS)
-            .map(|i| {
-                let api = api.clone();
-                async move {
-                    let w = Widget {
-                        api_version: format!("{GROUP}/v1"),
-                        kind: "Widget".into(),
-                        metadata: ObjectMeta {
-                            name: Some(format!("widget-{i:05}")),
-                            labels: Some([("app".to_string(), format!("app-{}", i % 50))].into()),
-                            ..Default::default()
-                        },
-                        spec: WidgetSpec {
-                            owner: format!("team-{}", i % 17),
-                            replicas: (i % 5) as i64,
-                            tags: vec!["a".into(), "b".into(), format!("t{i}")],
-                        },
-                    };
-                    api.create(&PostParams::default(), &w).await
-                }
-            })
-            .buffer_unordered(16)
-            .try_collect::<Vec<_>>()
-            .await?;
-        eprintln!("created {OBJECTS} widgets in {:.1?}", started.elapsed());
-        anyhow::Ok(ns)
+        env.wait_crd_established("widgets.bench.kube-codegen.dev", Duration::from_secs(60)).await
     })?;
-
-    let exe = std::env::current_exe()?;
-    let kubeconfig = env.admin_kubeconfig();
-    let kubeconfig = kubeconfig.to_string_lossy();
-    let variants = variants();
     let rounds = match std::env::var("INFORMER_SYNC_ROUNDS") {
         Ok(n) => n.parse().context("INFORMER_SYNC_ROUNDS")?,
         Err(_) => ROUNDS,
     };
+    let only = std::env::var("INFORMER_SYNC_ONLY").unwrap_or_default();
+    if only != "latency" {
+        let namespace = rt.block_on(async {
+            let ns = env.create_namespace("bench").await?;
+            let started = Instant::now();
+            create_widgets(&env, &ns, OBJECTS).await?;
+            eprintln!("created {OBJECTS} widgets in {:.1?}", started.elapsed());
+            anyhow::Ok(ns)
+        })?;
+        sync_rounds(&env, &go, &namespace, rounds)?;
+    }
+    if only != "sync" {
+        latency_rounds(&env, &rt, &go, rounds)?;
+    }
+    Ok(())
+}
+
+/// Creates `count` Widgets in `ns`, 16 requests at a time.
+async fn create_widgets(env: &TestEnv, ns: &str, count: usize) -> Result<()> {
+    let api: kube::Api<Widget> = kube::Api::namespaced(env.admin_client().await?, ns);
+    stream::iter(0..count)
+        .map(|i| {
+            let api = api.clone();
+            async move {
+                let w = Widget {
+                    api_version: format!("{GROUP}/v1"),
+                    kind: "Widget".into(),
+                    metadata: ObjectMeta {
+                        name: Some(format!("widget-{i:05}")),
+                        labels: Some([("app".to_string(), format!("app-{}", i % 50))].into()),
+                        ..Default::default()
+                    },
+                    spec: WidgetSpec {
+                        owner: format!("team-{}", i % 17),
+                        replicas: (i % 5) as i64,
+                        tags: vec!["a".into(), "b".into(), format!("t{i}")],
+                    },
+                };
+                api.create(&PostParams::default(), &w).await
+            }
+        })
+        .buffer_unordered(16)
+        .try_collect::<Vec<_>>()
+        .await?;
+    Ok(())
+}
+
+/// The sync comparison: every variant in a fresh process, `rounds` rounds
+/// after a warm-up round.
+fn sync_rounds(env: &TestEnv, go: &std::path::Path, namespace: &str, rounds: usize) -> Result<()> {
+    let exe = std::env::current_exe()?;
+    let kubeconfig = env.admin_kubeconfig();
+    let kubeconfig = kubeconfig.to_string_lossy();
+    let variants = variants();
     // Per variant, per measured round: (seconds, peak RSS in KiB).
     let mut results: Vec<Vec<(f64, u64)>> = vec![Vec::new(); variants.len()];
     for round in 0..=rounds {
@@ -173,12 +212,12 @@ fn parent() -> Result<()> {
             let mut command = match variants[i].run {
                 Run::Rust(variant) => {
                     let mut c = Command::new(&exe);
-                    c.args(["--child", variant, &kubeconfig, &namespace]);
+                    c.args(["--child", variant, &kubeconfig, namespace]);
                     c
                 }
                 Run::Go(args) => {
-                    let mut c = Command::new(&go);
-                    c.args(["--kubeconfig", &kubeconfig, "--namespace", &namespace, "--expect"])
+                    let mut c = Command::new(go);
+                    c.args(["--kubeconfig", &kubeconfig, "--namespace", namespace, "--expect"])
                         .arg(OBJECTS.to_string())
                         .args(args)
                         .env_remove("KUBE_FEATURE_WatchListClient");
@@ -245,6 +284,145 @@ fn parent() -> Result<()> {
     Ok(())
 }
 
+/// The delivery comparison: the codegen informer and client-go's, each in
+/// a fresh process per round, alternating, while this process sends the
+/// updates.
+fn latency_rounds(env: &TestEnv, rt: &tokio::runtime::Runtime, go: &std::path::Path, rounds: usize) -> Result<()> {
+    let exe = std::env::current_exe()?;
+    let kubeconfig = env.admin_kubeconfig();
+    let kubeconfig = kubeconfig.to_string_lossy();
+    let (namespace, api) = rt.block_on(async {
+        let ns = env.create_namespace("latency").await?;
+        create_widgets(env, &ns, LATENCY_OBJECTS).await?;
+        let api: kube::Api<Widget> = kube::Api::namespaced(env.admin_client().await?, &ns);
+        anyhow::Ok((ns, api))
+    })?;
+    let updates = LATENCY_UPDATES.to_string();
+    let names = ["codegen informer", "client-go, default"];
+    // Per variant, per measured round: (p50, p99, max) in µs.
+    let mut results: Vec<Vec<[f64; 3]>> = vec![Vec::new(); names.len()];
+    for round in 0..=rounds {
+        for k in 0..names.len() {
+            let i = (k + round) % names.len();
+            let mut command = if i == 0 {
+                let mut c = Command::new(&exe);
+                c.args(["--child", "latency", &kubeconfig, &namespace]);
+                c
+            } else {
+                let mut c = Command::new(go);
+                c.args(["--kubeconfig", &kubeconfig, "--namespace", &namespace, "--expect"])
+                    .arg(LATENCY_OBJECTS.to_string())
+                    .args(["--list", "default", "--latency", &updates])
+                    .env_remove("KUBE_FEATURE_WatchListClient");
+                c
+            };
+            let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+            let mut lines = BufReader::new(child.stdout.take().context("stdout")?).lines();
+            let failed = |child: std::process::Child| -> anyhow::Error {
+                let out = child.wait_with_output().map(|o| String::from_utf8_lossy(&o.stderr).into_owned());
+                anyhow::anyhow!("{} failed: {}", names[i], out.unwrap_or_default())
+            };
+            match lines.next() {
+                Some(Ok(line)) if line == "ready" => {}
+                _ => return Err(failed(child)),
+            }
+            rt.block_on(send_updates(&api, round))?;
+            let figures: Vec<f64> = match lines.next() {
+                Some(Ok(line)) => line.split_whitespace().map(str::parse).collect::<Result<_, _>>()?,
+                _ => return Err(failed(child)),
+            };
+            let status = child.wait()?;
+            let [p50, p99, max] = figures[..] else { bail!("{}: expected p50 p99 max, got {figures:?}", names[i]) };
+            if !status.success() {
+                bail!("{} exited with {status}", names[i]);
+            }
+            if round > 0 {
+                eprintln!("round {round}: {:<20} p50 {p50:>8.1} µs  p99 {p99:>8.1} µs  max {max:>8.1} µs", names[i]);
+                results[i].push([p50, p99, max]);
+            }
+        }
+    }
+    println!(
+        "watch event → update handler, {LATENCY_UPDATES} updates at one per {LATENCY_INTERVAL:?}, first tenth \
+         dropped (median of {rounds} rounds; ratios are medians of per-round ratios against client-go)"
+    );
+    println!("  {:<20} {:>10} {:>10} {:>10}   vs client-go p50 / p99 / max", "informer", "p50", "p99", "max");
+    for (i, name) in names.iter().enumerate() {
+        let at = |j: usize| median(results[i].iter().map(|r| r[j]).collect());
+        let ratio = |j: usize| median(results[i].iter().zip(&results[1]).map(|(r, b)| r[j] / b[j]).collect());
+        println!(
+            "  {name:<20} {:>7.1} µs {:>7.1} µs {:>7.1} µs   ×{:.2} / ×{:.2} / ×{:.2}",
+            at(0),
+            at(1),
+            at(2),
+            ratio(0),
+            ratio(1),
+            ratio(2)
+        );
+    }
+    Ok(())
+}
+
+/// Sends [`LATENCY_UPDATES`] updates, one every [`LATENCY_INTERVAL`], each
+/// to the next Widget, stamped with its send time.
+async fn send_updates(api: &kube::Api<Widget>, round: usize) -> Result<()> {
+    let mut tick = tokio::time::interval(LATENCY_INTERVAL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    for j in 0..LATENCY_UPDATES {
+        tick.tick().await;
+        let sent = SystemTime::now().duration_since(UNIX_EPOCH)?.as_nanos();
+        let patch = serde_json::json!({
+            "metadata": {"annotations": {SENT_ANNOTATION: sent.to_string()}},
+            "spec": {"replicas": (round * LATENCY_UPDATES + j) as i64},
+        });
+        api.patch(&format!("widget-{:05}", j % LATENCY_OBJECTS), &PatchParams::default(), &Patch::Merge(&patch))
+            .await?;
+    }
+    Ok(())
+}
+
+/// The latency child: syncs, says `ready`, times [`LATENCY_UPDATES`]
+/// updates from their send time to the update handler, and prints p50, p99
+/// and the largest delay (µs) of all but the first tenth.
+async fn latency_child(api: kube::Api<Widget>) -> Result<()> {
+    let informer = SharedIndexInformer::new(api, InformerConfig::default());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<Duration>>();
+    let mut seen = Vec::with_capacity(LATENCY_UPDATES);
+    let _registration = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_update(
+        move |_old: Arc<Widget>, new: Arc<Widget>| {
+            let arrived = SystemTime::now();
+            if seen.len() == LATENCY_UPDATES {
+                return;
+            }
+            let Some(sent) = new.metadata.annotations.as_ref().and_then(|a| a.get(SENT_ANNOTATION)) else { return };
+            let Ok(sent) = sent.parse::<u64>() else { return };
+            let sent = UNIX_EPOCH + Duration::from_nanos(sent);
+            seen.push(arrived.duration_since(sent).unwrap_or_default());
+            if seen.len() == LATENCY_UPDATES {
+                let _ = tx.send(std::mem::take(&mut seen));
+            }
+        },
+    ));
+    informer.start();
+    if !informer.wait_for_cache_sync().await {
+        bail!("informer did not sync");
+    }
+    println!("ready");
+    let mut seen = tokio::time::timeout(Duration::from_secs(120), rx.recv())
+        .await
+        .context("updates did not arrive within 2 minutes")?
+        .context("handler gone")?;
+    informer.shutdown().await;
+    let mut kept = seen.split_off(seen.len() / 10);
+    kept.sort();
+    let at = |q: f64| {
+        let rank = ((q * kept.len() as f64).ceil() as usize).clamp(1, kept.len());
+        kept[rank - 1].as_nanos() as f64 / 1000.0
+    };
+    println!("{:.1} {:.1} {:.1}", at(0.5), at(0.99), kept[kept.len() - 1].as_nanos() as f64 / 1000.0);
+    Ok(())
+}
+
 const GO_DEFAULT: &str = "client-go, default (streaming list)";
 const GO_PAGED: &str = "client-go, paged lists";
 const GO_HANDLER: &str = "client-go, paged lists + 1 handler";
@@ -306,6 +484,10 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
         let config = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await?;
         let client = kube::Client::try_from(config)?;
         let api: kube::Api<Widget> = kube::Api::namespaced(client, namespace);
+        if variant == "latency" {
+            latency_child(api).await?;
+            return anyhow::Ok(None);
+        }
         // Timed until the cache holds every object (and the handler has
         // seen every add); shutting down is not part of the sync, as in the
         // client-go program.
@@ -364,8 +546,9 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
         if n != OBJECTS {
             bail!("{variant} cached {n} objects, expected {OBJECTS}");
         }
-        anyhow::Ok(secs)
+        anyhow::Ok(Some(secs))
     })?;
+    let Some(secs) = secs else { return Ok(()) };
     let status = std::fs::read_to_string("/proc/self/status")?;
     let hwm_kib: u64 = status
         .lines()

@@ -6,10 +6,20 @@
 //
 //	<sync seconds> <peak RSS in KiB (VmHWM)>
 //
+// With --latency N it measures event delivery instead: after the sync it
+// prints "ready" and waits for N updates (which the benchmark makes), each
+// carrying its send time in the annotation bench.kube-codegen.dev/sent
+// (Unix nanoseconds); its update handler takes the time of arrival, and the
+// program prints the delays of all but the first tenth (the watch warming
+// up) as
+//
+//	<p50 µs> <p99 µs> <max µs>
+//
 // Usage:
 //
 //	informer-sync --kubeconfig PATH --namespace NS --expect N
 //	    [--list default|paged] [--strip-managed-fields] [--handler]
+//	    [--latency N]
 //
 // --list default leaves client-go's WatchListClient feature gate as it is
 // (on by default since client-go 0.35: the initial list is one watch with
@@ -24,6 +34,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,6 +64,7 @@ func run() error {
 	list := flag.String("list", "default", "initial list: default (client-go's WatchListClient default) or paged")
 	strip := flag.Bool("strip-managed-fields", false, "drop metadata.managedFields with SetTransform before caching")
 	handler := flag.Bool("handler", false, "register one event handler and wait until it has seen every add")
+	latency := flag.Int("latency", 0, "after the sync, print ready and time this many updates from watch to handler")
 	flag.Parse()
 
 	switch *list {
@@ -109,11 +122,49 @@ func run() error {
 			return err
 		}
 	}
+	var delays chan []time.Duration
+	if *latency > 0 {
+		delays = make(chan []time.Duration, 1)
+		var seen []time.Duration
+		if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			UpdateFunc: func(_, obj any) {
+				arrived := time.Now()
+				w, ok := obj.(*benchv1.Widget)
+				if !ok || len(seen) == *latency {
+					return
+				}
+				sent, err := strconv.ParseInt(w.Annotations[sentAnnotation], 10, 64)
+				if err != nil {
+					return
+				}
+				seen = append(seen, arrived.Sub(time.Unix(0, sent)))
+				if len(seen) == *latency {
+					delays <- seen
+				}
+			},
+		}); err != nil {
+			return err
+		}
+	}
 	factory.Start(ctx.Done())
 	for typ, synced := range factory.WaitForCacheSync(ctx.Done()) {
 		if !synced {
 			return fmt.Errorf("%v did not sync", typ)
 		}
+	}
+	if *latency > 0 {
+		fmt.Println("ready")
+		var seen []time.Duration
+		select {
+		case seen = <-delays:
+		case <-time.After(2 * time.Minute):
+			return fmt.Errorf("updates did not arrive within 2 minutes")
+		}
+		cancel()
+		factory.Shutdown()
+		p50, p99, top := percentiles(seen[len(seen)/10:])
+		fmt.Printf("%.1f %.1f %.1f\n", p50, p99, top)
+		return nil
 	}
 	if *handler {
 		<-seenAll
@@ -136,6 +187,21 @@ func run() error {
 	}
 	fmt.Printf("%v %d\n", elapsed.Seconds(), hwm)
 	return nil
+}
+
+// sentAnnotation holds the time the benchmark sent an update, in Unix
+// nanoseconds.
+const sentAnnotation = "bench.kube-codegen.dev/sent"
+
+// percentiles are the median, the 99th percentile (nearest rank) and the
+// largest of delays, in microseconds.
+func percentiles(delays []time.Duration) (p50, p99, top float64) {
+	slices.Sort(delays)
+	at := func(q float64) float64 {
+		rank := int(q*float64(len(delays)) + 0.999999)
+		return float64(delays[min(max(rank, 1), len(delays))-1].Nanoseconds()) / 1000
+	}
+	return at(0.5), at(0.99), float64(delays[len(delays)-1].Nanoseconds()) / 1000
 }
 
 // stripManagedFields is the transform client-go's documentation of
