@@ -5,6 +5,7 @@
 //! compiled once in this crate; [`Indexer<K>`] is a thin typed façade over
 //! it.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::marker::PhantomData;
@@ -12,7 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::{Resource, ResourceExt};
 
-use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key};
+use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key, write_meta_key};
 
 /// An index function: the values under which an object is filed in one index
 /// (client-go's `IndexFunc`). An object may be filed under several values, or
@@ -51,10 +52,37 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 /// Keys filed under each value of one index.
 type Index = FastMap<String, BTreeSet<Arc<str>>>;
 
+/// How one index files objects: the built-in namespace index reads the
+/// namespace in place; the others call the user's function.
+#[derive(Clone)]
+enum IndexFn {
+    Namespace,
+    Func(ErasedIndexFunc),
+}
+
+impl IndexFn {
+    /// The values `obj` is filed under.
+    fn values<'a>(&self, obj: &'a dyn AnyObject) -> Vec<Cow<'a, str>> {
+        match self {
+            Self::Namespace => vec![Cow::Borrowed(namespace_of(obj))],
+            Self::Func(index_func) => index_func(obj).into_iter().map(Cow::Owned).collect(),
+        }
+    }
+
+    /// Calls `f` with each value `obj` is filed under, without collecting
+    /// them first.
+    fn each_value(&self, obj: &dyn AnyObject, mut f: impl FnMut(Cow<'_, str>)) {
+        match self {
+            Self::Namespace => f(Cow::Borrowed(namespace_of(obj))),
+            Self::Func(index_func) => index_func(obj).into_iter().for_each(|value| f(Cow::Owned(value))),
+        }
+    }
+}
+
 /// The data behind the lock.
 struct Store {
     items: FastMap<Arc<str>, ErasedObject>,
-    indexers: BTreeMap<String, ErasedIndexFunc>,
+    indexers: BTreeMap<String, IndexFn>,
     indices: FastMap<String, Index>,
 }
 
@@ -63,36 +91,57 @@ impl Store {
     /// index, dropping values left with no keys so they do not linger in
     /// [`Indexer::list_index_func_values`].
     fn update_indices(&mut self, old: Option<&dyn AnyObject>, new: Option<&dyn AnyObject>, key: &Arc<str>) {
-        for (name, index_func) in &self.indexers {
-            let old_values = old.map(|o| index_func(o)).unwrap_or_default();
-            let new_values = new.map(|n| index_func(n)).unwrap_or_default();
+        for (name, index_fn) in &self.indexers {
+            let old_values = old.map(|o| index_fn.values(o)).unwrap_or_default();
+            let new_values = new.map(|n| index_fn.values(n)).unwrap_or_default();
             if old_values == new_values {
                 continue;
             }
-            let index = self.indices.entry(name.clone()).or_default();
+            let index = match self.indices.get_mut(name.as_str()) {
+                Some(index) => index,
+                None => self.indices.entry(name.clone()).or_default(),
+            };
             for value in old_values.iter().filter(|v| !new_values.contains(v)) {
-                if let Some(keys) = index.get_mut(value) {
+                if let Some(keys) = index.get_mut(value.as_ref()) {
                     keys.remove(key);
                     if keys.is_empty() {
-                        index.remove(value);
+                        index.remove(value.as_ref());
                     }
                 }
             }
             for value in new_values.iter().filter(|v| !old_values.contains(v)) {
-                index.entry(value.clone()).or_default().insert(key.clone());
+                match index.get_mut(value.as_ref()) {
+                    Some(keys) => {
+                        keys.insert(key.clone());
+                    }
+                    None => {
+                        index.insert(value.clone().into_owned(), BTreeSet::from([key.clone()]));
+                    }
+                }
             }
         }
     }
 
-    /// Files every item in one index.
-    fn build_index(&self, index_func: &ErasedIndexFunc) -> Index {
-        let mut index = Index::default();
+    /// Files every item in one index. The keys of each value are gathered
+    /// first and the value's set is built from them sorted, in one pass,
+    /// instead of by one insertion per key.
+    fn build_index(&self, index_fn: &IndexFn) -> Index {
+        let mut groups: FastMap<String, Vec<Arc<str>>> = FastMap::default();
         for (key, obj) in &self.items {
-            for value in index_func(&**obj) {
-                index.entry(value).or_default().insert(key.clone());
-            }
+            index_fn.each_value(&**obj, |value| match groups.get_mut(value.as_ref()) {
+                Some(keys) => keys.push(key.clone()),
+                None => {
+                    groups.insert(value.into_owned(), vec![key.clone()]);
+                }
+            });
         }
-        index
+        groups
+            .into_iter()
+            .map(|(value, mut keys)| {
+                keys.sort_unstable();
+                (value, keys.into_iter().collect())
+            })
+            .collect()
     }
 
     fn index(&self, index_name: &str) -> Result<Option<&Index>, IndexerError> {
@@ -111,9 +160,10 @@ impl Store {
     }
 }
 
-/// The built-in namespace index.
-fn namespace_of(obj: &dyn AnyObject) -> Vec<String> {
-    vec![obj.object_meta().namespace.clone().unwrap_or_default()]
+/// The value of the built-in namespace index: the namespace, or the empty
+/// string for cluster-scoped objects.
+fn namespace_of(obj: &dyn AnyObject) -> &str {
+    obj.object_meta().namespace.as_deref().unwrap_or_default()
 }
 
 /// The store behind an [`Indexer`], for objects of any kind.
@@ -134,9 +184,9 @@ impl fmt::Debug for ErasedIndexer {
 
 impl ErasedIndexer {
     pub(crate) fn with_indexers(indexers: BTreeMap<String, ErasedIndexFunc>) -> Self {
-        let mut all: BTreeMap<String, ErasedIndexFunc> = BTreeMap::new();
-        all.insert(NAMESPACE_INDEX.to_owned(), Arc::new(namespace_of));
-        all.extend(indexers);
+        let mut all: BTreeMap<String, IndexFn> = BTreeMap::new();
+        all.insert(NAMESPACE_INDEX.to_owned(), IndexFn::Namespace);
+        all.extend(indexers.into_iter().map(|(name, index_func)| (name, IndexFn::Func(index_func))));
         Self {
             store: Arc::new(RwLock::new(Store {
                 items: FastMap::default(),
@@ -162,9 +212,10 @@ impl ErasedIndexer {
             return Err(IndexerError::IndexExists(name.clone()));
         }
         for (name, index_func) in indexers {
-            let index = store.build_index(&index_func);
+            let index_fn = IndexFn::Func(index_func);
+            let index = store.build_index(&index_fn);
             store.indices.insert(name.clone(), index);
-            store.indexers.insert(name, index_func);
+            store.indexers.insert(name, index_fn);
         }
         Ok(())
     }
@@ -196,8 +247,13 @@ impl ErasedIndexer {
     /// hands back the previous content by key so the informer can tell
     /// updates and vanished objects apart.
     pub(crate) fn replace_returning_old(&self, items: Vec<ErasedObject>) -> FastMap<Arc<str>, ErasedObject> {
-        let new_items: FastMap<Arc<str>, ErasedObject> =
-            items.into_iter().map(|obj| (Arc::from(meta_key(obj.object_meta())), obj)).collect();
+        let mut new_items = FastMap::with_capacity_and_hasher(items.len(), Default::default());
+        let mut key = String::new();
+        for obj in items {
+            key.clear();
+            write_meta_key(&mut key, obj.object_meta());
+            new_items.insert(Arc::<str>::from(key.as_str()), obj);
+        }
         let mut store = self.write();
         let old = std::mem::replace(&mut store.items, new_items);
         let indices =
@@ -241,8 +297,12 @@ impl ErasedIndexer {
         let Some(index_func) = store.indexers.get(index_name) else {
             return Err(IndexerError::IndexNotFound(index_name.to_owned()));
         };
-        let keys: BTreeSet<&Arc<str>> =
-            index_func(obj).iter().filter_map(|value| index.and_then(|index| index.get(value))).flatten().collect();
+        let keys: BTreeSet<&Arc<str>> = index_func
+            .values(obj)
+            .iter()
+            .filter_map(|value| index.and_then(|index| index.get(value.as_ref())))
+            .flatten()
+            .collect();
         Ok(store.objects(keys.into_iter().map(|key| &**key)))
     }
 

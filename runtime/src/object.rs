@@ -82,11 +82,20 @@ pub fn meta_namespace_key<K: Resource>(obj: &K) -> String {
 
 /// [`meta_namespace_key`] from the metadata alone.
 pub(crate) fn meta_key(meta: &ObjectMeta) -> String {
+    let mut key = String::new();
+    write_meta_key(&mut key, meta);
+    key
+}
+
+/// Appends [`meta_key`] to `out`, for callers that reuse one buffer.
+pub(crate) fn write_meta_key(out: &mut String, meta: &ObjectMeta) {
     let name = meta.name.as_deref().or(meta.generate_name.as_deref()).unwrap_or_default();
-    match meta.namespace.as_deref() {
-        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
-        _ => name.to_owned(),
+    if let Some(ns) = meta.namespace.as_deref().filter(|ns| !ns.is_empty()) {
+        out.reserve(ns.len() + 1 + name.len());
+        out.push_str(ns);
+        out.push('/');
     }
+    out.push_str(name);
 }
 
 /// An object of any kind, as the cache, the watch loop and the handler
