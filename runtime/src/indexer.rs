@@ -320,6 +320,9 @@ pub(crate) fn erase_index_func<K: Send + Sync + 'static>(f: IndexFunc<K>) -> Era
     Arc::new(move |obj: &dyn AnyObject| f(downcast_ref::<K>(obj)))
 }
 
+/// `indexers` over objects of any kind. Built by insertion, not `collect`:
+/// collecting into a `BTreeMap` sorts, and that sort would be compiled once
+/// per kind.
 pub(crate) fn erase_index_funcs<K: Send + Sync + 'static>(
     indexers: BTreeMap<String, IndexFunc<K>>,
 ) -> BTreeMap<String, ErasedIndexFunc> {
