@@ -11,87 +11,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use codegen_core::{GroupVersions, Mode, Settings};
+use synthetic_kind::{KindShape, kind_source};
+
+#[path = "../../tests/support/synthetic_kind.rs"]
+mod synthetic_kind;
 
 const GROUPS: usize = 10;
 const KINDS_PER_GROUP: usize = 10;
-
-fn kind_source(name: &str) -> String {
-    format!(
-        r#"
-/// The {name} kind.
-#[genclient]
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-#[resource(subresource(status), printcolumn(name = "Replicas", type = "integer", json_path = ".spec.replicas"))]
-pub struct {name} {{
-    #[serde(flatten, default)]
-    pub types: TypeMeta,
-    #[serde(default)]
-    pub metadata: ObjectMeta,
-    pub spec: {name}Spec,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<{name}Status>,
-}}
-
-/// Desired state of {name}.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-#[serde(rename_all = "camelCase")]
-pub struct {name}Spec {{
-    /// Replicas.
-    #[validate(minimum = 0, maximum = 100)]
-    pub replicas: i32,
-    /// Image.
-    #[validate(min_length = 1, pattern = "^[a-z0-9./:-]+$")]
-    pub image: String,
-    /// Labels.
-    #[serde(default)]
-    pub labels: std::collections::BTreeMap<String, String>,
-    /// Ports.
-    #[serde(default)]
-    pub ports: Vec<{name}Port>,
-    /// Mode.
-    #[serde(default)]
-    pub mode: {name}Mode,
-    /// Timeout.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_seconds: Option<i64>,
-    /// The pods to run.
-    pub template: k8s_openapi::api::core::v1::PodTemplateSpec,
-}}
-
-/// A port.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-pub struct {name}Port {{
-    /// Name.
-    pub name: String,
-    /// Number.
-    #[validate(minimum = 1, maximum = 65535)]
-    pub port: u16,
-}}
-
-/// A mode.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-pub enum {name}Mode {{
-    /// Fast.
-    #[default]
-    Fast,
-    /// Safe.
-    Safe,
-}}
-
-/// Observed state of {name}.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-#[serde(rename_all = "camelCase")]
-pub struct {name}Status {{
-    /// Ready replicas.
-    #[serde(default)]
-    pub ready_replicas: i32,
-    /// Message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}}
-"#
-    )
-}
 
 fn synthesize(root: &Path) -> Settings {
     let apis = root.join("pkg").join("apis");
@@ -104,7 +30,10 @@ fn synthesize(root: &Path) -> Settings {
             "use codegen_macros::{ApiType, genclient};\nuse k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\nuse kube::core::TypeMeta;\nuse serde::{Deserialize, Serialize};\n",
         );
         for k in 0..KINDS_PER_GROUP {
-            types.push_str(&kind_source(&format!("Kind{g}x{k}")));
+            types.push_str(&kind_source(
+                &format!("Kind{g}x{k}"),
+                &KindShape { pod_template: true, mode_and_message: true, ..KindShape::default() },
+            ));
         }
         std::fs::write(dir.join("types.rs"), types).expect("write types");
         std::fs::write(

@@ -16,68 +16,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use codegen_core::{GroupVersions, Mode, Settings};
+use synthetic_kind::{KindShape, kind_source};
+
+#[path = "../../tests/support/synthetic_kind.rs"]
+mod synthetic_kind;
 
 const ROUNDS: usize = 5;
-
-fn kind_source(name: &str, genclient: &str) -> String {
-    format!(
-        r#"
-/// The {name} kind.
-{genclient}
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-#[resource(subresource(status), printcolumn(name = "Replicas", type = "integer", json_path = ".spec.replicas"))]
-pub struct {name} {{
-    #[serde(flatten, default)]
-    pub types: TypeMeta,
-    #[serde(default)]
-    pub metadata: ObjectMeta,
-    pub spec: {name}Spec,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<{name}Status>,
-}}
-
-/// Desired state of {name}.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-#[serde(rename_all = "camelCase")]
-pub struct {name}Spec {{
-    /// Replicas.
-    #[validate(minimum = 0, maximum = 100)]
-    pub replicas: i32,
-    /// Image.
-    #[validate(min_length = 1, pattern = "^[a-z0-9./:-]+$")]
-    pub image: String,
-    /// Labels.
-    #[serde(default)]
-    pub labels: std::collections::BTreeMap<String, String>,
-    /// Ports.
-    #[serde(default)]
-    pub ports: Vec<{name}Port>,
-    /// Timeout.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_seconds: Option<i64>,
-}}
-
-/// A port.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-pub struct {name}Port {{
-    /// Name.
-    pub name: String,
-    /// Number.
-    #[validate(minimum = 1, maximum = 65535)]
-    pub port: u16,
-}}
-
-/// Observed state of {name}.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
-#[serde(rename_all = "camelCase")]
-pub struct {name}Status {{
-    /// Ready replicas.
-    #[serde(default)]
-    pub ready_replicas: i32,
-}}
-"#
-    )
-}
 
 /// Writes a crate with one package of `kinds` kinds under `src/apis/bench/v1`;
 /// `cli` adds the generated files, otherwise the macros generate the code.
@@ -90,7 +34,7 @@ fn write_crate(dir: &Path, ws: &Path, kinds: usize, cli: bool) {
         "use codegen_macros::{ApiType, genclient};\nuse k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\nuse kube::core::TypeMeta;\nuse serde::{Deserialize, Serialize};\n",
     );
     for k in 0..kinds {
-        types.push_str(&kind_source(&format!("Kind{k}"), genclient));
+        types.push_str(&kind_source(&format!("Kind{k}"), &KindShape { genclient, ..KindShape::default() }));
     }
     let write = |path: PathBuf, text: &str| std::fs::write(path, text).expect("write");
     write(v1.join("types.rs"), &types);

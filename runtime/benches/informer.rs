@@ -6,17 +6,20 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use codegen_runtime::indexer::Indexer;
-use codegen_runtime::informer::{InformerConfig, ResourceEventHandlerFuncs, SharedIndexInformer};
 use codegen_runtime::lister::{Lister, Selector, everything};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::ObjectMeta;
 use kube::runtime::watcher::Event;
+use support::dispatch::dispatch;
+
+#[path = "support/mod.rs"]
+mod support;
+
+const LOST: &str = "handlers did not receive every event";
 
 const OBJECTS: usize = 100_000;
 const NAMESPACES: usize = 100;
@@ -70,36 +73,6 @@ fn indexer(c: &mut Criterion) {
     group.finish();
 }
 
-/// Feeds `events` to an informer with three counting handlers and returns
-/// how long it took until all three had handled `expected` notifications.
-fn dispatch(runtime: &tokio::runtime::Runtime, events: Vec<Event<ConfigMap>>, expected: usize) -> Duration {
-    let remaining = Arc::new(AtomicUsize::new(3 * expected));
-    let (done_tx, done) = mpsc::channel();
-    let stream = futures::stream::iter(events.into_iter().map(Ok));
-    let informer = SharedIndexInformer::from_stream(stream, InformerConfig::default());
-    for _ in 0..3 {
-        let remaining = remaining.clone();
-        let done_tx = done_tx.clone();
-        let count = move || {
-            if remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-                let _ = done_tx.send(());
-            }
-        };
-        let count_update = count.clone();
-        informer.add_event_handler(
-            ResourceEventHandlerFuncs::new().on_add(move |_, _| count()).on_update(move |_, _| count_update()),
-        );
-    }
-    let start = Instant::now();
-    runtime.block_on(async { informer.start() });
-    // The hang guard only; a run takes a small fraction of it.
-    let finished = done.recv_timeout(Duration::from_secs(120)).is_ok();
-    let elapsed = start.elapsed();
-    runtime.block_on(informer.shutdown());
-    assert!(finished, "handlers did not receive every event");
-    elapsed
-}
-
 fn informer_dispatch(c: &mut Criterion) {
     const EVENTS: usize = 10_000;
     let runtime =
@@ -115,7 +88,7 @@ fn informer_dispatch(c: &mut Criterion) {
         .chain(std::iter::once(Event::InitDone))
         .collect();
     group.bench_function(BenchmarkId::new("initial_list", EVENTS), |b| {
-        b.iter_custom(|iters| (0..iters).map(|_| dispatch(&runtime, initial_list.clone(), EVENTS)).sum())
+        b.iter_custom(|iters| (0..iters).map(|_| dispatch(&runtime, initial_list.clone(), EVENTS).expect(LOST)).sum())
     });
 
     // An empty initial list, then one watch event per object: adds, then
@@ -127,7 +100,9 @@ fn informer_dispatch(c: &mut Criterion) {
         .collect();
     group.throughput(Throughput::Elements(2 * EVENTS as u64));
     group.bench_function(BenchmarkId::new("watch_apply", 2 * EVENTS), |b| {
-        b.iter_custom(|iters| (0..iters).map(|_| dispatch(&runtime, watch_events.clone(), 2 * EVENTS)).sum())
+        b.iter_custom(|iters| {
+            (0..iters).map(|_| dispatch(&runtime, watch_events.clone(), 2 * EVENTS).expect(LOST)).sum()
+        })
     });
     group.finish();
 }

@@ -26,19 +26,21 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use codegen_runtime::indexer::Indexer;
-use codegen_runtime::informer::{InformerConfig, ResourceEventHandlerFuncs, SharedIndexInformer};
 use codegen_runtime::lister::{Lister, Selector, everything};
 use codegen_runtime::workqueue::{RateLimitingQueue, WorkQueue};
 use futures::FutureExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::ObjectMeta;
 use kube::runtime::watcher::Event;
+use support::dispatch::dispatch;
+
+#[path = "../../runtime/benches/support/mod.rs"]
+mod support;
 
 const OBJECTS: usize = 100_000;
 const NAMESPACES: usize = 100;
@@ -469,39 +471,6 @@ fn queue_figures(selected: &dyn Fn(&str) -> bool, figures: &mut BTreeMap<&str, f
     Ok(())
 }
 
-/// Feeds `events` to an informer with three counting handlers and returns
-/// how long it took until all three had handled `expected` notifications
-/// (runtime/benches/informer.rs's `dispatch`).
-fn dispatch(runtime: &tokio::runtime::Runtime, events: Vec<Event<ConfigMap>>, expected: usize) -> Result<Duration> {
-    let remaining = Arc::new(AtomicUsize::new(3 * expected));
-    let (done_tx, done) = mpsc::channel();
-    let stream = futures::stream::iter(events.into_iter().map(Ok));
-    let informer = SharedIndexInformer::from_stream(stream, InformerConfig::default());
-    for _ in 0..3 {
-        let remaining = remaining.clone();
-        let done_tx = done_tx.clone();
-        let count = move || {
-            if remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-                let _ = done_tx.send(());
-            }
-        };
-        let count_update = count.clone();
-        informer.add_event_handler(
-            ResourceEventHandlerFuncs::new().on_add(move |_, _| count()).on_update(move |_, _| count_update()),
-        );
-    }
-    let start = Instant::now();
-    runtime.block_on(async { informer.start() });
-    // The hang guard only; a run takes a small fraction of it.
-    let finished = done.recv_timeout(Duration::from_secs(120)).is_ok();
-    let elapsed = start.elapsed();
-    runtime.block_on(informer.shutdown());
-    if !finished {
-        bail!("handlers did not receive every event");
-    }
-    Ok(elapsed)
-}
-
 fn dispatch_figures(selected: &dyn Fn(&str) -> bool, figures: &mut BTreeMap<&str, f64>) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let objs: Vec<ConfigMap> = (0..EVENTS).map(config_map).collect();
@@ -510,8 +479,8 @@ fn dispatch_figures(selected: &dyn Fn(&str) -> bool, figures: &mut BTreeMap<&str
         // The events are copied outside the timing, as the Go side builds
         // its list and watch before starting the informer.
         let events = events.clone();
-        dispatch(&runtime, events, expected).unwrap_or_else(|e| {
-            failed = Some(e);
+        dispatch(&runtime, events, expected).unwrap_or_else(|| {
+            failed = Some(anyhow::anyhow!("handlers did not receive every event"));
             Duration::ZERO
         })
     };

@@ -1,0 +1,3 @@
+//! Code shared by benchmarks through `#[path]`.
+
+pub mod dispatch;
