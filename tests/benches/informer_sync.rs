@@ -451,6 +451,7 @@ fn variants() -> Vec<Variant> {
         v("codegen informer", Run::Rust("informer"), Some(GO_PAGED)),
         v("codegen informer + 1 handler", Run::Rust("informer-handler"), Some(GO_HANDLER)),
         v("codegen informer, streaming list", Run::Rust("informer-streaming"), Some(GO_DEFAULT)),
+        v("codegen informer, paged lists with resourceVersion=0", Run::Rust("informer-cache-list"), Some(GO_PAGED)),
         v("codegen informer, no managedFields", Run::Rust("informer-stripped"), Some(GO_STRIPPED)),
         v(
             "codegen informer, streaming, no managedFields",
@@ -507,10 +508,14 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
             | "informer-handler"
             | "informer-streaming"
             | "informer-stripped"
-            | "informer-streaming-stripped" => {
+            | "informer-streaming-stripped"
+            | "informer-cache-list" => {
                 let mut config = InformerConfig::default();
                 if variant.starts_with("informer-streaming") {
                     config.watcher_config = watcher::Config::default().streaming_lists();
+                }
+                if variant == "informer-cache-list" {
+                    config.watcher_config = watcher::Config::default().any_semantic();
                 }
                 if variant.ends_with("-stripped") {
                     config.transform = Some(Arc::new(|mut w: Widget| {
