@@ -63,15 +63,14 @@ enum IndexFn {
 impl IndexFn {
     /// The values `obj` is filed under.
     fn values<'a>(&self, obj: &'a dyn AnyObject) -> Vec<Cow<'a, str>> {
-        match self {
-            Self::Namespace => vec![Cow::Borrowed(namespace_of(obj))],
-            Self::Func(index_func) => index_func(obj).into_iter().map(Cow::Owned).collect(),
-        }
+        let mut values = Vec::new();
+        self.each_value(obj, |value| values.push(value));
+        values
     }
 
     /// Calls `f` with each value `obj` is filed under, without collecting
     /// them first.
-    fn each_value(&self, obj: &dyn AnyObject, mut f: impl FnMut(Cow<'_, str>)) {
+    fn each_value<'a>(&self, obj: &'a dyn AnyObject, mut f: impl FnMut(Cow<'a, str>)) {
         match self {
             Self::Namespace => f(Cow::Borrowed(namespace_of(obj))),
             Self::Func(index_func) => index_func(obj).into_iter().for_each(|value| f(Cow::Owned(value))),
