@@ -1,6 +1,8 @@
 //! `kube-codegen`: the command-line front end over codegen-core. Flags map
-//! one to one onto [`codegen_core::Settings`].
+//! one to one onto [`codegen_core::Settings`]; `kube-codegen rbac` onto
+//! [`codegen_core::rbac::RbacSettings`].
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -24,6 +26,9 @@ Examples:
 
   # CRDs for Kubernetes 1.35 clusters, descriptions capped like crd:maxDescLen=200
   kube-codegen crd pkg/apis example:v1 --kube-version 1.35 --max-desc-len 200
+
+  # config/rbac/role.yaml from the #[rbac(...)] markers of the controller (see `kube-codegen rbac --help`)
+  kube-codegen rbac src
 
 Exit status: 0 success, 1 --verify found drift, 2 errors.";
 
@@ -77,6 +82,36 @@ struct Cli {
     /// Where the register code goes, relative to each version directory
     #[arg(long, value_name = "PATH", default_value = "register.rs")]
     register_file: PathBuf,
+}
+
+const RBAC_EXAMPLES: &str = "\
+Examples:
+  # the ClusterRole `manager-role` from every #[rbac(...)] under src/, into config/rbac/role.yaml
+  kube-codegen rbac src
+
+  # another role name and file; CI: exit 1 with a diff when the committed role is stale
+  kube-codegen rbac src --role-name student-controller --output deploy/role.yaml --verify
+
+Exit status: 0 success, 1 --verify found drift, 2 errors.";
+
+/// Writes the role a controller needs from the `#[rbac(...)]` markers in its
+/// sources (controller-gen's rbac generator): rules merged and sorted, a
+/// ClusterRole, plus a Role per namespace that markers name.
+#[derive(Parser, Debug)]
+#[command(name = "kube-codegen rbac", version, after_help = RBAC_EXAMPLES)]
+struct RbacCli {
+    /// Rust files, or directories searched recursively for `.rs` files
+    #[arg(required = true, value_name = "SOURCES")]
+    sources: Vec<PathBuf>,
+    /// The manifest to write
+    #[arg(long, default_value = "config/rbac/role.yaml")]
+    output: PathBuf,
+    /// `metadata.name` of the ClusterRole and of every namespaced Role
+    #[arg(long, default_value = "manager-role")]
+    role_name: String,
+    /// Write nothing; print a unified diff of what would change and exit 1 on drift
+    #[arg(long)]
+    verify: bool,
 }
 
 fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
@@ -149,9 +184,23 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "rbac") {
+        args.remove(1);
+        let cli = RbacCli::parse_from(args);
+        let settings =
+            codegen_core::rbac::RbacSettings { sources: cli.sources, output: cli.output, role_name: cli.role_name };
+        let mode = if cli.verify { Mode::Verify } else { Mode::Write };
+        return report(codegen_core::rbac::run_rbac(&settings, mode), cli.verify);
+    }
+    let cli = Cli::parse_from(args);
     let result =
         settings(&cli).and_then(|s| codegen_core::run(&s, if cli.verify { Mode::Verify } else { Mode::Write }));
+    report(result, cli.verify)
+}
+
+/// Prints what a run did (or, verifying, would do) and picks the exit status.
+fn report(result: Result<codegen_core::Report, Vec<Diagnostic>>, verify: bool) -> ExitCode {
     match result {
         Err(diags) => {
             eprint!("{}", render_all(&diags));
@@ -162,7 +211,7 @@ fn main() -> ExitCode {
                 eprintln!("{}", w.render());
             }
             let n = report.changes.len();
-            if cli.verify {
+            if verify {
                 if n == 0 {
                     eprintln!("kube-codegen: up to date ({} files)", report.unchanged);
                     ExitCode::SUCCESS

@@ -163,6 +163,11 @@ fn help_shows_examples() {
     assert_eq!(run.code, 0);
     assert!(run.stdout.contains("kube-codegen all pkg/apis example:v1"), "{}", run.stdout);
     assert!(run.stdout.contains("--verify"), "{}", run.stdout);
+    assert!(run.stdout.contains("kube-codegen rbac src"), "{}", run.stdout);
+    let run = kube_codegen(Path::new("."), &["rbac", "--help"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("--role-name"), "{}", run.stdout);
+    assert!(run.stdout.contains("kube-codegen rbac src --role-name"), "{}", run.stdout);
 }
 
 macro_rules! bad_input {
@@ -583,4 +588,74 @@ fn files_outside_the_module_tree_are_ignored_with_a_warning() {
     let run = kube_codegen(dir.path(), &["crd", "pkg/apis", "example:v1"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("unreached_file_warning", run.stderr);
+}
+
+const CONTROLLER_RS: &str = r#"use codegen_macros::rbac;
+
+/// Reconciles.
+#[rbac(groups = "example.k8s.io", resources = "students", verbs = "get;list;watch")]
+#[rbac(groups = "", resources = "configmaps", verbs = "get;create;patch")]
+pub struct Controller;
+
+impl Controller {
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "delete;get")]
+    #[rbac(groups = "example.k8s.io", resources = "students/status", verbs = "patch")]
+    pub async fn sync(&self) {}
+}
+
+mod leases {
+    #[rbac(groups = "coordination.k8s.io", resources = "leases", verbs = "get;create;update", namespace = "kube-system")]
+    pub fn elect() {}
+}
+"#;
+
+#[test]
+fn rbac_writes_the_merged_role_then_verify_detects_drift() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[("src/controller.rs", CONTROLLER_RS), ("src/target/ignored.rs", "#[rbac(verbs = \"x\")] fn f() {}")],
+    );
+    let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let role = std::fs::read_to_string(dir.path().join("config/rbac/role.yaml")).unwrap();
+    insta::assert_snapshot!("rbac_role", role);
+
+    let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo", "--verify"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // A marker granting one more verb: the committed role is stale.
+    write(dir.path(), &[("src/controller.rs", &CONTROLLER_RS.replace("delete;get", "delete;get;update"))]);
+    let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo", "--verify"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("+  - update"), "{}", run.stdout);
+}
+
+#[test]
+fn rbac_bad_markers_and_hand_written_roles_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &[("src/lib.rs", "#[rbac(groups = \"\", resource = \"pods\", verbs = \"get\")]\nfn f() {}\n")]);
+    let run = kube_codegen(dir.path(), &["rbac", "src"]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("rbac_bad_marker", run.stderr);
+
+    write(dir.path(), &[("src/lib.rs", "fn f() {}\n")]);
+    let run = kube_codegen(dir.path(), &["rbac", "src"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no `#[rbac(...)]` markers in `src`"), "{}", run.stderr);
+
+    write(dir.path(), &[("src/lib.rs", CONTROLLER_RS), ("config/rbac/role.yaml", "# mine\nkind: ClusterRole\n")]);
+    let run = kube_codegen(dir.path(), &["rbac", "src"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("config/rbac/role.yaml"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("config/rbac/role.yaml")).unwrap(),
+        "# mine\nkind: ClusterRole\n"
+    );
+}
+
+#[test]
+fn the_student_controllers_role_is_the_one_its_markers_make() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/student-controller");
+    let run = kube_codegen(&example, &["rbac", "src", "--role-name", "student-controller", "--verify"]);
+    assert_eq!(run.code, 0, "config/rbac/role.yaml is stale:\n{}{}", run.stdout, run.stderr);
 }

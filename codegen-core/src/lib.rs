@@ -42,6 +42,7 @@ pub mod markers;
 #[doc(hidden)]
 pub mod model;
 pub(crate) mod parse;
+pub mod rbac;
 pub mod settings;
 pub mod write;
 

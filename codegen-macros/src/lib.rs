@@ -335,6 +335,32 @@ pub fn derive_api_type(input: TokenStream) -> TokenStream {
     quote!(#errors #code).into()
 }
 
+/// One RBAC rule the marked code needs (kubebuilder's
+/// `+kubebuilder:rbac`): `kube-codegen rbac` collects every `#[rbac(...)]`
+/// of the controller's sources into `config/rbac/role.yaml`. Lists are
+/// `;`-separated; `groups = ""` is the core group.
+///
+/// ```ignore
+/// #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "get;list;watch;create;patch")]
+/// #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students/status", verbs = "patch")]
+/// async fn reconcile(/* ... */) {}
+/// ```
+///
+/// Keys: `groups`, `resources` (subresources as `resource/subresource`),
+/// `verbs`, `resource_names`, `urls` (non-resource URLs) and `namespace`
+/// (a Role in that namespace instead of the ClusterRole). The item is
+/// left as it is; a malformed marker is a compile error.
+#[proc_macro_attribute]
+pub fn rbac(args: TokenStream, item: TokenStream) -> TokenStream {
+    let args = proc_macro2::TokenStream::from(args);
+    let item = proc_macro2::TokenStream::from(item);
+    let errors = match markers::parse_rbac_args(args.clone(), args.span()) {
+        Ok(_) => proc_macro2::TokenStream::new(),
+        Err(errors) => errors_to_tokens(&errors),
+    };
+    quote!(#errors #item).into()
+}
+
 /// The API group of a version module (Go's `// +groupName=` in doc.go).
 /// Expands to `pub const GROUP_NAME: &str = "<group>";`.
 ///

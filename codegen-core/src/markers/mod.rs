@@ -1,5 +1,5 @@
-//! The marker grammar: `#[genclient(..)]`, `#[resource(..)]`, `#[validate(..)]`
-//! and `group_name!(..)`, parsed from syn attributes into plain structs.
+//! The marker grammar: `#[genclient(..)]`, `#[resource(..)]`, `#[validate(..)]`,
+//! `#[rbac(..)]` and `group_name!(..)`, parsed from syn attributes into plain structs.
 //!
 //! The proc-macro crate and the CLI call the very same functions, so a
 //! misspelled key is a compile error in the user's crate and the same
@@ -13,10 +13,12 @@ use syn::spanned::Spanned as _;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, LitStr, Token, UnOp};
 
 mod genclient;
+mod rbac;
 mod resource;
 mod validate;
 
 pub use genclient::*;
+pub use rbac::*;
 pub use resource::*;
 pub use validate::*;
 

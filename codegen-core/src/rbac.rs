@@ -1,0 +1,324 @@
+//! `kube-codegen rbac`: the `#[rbac(...)]` markers of a controller's sources
+//! merged into one role manifest (controller-gen's `rbac` generator).
+//!
+//! Every marker is split into one rule per API group and resource; rules
+//! for the same group, resource, resource names (or URL) get the union of
+//! their verbs, then rules of one group with the same verbs and resource
+//! names are joined. Lists are sorted, rules too, so the manifest depends
+//! only on what the markers grant, not on where they are written. Markers
+//! without `namespace` make the `ClusterRole`; each namespace named gets a
+//! `Role` of its own, after it in the same file.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use syn::visit::Visit;
+
+use crate::diag::{Diagnostic, Diagnostics, SourceFile};
+use crate::markers::{RbacRule, is_rbac_attr, parse_rbac_attr};
+use crate::write::{self, GENERATED_MARKER_YAML, GeneratedFile, Output};
+use crate::{Mode, Report};
+
+/// What `kube-codegen rbac` reads and writes.
+#[derive(Clone, Debug)]
+pub struct RbacSettings {
+    /// Rust files, or directories searched for `.rs` files (recursively,
+    /// skipping `target` and hidden directories).
+    pub sources: Vec<PathBuf>,
+    /// The manifest to write, e.g. `config/rbac/role.yaml`.
+    pub output: PathBuf,
+    /// `metadata.name` of the ClusterRole and of every Role.
+    pub role_name: String,
+}
+
+/// One granted rule after merging.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Rule {
+    groups: BTreeSet<String>,
+    resources: BTreeSet<String>,
+    resource_names: BTreeSet<String>,
+    urls: BTreeSet<String>,
+    verbs: BTreeSet<String>,
+}
+
+/// The markers found, with the files they were found in.
+struct Found {
+    rules: Vec<RbacRule>,
+    files: Vec<PathBuf>,
+}
+
+/// Reads the markers of `settings.sources` and renders the manifest.
+pub fn generate_rbac(settings: &RbacSettings) -> Result<Output, Vec<Diagnostic>> {
+    let found = collect(&settings.sources)?;
+    if found.rules.is_empty() {
+        let searched: Vec<String> = settings.sources.iter().map(|p| format!("`{}`", p.display())).collect();
+        return Err(vec![
+            Diagnostic::error(format!("no `#[rbac(...)]` markers in {}", searched.join(", ")))
+                .help("mark the code that calls the API, e.g. `#[rbac(groups = \"\", resources = \"configmaps\", verbs = \"get;list;watch\")]` on the controller's reconcile function"),
+        ]);
+    }
+    let mut by_namespace: BTreeMap<Option<String>, Vec<&RbacRule>> = BTreeMap::new();
+    for rule in &found.rules {
+        by_namespace.entry(rule.namespace.clone()).or_default().push(rule);
+    }
+    let mut text = format!("{GENERATED_MARKER_YAML}\n# From the #[rbac] markers in:\n");
+    for file in &found.files {
+        text.push_str(&format!("#   {}\n", file.display()));
+    }
+    for (i, (namespace, rules)) in by_namespace.iter().enumerate() {
+        if i > 0 {
+            text.push_str("---\n");
+        }
+        render_role(&mut text, &settings.role_name, namespace.as_deref(), &merge(rules));
+    }
+    Ok(Output { files: vec![GeneratedFile { path: settings.output.clone(), contents: text }], owned: BTreeSet::new() })
+}
+
+/// [`generate_rbac`], then compares with the disk and writes (or, in
+/// verify mode, only reports what would change).
+pub fn run_rbac(settings: &RbacSettings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
+    let output = generate_rbac(settings)?;
+    let changes = write::plan(&output)?;
+    let unchanged = output.files.len() - changes.len();
+    if mode == Mode::Write {
+        write::apply(&changes).map_err(|d| vec![d])?;
+    }
+    Ok(Report { changes, unchanged, warnings: Vec::new() })
+}
+
+/// The `.rs` files of `sources`, sorted.
+fn rust_files(sources: &[PathBuf], diags: &mut Diagnostics) -> Vec<PathBuf> {
+    let mut files = BTreeSet::new();
+    for source in sources {
+        if source.is_file() {
+            files.insert(source.clone());
+            continue;
+        }
+        if !source.is_dir() {
+            diags.push(
+                Diagnostic::error(format!("`{}` is neither a file nor a directory", source.display()))
+                    .help("pass the controller's source files or directories, e.g. `src`"),
+            );
+            continue;
+        }
+        let mut stack = vec![source.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if path.is_dir() {
+                    if !name.starts_with('.') && name != "target" {
+                        stack.push(path);
+                    }
+                } else if name.ends_with(".rs") {
+                    files.insert(path);
+                }
+            }
+        }
+    }
+    files.into_iter().collect()
+}
+
+fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
+    let mut diags = Diagnostics::new();
+    let mut found = Found { rules: Vec::new(), files: Vec::new() };
+    for path in rust_files(sources, &mut diags) {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) => {
+                diags.push(Diagnostic::error(format!("cannot read `{}`: {e}", path.display())));
+                continue;
+            }
+        };
+        let source = Arc::new(SourceFile::new(path.clone(), text));
+        let file = match syn::parse_file(&source.text) {
+            Ok(file) => file,
+            Err(err) => {
+                diags.push(
+                    Diagnostic::error(format!("cannot parse `{}`: {err}", path.display()))
+                        .at(source.location(err.span()))
+                        .help("the file must be valid Rust (run `cargo check`)"),
+                );
+                continue;
+            }
+        };
+        let mut visitor = Markers { rules: Vec::new(), errors: Vec::new() };
+        visitor.visit_file(&file);
+        for error in visitor.errors {
+            diags.push(Diagnostic::error(error.message).at(source.location(error.span)).help_opt(error.help));
+        }
+        if !visitor.rules.is_empty() {
+            found.files.push(relative(&path));
+            found.rules.extend(visitor.rules);
+        }
+    }
+    diags.check()?;
+    Ok(found)
+}
+
+/// `path` as written in the manifest's header: `/` separators.
+fn relative(path: &Path) -> PathBuf {
+    PathBuf::from(path.to_string_lossy().replace('\\', "/"))
+}
+
+/// Every `rbac` attribute of a file, on any item or nested item.
+struct Markers {
+    rules: Vec<RbacRule>,
+    errors: Vec<crate::markers::MarkerError>,
+}
+
+impl<'ast> Visit<'ast> for Markers {
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        if is_rbac_attr(attr) {
+            match parse_rbac_attr(attr) {
+                Ok(rule) => self.rules.push(rule),
+                Err(errors) => self.errors.extend(errors),
+            }
+        }
+    }
+}
+
+/// The rules of one role, merged and sorted.
+fn merge(markers: &[&RbacRule]) -> Vec<Rule> {
+    type Atom = (String, String, BTreeSet<String>);
+    // Verbs per (group, resource or URL, resource names).
+    let mut resources: BTreeMap<Atom, BTreeSet<String>> = BTreeMap::new();
+    let mut urls: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for marker in markers {
+        let names: BTreeSet<String> = marker.resource_names.iter().cloned().collect();
+        for group in &marker.groups {
+            for resource in &marker.resources {
+                resources
+                    .entry((group.clone(), resource.clone(), names.clone()))
+                    .or_default()
+                    .extend(marker.verbs.iter().cloned());
+            }
+        }
+        for url in &marker.urls {
+            urls.entry(url.clone()).or_default().extend(marker.verbs.iter().cloned());
+        }
+    }
+    // Resources of one group with the same verbs and names share a rule.
+    let mut joined: BTreeMap<(String, BTreeSet<String>, BTreeSet<String>), BTreeSet<String>> = BTreeMap::new();
+    for ((group, resource, names), verbs) in resources {
+        joined.entry((group, names, verbs)).or_default().insert(resource);
+    }
+    let mut rules: Vec<Rule> = joined
+        .into_iter()
+        .map(|((group, resource_names, verbs), resources)| Rule {
+            groups: BTreeSet::from([group]),
+            resources,
+            resource_names,
+            urls: BTreeSet::new(),
+            verbs,
+        })
+        .collect();
+    let mut by_verbs: BTreeMap<BTreeSet<String>, BTreeSet<String>> = BTreeMap::new();
+    for (url, verbs) in urls {
+        by_verbs.entry(verbs).or_default().insert(url);
+    }
+    rules.extend(by_verbs.into_iter().map(|(verbs, urls)| Rule {
+        groups: BTreeSet::new(),
+        resources: BTreeSet::new(),
+        resource_names: BTreeSet::new(),
+        urls,
+        verbs,
+    }));
+    rules.sort();
+    rules
+}
+
+fn render_role(out: &mut String, name: &str, namespace: Option<&str>, rules: &[Rule]) {
+    out.push_str("apiVersion: rbac.authorization.k8s.io/v1\n");
+    out.push_str(if namespace.is_some() { "kind: Role\n" } else { "kind: ClusterRole\n" });
+    out.push_str(&format!("metadata:\n  name: {}\n", quote(name)));
+    if let Some(ns) = namespace {
+        out.push_str(&format!("  namespace: {}\n", quote(ns)));
+    }
+    out.push_str("rules:\n");
+    for rule in rules {
+        let mut first = true;
+        for (key, values) in [
+            ("apiGroups", &rule.groups),
+            ("resources", &rule.resources),
+            ("resourceNames", &rule.resource_names),
+            ("nonResourceURLs", &rule.urls),
+            ("verbs", &rule.verbs),
+        ] {
+            if values.is_empty() {
+                continue;
+            }
+            out.push_str(if first { "- " } else { "  " });
+            first = false;
+            out.push_str(key);
+            out.push_str(":\n");
+            for value in values {
+                out.push_str(&format!("  - {}\n", quote(value)));
+            }
+        }
+    }
+}
+
+/// `value` as a YAML scalar: plain when that reads back as the same
+/// string, double-quoted (JSON) otherwise.
+fn quote(value: &str) -> String {
+    if crate::emit::yaml::is_plain_safe(value) {
+        value.to_owned()
+    } else {
+        serde_json::to_string(value).expect("a string serializes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+    use crate::markers::parse_rbac_args;
+
+    fn rule(tokens: proc_macro2::TokenStream) -> RbacRule {
+        parse_rbac_args(tokens, proc_macro2::Span::call_site()).unwrap()
+    }
+
+    fn rendered(markers: &[RbacRule]) -> String {
+        let refs: Vec<&RbacRule> = markers.iter().collect();
+        let mut out = String::new();
+        render_role(&mut out, "manager-role", None, &merge(&refs));
+        out
+    }
+
+    #[test]
+    fn verbs_merge_per_resource_and_resources_join_per_verbs() {
+        let markers = [
+            rule(quote!(groups = "", resources = "configmaps", verbs = "get;list")),
+            rule(quote!(groups = "", resources = "configmaps", verbs = "watch;get")),
+            rule(quote!(groups = "", resources = "secrets", verbs = "get;list;watch")),
+            rule(quote!(groups = "apps", resources = "deployments", verbs = "get")),
+            rule(quote!(groups = "", resources = "pods", verbs = "get", resource_names = "a;b")),
+            rule(quote!(urls = "/metrics", verbs = "get")),
+        ];
+        assert_eq!(
+            rendered(&markers),
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules:\n\
+             - nonResourceURLs:\n  - /metrics\n  verbs:\n  - get\n\
+             - apiGroups:\n  - \"\"\n  resources:\n  - configmaps\n  - secrets\n  verbs:\n  - get\n  - list\n  - watch\n\
+             - apiGroups:\n  - \"\"\n  resources:\n  - pods\n  resourceNames:\n  - a\n  - b\n  verbs:\n  - get\n\
+             - apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - get\n"
+        );
+    }
+
+    #[test]
+    fn the_order_of_markers_does_not_matter() {
+        let mut markers = vec![
+            rule(quote!(groups = "", resources = "configmaps", verbs = "get;list")),
+            rule(quote!(groups = "events.k8s.io", resources = "events", verbs = "create;patch")),
+            rule(quote!(groups = "example.k8s.io", resources = "students;students/status", verbs = "patch")),
+        ];
+        let forward = rendered(&markers);
+        markers.reverse();
+        assert_eq!(rendered(&markers), forward);
+    }
+}
