@@ -107,6 +107,12 @@ pub struct Controller {
 
 impl Controller {
     /// Wires informers, listers, the queue and the recorder; starts nothing.
+    // The informers list and watch Students and the ConfigMaps the
+    // controller owns; the recorder writes events.k8s.io/v1 Events and
+    // patches repeats.
+    #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "get;list;watch")]
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "get;list;watch")]
+    #[codegen_macros::rbac(groups = "events.k8s.io", resources = "events", verbs = "create;patch")]
     pub fn new(client: kube::Client, options: ControllerOptions) -> Arc<Self> {
         let clientset = Clientset::new(client.clone());
         let builder = || {
@@ -335,6 +341,11 @@ impl Controller {
     }
 
     /// Brings the world in line with the Student `key`.
+    // Adds the finalizer (a patch), applies the ConfigMap (a patch; the
+    // first apply creates it, which also needs create) and applies status.
+    #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "patch")]
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "create;patch")]
+    #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students/status", verbs = "patch")]
     async fn sync(&self, key: &str) -> Result<(), SyncError> {
         let (ns, name) = split_meta_namespace_key(key);
         let ns = ns.unwrap_or_default();
@@ -412,6 +423,8 @@ impl Controller {
     }
 
     /// Deletes the Student's ConfigMap, then lets the Student go.
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "delete")]
+    #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "patch")]
     async fn finalize(&self, student: &Student) -> Result<(), SyncError> {
         let Some(finalizers) = student.metadata.finalizers.as_ref().filter(|f| f.iter().any(|f| f == FINALIZER)) else {
             return Ok(());

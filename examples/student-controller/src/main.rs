@@ -143,6 +143,9 @@ async fn main() {
     std::process::exit(code);
 }
 
+// The leader election Lease (`--leader-elect`) and the shard Leases
+// (`--shards`).
+#[codegen_macros::rbac(groups = "coordination.k8s.io", resources = "leases", verbs = "get;create;update")]
 async fn run(flags: Flags) -> Result<()> {
     let shutdown = codegen_runtime::signal::shutdown_signal();
     let client = client(&flags).await?;
