@@ -110,8 +110,8 @@ impl Controller {
     // The informers list and watch Students and the ConfigMaps the
     // controller owns; the recorder writes events.k8s.io/v1 Events and
     // patches repeats.
-    #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "get;list;watch")]
-    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "get;list;watch")]
+    #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "list;watch")]
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "list;watch")]
     #[codegen_macros::rbac(groups = "events.k8s.io", resources = "events", verbs = "create;patch")]
     pub fn new(client: kube::Client, options: ControllerOptions) -> Arc<Self> {
         let clientset = Clientset::new(client.clone());
