@@ -198,11 +198,15 @@ pub fn run(settings: &Settings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
 
 fn run_here(settings: &Settings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
     let generation = generate(settings)?;
-    let changes = write::plan(&generation.output)?;
-    let unchanged =
-        generation.output.files.len() - changes.iter().filter(|c| !matches!(c, Change::Delete { .. })).count();
+    commit(&generation.output, mode, generation.warnings)
+}
+
+/// Compares `output` with the disk and, in write mode, writes it.
+pub(crate) fn commit(output: &Output, mode: Mode, warnings: Vec<Diagnostic>) -> Result<Report, Vec<Diagnostic>> {
+    let changes = write::plan(output)?;
+    let unchanged = output.files.len() - changes.iter().filter(|c| !matches!(c, Change::Delete { .. })).count();
     if mode == Mode::Write {
         write::apply(&changes).map_err(|d| vec![d])?;
     }
-    Ok(Report { changes, unchanged, warnings: generation.warnings })
+    Ok(Report { changes, unchanged, warnings })
 }

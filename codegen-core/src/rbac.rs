@@ -11,13 +11,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use syn::visit::Visit;
 
 use crate::diag::{Diagnostic, Diagnostics, SourceFile};
 use crate::markers::{RbacRule, is_rbac_attr, parse_rbac_attr};
-use crate::write::{self, GENERATED_MARKER_YAML, GeneratedFile, Output};
+use crate::write::{GENERATED_MARKER_YAML, GeneratedFile, Output};
 use crate::{Mode, Report};
 
 /// What `kube-codegen rbac` reads and writes.
@@ -78,13 +77,7 @@ pub fn generate_rbac(settings: &RbacSettings) -> Result<Output, Vec<Diagnostic>>
 /// [`generate_rbac`], then compares with the disk and writes (or, in
 /// verify mode, only reports what would change).
 pub fn run_rbac(settings: &RbacSettings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
-    let output = generate_rbac(settings)?;
-    let changes = write::plan(&output)?;
-    let unchanged = output.files.len() - changes.len();
-    if mode == Mode::Write {
-        write::apply(&changes).map_err(|d| vec![d])?;
-    }
-    Ok(Report { changes, unchanged, warnings: Vec::new() })
+    crate::commit(&generate_rbac(settings)?, mode, Vec::new())
 }
 
 /// The `.rs` files of `sources`, sorted.
@@ -133,7 +126,7 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
                 continue;
             }
         };
-        let source = Arc::new(SourceFile::new(path.clone(), text));
+        let source = SourceFile::new(path.clone(), text);
         let file = match syn::parse_file(&source.text) {
             Ok(file) => file,
             Err(err) => {
@@ -151,7 +144,7 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
             diags.push(Diagnostic::error(error.message).at(source.location(error.span)).help_opt(error.help));
         }
         if !visitor.rules.is_empty() {
-            found.files.push(relative(&path));
+            found.files.push(slashed(&path));
             found.rules.extend(visitor.rules);
         }
     }
@@ -160,7 +153,7 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
 }
 
 /// `path` as written in the manifest's header: `/` separators.
-fn relative(path: &Path) -> PathBuf {
+fn slashed(path: &Path) -> PathBuf {
     PathBuf::from(path.to_string_lossy().replace('\\', "/"))
 }
 
