@@ -34,6 +34,7 @@ pub mod emit;
 #[doc(hidden)]
 pub mod fuzz;
 pub(crate) mod ident;
+pub mod import;
 #[doc(hidden)]
 pub mod inline;
 pub(crate) mod jsonpath;

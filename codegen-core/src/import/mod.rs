@@ -1,0 +1,424 @@
+//! `kube-codegen import`: CustomResourceDefinitions in, annotated Rust API
+//! types out, laid out as the generator reads them, so that a run of the
+//! `crd` generator on the result writes the same CRDs back (what cannot
+//! round-trip is listed in `docs/import.md`).
+//!
+//! The phases: `read` the YAML into checked CRDs, model each served
+//! version's schema as Rust types with markers (`types`, `root`, and
+//! `builtin_index` for Kubernetes' own types), then `render` the files.
+//! Nothing is written here: the [`Imported::output`] goes through
+//! [`crate::write::plan`] and [`crate::write::apply`] like the generator's.
+//!
+//! The files are the user's to edit afterwards, so they carry no
+//! generated-file header, and import refuses to replace any existing file
+//! (one with the very same contents is left as it is) — `mod.rs` files
+//! included: merging into an existing `apis` tree is done by hand.
+
+mod builtin_index;
+mod read;
+mod render;
+mod root;
+mod types;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::write::{GeneratedFile, Output};
+
+use read::{Crd, CrdVersion, display};
+use types::{Item, Ty, TypeBuilder};
+
+/// What `kube-codegen import` does.
+#[derive(Clone, Debug, Default)]
+pub struct ImportSettings {
+    /// The CustomResourceDefinition YAML files (one or more documents each).
+    pub crds: Vec<PathBuf>,
+    /// The `apis` directory the types go to (`pkg/apis`).
+    pub apis_dir: PathBuf,
+}
+
+/// What an import produced.
+#[derive(Debug)]
+pub struct Imported {
+    /// The files to write (no `owned` directories: nothing is ever removed).
+    pub output: Output,
+    /// The `<group dir>:<versions>` arguments of the generator run that
+    /// follows (`example:v1,v2`), one per group, sorted.
+    pub groups: Vec<String>,
+    /// What the CRDs hold that the Rust types do not carry over (one warning
+    /// per CRD, the schema paths as notes).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Names a group directory cannot have: Rust keywords (it is a module) and
+/// the methods of the generated `SharedInformerFactory` (one accessor per group).
+const RESERVED_GROUP_DIRS: &[&str] = &[
+    "new",
+    "from_runtime",
+    "runtime",
+    "start",
+    "wait_for_cache_sync",
+    "shutdown",
+    "for_resource",
+    "crate",
+    "self",
+    "super",
+    "mod",
+    "type",
+    "fn",
+    "impl",
+    "use",
+    "pub",
+    "struct",
+    "enum",
+    "trait",
+    "match",
+    "loop",
+    "if",
+    "else",
+    "for",
+    "in",
+    "as",
+    "ref",
+    "move",
+    "static",
+    "const",
+    "extern",
+    "async",
+    "await",
+    "dyn",
+    "let",
+    "mut",
+    "return",
+    "where",
+    "while",
+    "break",
+    "continue",
+    "true",
+    "false",
+    "unsafe",
+    "box",
+    "try",
+    "yield",
+    "macro",
+    "gen",
+];
+
+/// A kind at one version: its CRD and that version.
+type KindVersion<'c> = (&'c Crd, &'c CrdVersion);
+
+/// Reads the CRDs and models their types; nothing is written.
+pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
+    let mut diags = Diagnostics::new();
+    if settings.crds.is_empty() {
+        return Err(vec![
+            Diagnostic::error("no CustomResourceDefinition files given")
+                .help("pass CRD YAML files, e.g. `kube-codegen import config/crd/*.yaml --apis-dir pkg/apis`"),
+        ]);
+    }
+    let crds = read::read(&settings.crds, &mut diags);
+    diags.check()?;
+    check_unique(&crds, &mut diags);
+    diags.check()?;
+
+    let version = crate::Settings::new(&settings.apis_dir).kube_version().version;
+    let index = builtin_index::BuiltinIndex::new(version);
+    let dirs = group_dirs(crds.iter().map(|c| c.group.as_str()).collect());
+
+    // group → version → the kinds served there.
+    let mut modules: BTreeMap<&str, BTreeMap<&str, Vec<KindVersion>>> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    for crd in &crds {
+        let mut notes: Vec<String> = crd.dropped.iter().map(|d| format!("`{d}` is not imported")).collect();
+        for v in imported_versions(crd) {
+            if !is_module_name(&v.name) {
+                diags.push(
+                    Diagnostic::error(format!("version `{}` of `{}` is not a Rust module name", v.name, crd.name))
+                        .at(crd.provenance.location())
+                        .help("the version is the name of a directory and module (`v1`, `v1beta1`); rename the version in the CRD"),
+                );
+                continue;
+            }
+            modules.entry(crd.group.as_str()).or_default().entry(v.name.as_str()).or_default().push((crd, v));
+        }
+        for v in crd.versions.iter().filter(|v| !v.served && !v.storage) {
+            notes.push(format!("version `{}` is not served and not imported", v.name));
+        }
+        if !notes.is_empty() {
+            let mut w = Diagnostic::warning(format!("`{}`: not everything is imported", crd.name))
+                .at(crd.provenance.location())
+                .help("add what is missing by hand; `kube-codegen crd` writes the CRD from the Rust types from now on");
+            w.notes = notes;
+            warnings.push(w);
+        }
+    }
+    diags.check()?;
+
+    let apis = &settings.apis_dir;
+    let mut files = Vec::new();
+    let mut groups = Vec::new();
+    for (group, versions) in &modules {
+        let dir = &dirs[group];
+        for (version, kinds) in versions {
+            let mut taken = BTreeSet::new();
+            let mut kinds = kinds.clone();
+            kinds.sort_by(|a, b| a.0.kind.cmp(&b.0.kind));
+            for (crd, _) in &kinds {
+                taken.insert(root::kind_type_name(&crd.kind));
+                taken.insert(format!("{}List", crd.kind));
+                taken.insert(format!("{}List", root::kind_type_name(&crd.kind)));
+            }
+            let mut b = TypeBuilder::new(&index, taken);
+            let mut per_kind = Vec::new();
+            for (crd, v) in &kinds {
+                let start = b.items.len();
+                let multi = imported_versions(crd).count() > 1;
+                let name = root::kind_type_name(&crd.kind);
+                b.dropped.clear();
+                root::root(&mut b, crd, v, multi, &name);
+                if !b.dropped.is_empty() {
+                    let mut seen = BTreeSet::new();
+                    let mut w = Diagnostic::warning(format!(
+                        "`{}` version `{}`: parts of the schema are not imported",
+                        crd.name, v.name
+                    ))
+                    .at(crd.provenance.location())
+                    .help("add them by hand (`#[validate(..)]` on the field); the round trip drops them");
+                    for (path, what) in b.dropped.drain(..) {
+                        if seen.insert((path.clone(), what.clone())) {
+                            w.notes.push(format!("{path}: {what}"));
+                        }
+                    }
+                    warnings.push(w);
+                }
+                per_kind.push((*crd, name, start, b.items.len()));
+            }
+            let defaults = types::defaults(&b.items);
+            let mut module_names = Vec::new();
+            for (crd, name, start, end) in &per_kind {
+                let items = ordered(&b.items[*start..*end], name);
+                let file = kind_module(&crate::ident::snake_case(name));
+                let header = format!(
+                    "`{}` of `{}/{}`, imported by `kube-codegen import` from the\nCustomResourceDefinition `{}`. These types are yours to edit: import\nnever overwrites them, and `kube-codegen all` generates the rest from them.",
+                    crd.kind, group, version, crd.name
+                );
+                files.push(GeneratedFile {
+                    path: apis.join(dir).join(version).join(format!("{file}.rs")),
+                    contents: render::kind_file(&header, &items, &defaults),
+                });
+                module_names.push(file);
+            }
+            files.push(GeneratedFile {
+                path: apis.join(dir).join(version).join("mod.rs"),
+                contents: version_mod(group, version, &module_names, dir),
+            });
+        }
+        let versions: Vec<&str> = versions.keys().copied().collect();
+        files.push(GeneratedFile { path: apis.join(dir).join("mod.rs"), contents: group_mod(group, &versions) });
+        groups.push(format!("{dir}:{}", versions.join(",")));
+    }
+    let mut dir_names: Vec<&String> = modules.keys().map(|g| &dirs[g]).collect();
+    dir_names.sort();
+    files.push(GeneratedFile { path: apis.join("mod.rs"), contents: apis_mod(&dir_names) });
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    groups.sort();
+
+    for f in &files {
+        refuse_existing(f, &mut diags);
+    }
+    diags.check()?;
+    Ok(Imported { output: Output { files, owned: BTreeSet::new() }, groups, warnings })
+}
+
+/// The versions of a CRD that are imported: the served ones, and the storage
+/// version even when it is not served (a CRD needs one).
+fn imported_versions(crd: &Crd) -> impl Iterator<Item = &CrdVersion> {
+    crd.versions.iter().filter(|v| v.served || v.storage)
+}
+
+fn is_module_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !RESERVED_GROUP_DIRS.contains(&s)
+}
+
+/// The module of a kind's file (`cron_tab`), clear of `mod` and `register`.
+fn kind_module(snake: &str) -> String {
+    if matches!(snake, "mod" | "register") || RESERVED_GROUP_DIRS.contains(&snake) {
+        format!("{snake}_kind")
+    } else {
+        snake.to_string()
+    }
+}
+
+/// Two CRDs of one resource, or two kinds of one group, cannot both be imported.
+fn check_unique(crds: &[Crd], diags: &mut Diagnostics) {
+    let mut seen: BTreeMap<(String, String), &Crd> = BTreeMap::new();
+    for crd in crds {
+        for key in [("plural", &crd.plural), ("kind", &crd.kind)] {
+            if let Some(prev) = seen.insert((crd.group.clone(), format!("{}={}", key.0, key.1)), crd) {
+                diags.push(
+                    Diagnostic::error(format!(
+                        "{} {} `{}` of group `{}` again ({} has it)",
+                        crd.provenance.describe(),
+                        if key.0 == "kind" { "defines kind" } else { "defines resource" },
+                        key.1,
+                        crd.group,
+                        prev.provenance.describe()
+                    ))
+                    .at(crd.provenance.location())
+                    .help("pass each CustomResourceDefinition once"),
+                );
+                break;
+            }
+        }
+    }
+}
+
+/// The directory (and module) of each group: its first DNS label, or as
+/// many labels as make it unique and a usable module name
+/// (`example.com` and `example.org` become `example_com` and `example_org`).
+fn group_dirs(groups: BTreeSet<&str>) -> BTreeMap<&str, String> {
+    let dir = |g: &str, n: usize| {
+        let labels: Vec<&str> = g.split('.').collect();
+        let n = n.min(labels.len());
+        let mut d: String = labels[..n]
+            .join("_")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+            .collect();
+        if n == labels.len() && RESERVED_GROUP_DIRS.contains(&d.as_str()) {
+            d.push_str("_api");
+        }
+        if d.starts_with(|c: char| c.is_ascii_digit()) || d.is_empty() {
+            d.insert_str(0, "g_");
+        }
+        d
+    };
+    let mut labels: BTreeMap<&str, usize> = groups.iter().map(|g| (*g, 1)).collect();
+    loop {
+        let current: BTreeMap<&str, String> = labels.iter().map(|(g, n)| (*g, dir(g, *n))).collect();
+        let mut count: BTreeMap<&String, usize> = BTreeMap::new();
+        for d in current.values() {
+            *count.entry(d).or_default() += 1;
+        }
+        let mut changed = false;
+        for (g, d) in &current {
+            let max = g.split('.').count();
+            let clash = count[d] > 1 || RESERVED_GROUP_DIRS.contains(&d.as_str());
+            if clash && labels[g] < max {
+                *labels.get_mut(g).expect("every group has a count") += 1;
+                changed = true;
+            }
+        }
+        if !changed {
+            return current;
+        }
+    }
+}
+
+/// The types of a kind in reading order: the root, then each type after the
+/// first type that holds it (depth first, in field order).
+fn ordered<'i>(items: &'i [Item], root: &str) -> Vec<&'i Item> {
+    let by_name: BTreeMap<&str, &Item> = items.iter().map(|i| (i.name(), i)).collect();
+    let mut out: Vec<&Item> = Vec::new();
+    let mut seen = BTreeSet::new();
+    fn named<'t>(t: &'t Ty, out: &mut Vec<&'t str>) {
+        match t {
+            Ty::Named(n) => out.push(n),
+            Ty::Vec(t) | Ty::Map(t) => named(t, out),
+            _ => {}
+        }
+    }
+    fn visit<'i>(name: &str, by_name: &BTreeMap<&str, &'i Item>, seen: &mut BTreeSet<String>, out: &mut Vec<&'i Item>) {
+        let Some(item) = by_name.get(name) else { return };
+        if !seen.insert(name.to_string()) {
+            return;
+        }
+        out.push(item);
+        let mut children = Vec::new();
+        match item {
+            Item::Struct { fields, .. } => fields.iter().for_each(|f| named(&f.ty, &mut children)),
+            Item::Newtype { inner, .. } => named(inner, &mut children),
+            Item::Enum { .. } => {}
+        }
+        for c in children {
+            visit(c, by_name, seen, out);
+        }
+    }
+    visit(root, &by_name, &mut seen, &mut out);
+    for i in items {
+        if !seen.contains(i.name()) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn version_mod(group: &str, version: &str, modules: &[String], dir: &str) -> String {
+    let mut out = format!(
+        "//! `{group}/{version}`, imported by `kube-codegen import`.\n\ncodegen_macros::group_name!(\"{group}\");\n\n"
+    );
+    for m in modules {
+        out.push_str(&format!("mod {m};\npub use {m}::*;\n\n"));
+    }
+    out.push_str(&format!(
+        "// Generated by `kube-codegen all <apis dir> {dir}:{version}`: constants, `kube::Resource`\n// impls, the list types.\n#[rustfmt::skip]\nmod register;\npub use register::*;\n"
+    ));
+    out
+}
+
+fn group_mod(group: &str, versions: &[&str]) -> String {
+    let mut out = format!("//! The `{group}` API group.\n\n");
+    for v in versions {
+        out.push_str(&format!("pub mod {v};\n"));
+    }
+    out
+}
+
+fn apis_mod(dirs: &[&String]) -> String {
+    let mut out = String::from("//! API groups, imported by `kube-codegen import`.\n\n");
+    for d in dirs {
+        out.push_str(&format!("pub mod {d};\n"));
+    }
+    out
+}
+
+/// Import writes only new files (or files with exactly its contents).
+fn refuse_existing(f: &GeneratedFile, diags: &mut Diagnostics) {
+    let path = display(&f.path);
+    match std::fs::read_to_string(&f.path) {
+        Ok(old) if old == f.contents => {}
+        Ok(_) => {
+            let is_mod = f.path.file_name().is_some_and(|n| n == "mod.rs");
+            let help = if is_mod {
+                "import never edits existing files: import into an empty `--apis-dir` and add its `pub mod` lines and modules to yours by hand".to_string()
+            } else {
+                "imported types are yours to edit, so import never overwrites them: move the file away (or import into another `--apis-dir`) and merge by hand".to_string()
+            };
+            diags.push(Diagnostic::error(format!("`{path}` already exists")).help(help));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            diags.push(Diagnostic::error(format!("cannot read `{path}`: {e}")).help("import writes a new file there"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_dirs_grow_until_unique() {
+        let dirs = group_dirs(["batch.example.com", "batch.other.io", "apps.example.com", "start.example.com"].into());
+        assert_eq!(dirs["batch.example.com"], "batch_example");
+        assert_eq!(dirs["batch.other.io"], "batch_other");
+        assert_eq!(dirs["apps.example.com"], "apps");
+        assert_eq!(dirs["start.example.com"], "start_example");
+        let dirs = group_dirs(["example.com", "example.org"].into());
+        assert_eq!(dirs["example.com"], "example_com");
+        assert_eq!(dirs["example.org"], "example_org");
+    }
+}

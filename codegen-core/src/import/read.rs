@@ -1,0 +1,355 @@
+//! Import phase 1, read: CRD YAML files into checked [`Crd`] values, each
+//! remembering the file and document it came from.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::diag::{Diagnostic, Diagnostics, Location, SourceFile};
+
+/// Where a CRD came from: the file and the document in it.
+#[derive(Clone, Debug)]
+pub(crate) struct Provenance {
+    /// The file, as the user named it, with its text.
+    pub file: Arc<SourceFile>,
+    /// 1-based document number in the file.
+    pub document: usize,
+    /// 1-based line where the document starts.
+    pub line: usize,
+}
+
+impl Provenance {
+    /// The document's first line, for diagnostics about the whole CRD.
+    pub fn location(&self) -> Location {
+        let text = self.file.text.lines().nth(self.line.saturating_sub(1)).unwrap_or_default().to_string();
+        Location {
+            file: self.file.path.clone(),
+            line: self.line,
+            column: 0,
+            end_line: self.line,
+            end_column: text.chars().count(),
+            line_text: text,
+        }
+    }
+
+    /// `document 2 of crds.yaml`.
+    pub fn describe(&self) -> String {
+        format!("document {} of `{}`", self.document, self.file.path.display())
+    }
+}
+
+/// One version of a CRD, as far as import reads it.
+#[derive(Clone, Debug)]
+pub(crate) struct CrdVersion {
+    pub name: String,
+    pub served: bool,
+    pub storage: bool,
+    pub deprecated: bool,
+    pub deprecation_warning: Option<String>,
+    /// `schema.openAPIV3Schema`.
+    pub schema: Map<String, Value>,
+    pub status_subresource: bool,
+    /// `subresources.scale`: spec, status and selector paths.
+    pub scale: Option<(String, String, Option<String>)>,
+    /// `additionalPrinterColumns`, each an object.
+    pub printer_columns: Vec<Map<String, Value>>,
+    /// `selectableFields[*].jsonPath`.
+    pub selectable_fields: Vec<String>,
+}
+
+/// A CustomResourceDefinition, checked for what import needs.
+#[derive(Clone, Debug)]
+pub(crate) struct Crd {
+    pub provenance: Provenance,
+    /// `metadata.name`.
+    pub name: String,
+    pub group: String,
+    pub kind: String,
+    pub plural: String,
+    pub singular: Option<String>,
+    pub list_kind: Option<String>,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    pub namespaced: bool,
+    pub annotations: BTreeMap<String, String>,
+    pub labels: BTreeMap<String, String>,
+    pub versions: Vec<CrdVersion>,
+    /// Parts of the document import does not carry over (JSON paths), for warnings.
+    pub dropped: Vec<String>,
+}
+
+/// Reads every file; errors for unreadable files, malformed YAML and
+/// documents that are not `apiextensions.k8s.io/v1` CRDs.
+pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
+    let mut out = Vec::new();
+    for path in paths {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(format!("cannot read `{}`: {e}", path.display()))
+                        .help("pass CustomResourceDefinition YAML files"),
+                );
+                continue;
+            }
+        };
+        let file = Arc::new(SourceFile::new(path.clone(), text));
+        let docs: Vec<Value> = match parse_documents(&file.text) {
+            Ok(docs) => docs,
+            Err((message, line, column)) => {
+                let line_text = file.text.lines().nth(line.saturating_sub(1)).unwrap_or_default().to_string();
+                let loc = Location {
+                    file: file.path.clone(),
+                    line: line.max(1),
+                    column,
+                    end_line: line.max(1),
+                    end_column: column + 1,
+                    line_text,
+                };
+                diags.push(
+                    Diagnostic::error(format!("`{}` is not valid YAML: {message}", path.display())).at(loc).help(
+                        "fix the YAML; `kubectl apply --dry-run=client -f <file>` shows what the API server would read",
+                    ),
+                );
+                continue;
+            }
+        };
+        let starts = document_lines(&file.text);
+        let mut index = 0;
+        for doc in docs {
+            index += 1;
+            if doc.is_null() {
+                continue;
+            }
+            let provenance =
+                Provenance { file: file.clone(), document: index, line: starts.get(index - 1).copied().unwrap_or(1) };
+            if let Some(crd) = check(doc, provenance, diags) {
+                out.push(crd);
+            }
+        }
+        if index == 0 {
+            diags.push(
+                Diagnostic::error(format!("`{}` holds no YAML document", path.display()))
+                    .at(file.start())
+                    .help("pass CustomResourceDefinition YAML files"),
+            );
+        }
+    }
+    out
+}
+
+/// The documents of a YAML stream, or the parser's message with a 1-based
+/// line and 0-based column.
+fn parse_documents(text: &str) -> Result<Vec<Value>, (String, usize, usize)> {
+    let options = serde_saphyr::options! { with_snippet: false };
+    serde_saphyr::from_multiple_with_options::<Value>(text, options).map_err(|e| {
+        let (line, column) =
+            e.location().map_or((1, 0), |l| (l.line() as usize, (l.column() as usize).saturating_sub(1)));
+        let message = e.to_string();
+        // The message carries its own position; the diagnostic shows it.
+        let message = message.split(" at line ").next().unwrap_or(&message).trim().to_string();
+        (message, line, column)
+    })
+}
+
+/// The 1-based line where each document of a YAML stream starts: after a
+/// `---` marker, or at the first content line of a stream that does not
+/// open with one.
+fn document_lines(text: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut content_before_marker = None;
+    for (i, line) in text.lines().enumerate() {
+        let marker = line == "---" || line.starts_with("--- ") || line.starts_with("---\t");
+        if marker {
+            starts.push(i + 1);
+        } else if starts.is_empty()
+            && content_before_marker.is_none()
+            && !line.trim().is_empty()
+            && !line.trim_start().starts_with('#')
+        {
+            content_before_marker = Some(i + 1);
+        }
+    }
+    if let Some(first) = content_before_marker {
+        starts.insert(0, first);
+    }
+    starts
+}
+
+fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
+    path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_str)
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
+
+fn string_map(v: Option<&Value>) -> BTreeMap<String, String> {
+    v.and_then(Value::as_object)
+        .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string()))).collect())
+        .unwrap_or_default()
+}
+
+/// Checks one document: a v1 CRD with names, a group and versions with schemas.
+fn check(doc: Value, provenance: Provenance, diags: &mut Diagnostics) -> Option<Crd> {
+    let at = provenance.location();
+    let what = provenance.describe();
+    let api_version = str_at(&doc, &["apiVersion"]).unwrap_or("");
+    let kind = str_at(&doc, &["kind"]).unwrap_or("");
+    if kind != "CustomResourceDefinition" || !api_version.starts_with("apiextensions.k8s.io/") {
+        let found = if doc.is_object() {
+            format!("apiVersion `{api_version}`, kind `{kind}`")
+        } else {
+            "not a mapping".to_string()
+        };
+        diags.push(
+            Diagnostic::error(format!("{what} is not a CustomResourceDefinition ({found})"))
+                .at(at)
+                .help("`kube-codegen import` reads `apiextensions.k8s.io/v1` CustomResourceDefinitions; remove other objects from the file or pass only CRD files"),
+        );
+        return None;
+    }
+    if api_version != "apiextensions.k8s.io/v1" {
+        diags.push(
+            Diagnostic::error(format!("{what} is an `{api_version}` CustomResourceDefinition"))
+                .at(at)
+                .help("only `apiextensions.k8s.io/v1` is read; the API server serves every CRD as v1: `kubectl get crd <name> -o yaml` gives it"),
+        );
+        return None;
+    }
+    let mut missing = Vec::new();
+    let mut req = |path: &[&str]| {
+        let v = str_at(&doc, path).filter(|s| !s.is_empty()).map(String::from);
+        if v.is_none() {
+            missing.push(path.join("."));
+        }
+        v.unwrap_or_default()
+    };
+    let group = req(&["spec", "group"]);
+    let kind = req(&["spec", "names", "kind"]);
+    let plural = req(&["spec", "names", "plural"]);
+    let versions_v = doc.get("spec").and_then(|s| s.get("versions")).and_then(Value::as_array);
+    if versions_v.is_none_or(Vec::is_empty) {
+        missing.push("spec.versions".into());
+    }
+    let mut dropped = Vec::new();
+    let mut versions = Vec::new();
+    for (i, v) in versions_v.into_iter().flatten().enumerate() {
+        let name = str_at(v, &["name"]).unwrap_or_default().to_string();
+        let schema = v.get("schema").and_then(|s| s.get("openAPIV3Schema")).and_then(Value::as_object);
+        let Some(schema) = schema else {
+            missing.push(format!("spec.versions[{i}].schema.openAPIV3Schema"));
+            continue;
+        };
+        if name.is_empty() {
+            missing.push(format!("spec.versions[{i}].name"));
+            continue;
+        }
+        let subresources = v.get("subresources");
+        let scale = subresources.and_then(|s| s.get("scale")).map(|s| {
+            (
+                str_at(s, &["specReplicasPath"]).unwrap_or_default().to_string(),
+                str_at(s, &["statusReplicasPath"]).unwrap_or_default().to_string(),
+                str_at(s, &["labelSelectorPath"]).map(String::from),
+            )
+        });
+        for key in v.as_object().into_iter().flat_map(|m| m.keys()) {
+            if !matches!(
+                key.as_str(),
+                "name"
+                    | "served"
+                    | "storage"
+                    | "deprecated"
+                    | "deprecationWarning"
+                    | "schema"
+                    | "subresources"
+                    | "additionalPrinterColumns"
+                    | "selectableFields"
+            ) {
+                dropped.push(format!("spec.versions[{name}].{key}"));
+            }
+        }
+        versions.push(CrdVersion {
+            served: v.get("served").and_then(Value::as_bool).unwrap_or(true),
+            storage: v.get("storage").and_then(Value::as_bool).unwrap_or(false),
+            deprecated: v.get("deprecated").and_then(Value::as_bool).unwrap_or(false),
+            deprecation_warning: str_at(v, &["deprecationWarning"]).map(String::from),
+            schema: schema.clone(),
+            status_subresource: subresources.and_then(|s| s.get("status")).is_some(),
+            scale,
+            printer_columns: v
+                .get("additionalPrinterColumns")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|c| c.as_object().cloned()).collect())
+                .unwrap_or_default(),
+            selectable_fields: v
+                .get("selectableFields")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|f| str_at(f, &["jsonPath"]).map(String::from)).collect())
+                .unwrap_or_default(),
+            name,
+        });
+    }
+    if !missing.is_empty() {
+        diags.push(
+            Diagnostic::error(format!(
+                "{what} lacks {}",
+                missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            ))
+            .at(at)
+            .help("a v1 CustomResourceDefinition names its group, kind and plural and gives every version a schema"),
+        );
+        return None;
+    }
+    let spec = &doc["spec"];
+    for key in spec.as_object().into_iter().flat_map(|m| m.keys()) {
+        if !matches!(key.as_str(), "group" | "names" | "scope" | "versions") {
+            dropped.push(format!("spec.{key}"));
+        }
+    }
+    let scope = str_at(spec, &["scope"]).unwrap_or("Namespaced");
+    let names = &spec["names"];
+    Some(Crd {
+        name: str_at(&doc, &["metadata", "name"]).unwrap_or_default().to_string(),
+        group,
+        kind,
+        plural,
+        singular: str_at(names, &["singular"]).map(String::from),
+        list_kind: str_at(names, &["listKind"]).map(String::from),
+        short_names: strings(names.get("shortNames")),
+        categories: strings(names.get("categories")),
+        namespaced: scope != "Cluster",
+        annotations: string_map(doc.get("metadata").and_then(|m| m.get("annotations"))),
+        labels: string_map(doc.get("metadata").and_then(|m| m.get("labels"))),
+        versions,
+        dropped,
+        provenance,
+    })
+}
+
+/// The path as written in messages.
+pub(crate) fn display(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_start_after_markers_or_at_content() {
+        assert_eq!(document_lines("# c\n---\na: 1\n---\nb: 2\n"), [2, 4]);
+        assert_eq!(document_lines("a: 1\n---\nb: 2\n"), [1, 2]);
+        assert_eq!(document_lines("\n# x\na: 1\n"), [3]);
+    }
+
+    #[test]
+    fn parse_errors_carry_a_line() {
+        let (_, line, _) = parse_documents("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
+        assert!(line >= 2, "{line}");
+    }
+}

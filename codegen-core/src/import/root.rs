@@ -1,0 +1,216 @@
+//! The root type of an imported kind: `#[genclient]`, `#[resource(..)]` from
+//! the CRD's names, scope, subresources, columns and version flags, then
+//! TypeMeta, metadata and the schema's other root properties.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use serde_json::{Map, Value};
+
+use super::read::{Crd, CrdVersion};
+use super::types::{Field, Item, Ty, TypeBuilder, lit, type_name};
+use crate::emit::crd::required_annotations;
+use crate::ident::pluralize;
+
+/// Annotations no user writes: controller-gen's version stamp.
+const STAMPS: &[&str] = &["controller-gen.kubebuilder.io/version"];
+
+/// The Rust name of a kind (the kind itself when it is an identifier).
+pub(crate) fn kind_type_name(kind: &str) -> String {
+    if !kind.is_empty()
+        && kind.chars().all(|c| c.is_ascii_alphanumeric())
+        && kind.starts_with(|c: char| c.is_ascii_uppercase())
+    {
+        kind.to_string()
+    } else {
+        type_name(kind)
+    }
+}
+
+/// Builds the root struct of `crd` at `version` (and the types below it) into `b`.
+pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_version: bool, name: &str) {
+    let schema = &version.schema;
+    let path = format!("spec.versions[{}].schema.openAPIV3Schema", version.name);
+    let props = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+
+    // The root's own properties; apiVersion, kind and metadata are fixed.
+    let mut body = schema.clone();
+    let mut others = Map::new();
+    for (k, v) in &props {
+        if !matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+            others.insert(k.clone(), v.clone());
+        }
+    }
+    body.insert("properties".into(), Value::Object(others));
+    if let Some(meta) = props.get("metadata")
+        && meta != &serde_json::json!({"type": "object"})
+    {
+        b.dropped.push((format!("{path}.metadata"), "the metadata schema (kube-codegen writes `type: object`)".into()));
+    }
+    let mut fields = b.fields(&body, name, &path);
+    // spec first, status last, as people read a kind.
+    fields.sort_by_key(|f| match f.json.as_str() {
+        "spec" => 0,
+        "status" => 2,
+        _ => 1,
+    });
+    let mut all = vec![
+        Field {
+            json: String::new(),
+            ident: "types".into(),
+            ty: Ty::TypeMeta,
+            option: false,
+            optional: false,
+            flatten: true,
+            doc: None,
+            validate: Vec::new(),
+        },
+        Field {
+            json: "metadata".into(),
+            ident: "metadata".into(),
+            ty: Ty::ObjectMeta,
+            option: false,
+            optional: false,
+            flatten: false,
+            doc: None,
+            validate: Vec::new(),
+        },
+    ];
+    for mut f in fields {
+        if f.ident == "types" || f.ident == "metadata" {
+            f.ident = format!("{}_", f.ident);
+        }
+        // A required status is what the CRD says: keep it without the generator's warning.
+        if f.json == "status" && !f.optional && !f.option {
+            f.validate.push(quote!(required));
+        }
+        all.push(f);
+    }
+
+    // Type-level markers: the root node's own keys.
+    let mut rest = schema.clone();
+    for k in ["type", "properties", "required", "description"] {
+        rest.remove(k);
+    }
+    let validate = match b.root_markers(&mut rest, &path) {
+        Ok(m) => m,
+        Err(key) => {
+            b.dropped.push((path.clone(), format!("`{key}` on the root schema")));
+            Vec::new()
+        }
+    };
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        b.dropped.push((path.clone(), "the root schema is not `type: object`".into()));
+    }
+
+    let has_status = all.iter().any(|f| f.json == "status");
+    let mut attrs = Vec::new();
+    let mut genclient = Vec::new();
+    if !crd.namespaced {
+        genclient.push(quote!(cluster_scoped));
+    }
+    if has_status && !version.status_subresource {
+        genclient.push(quote!(no_status));
+    }
+    attrs.push(if genclient.is_empty() { quote!(#[genclient]) } else { quote!(#[genclient(#(#genclient),*)]) });
+    let mut res: Vec<TokenStream> = Vec::new();
+    if name != crd.kind {
+        let l = lit(&crd.kind);
+        res.push(quote!(kind = #l));
+    }
+    if crd.plural != pluralize(&crd.kind, &BTreeMap::new()) {
+        let l = lit(&crd.plural);
+        res.push(quote!(plural = #l));
+    }
+    if let Some(s) = &crd.singular
+        && *s != crd.kind.to_lowercase()
+    {
+        let l = lit(s);
+        res.push(quote!(singular = #l));
+    }
+    if let Some(l) = &crd.list_kind
+        && *l != format!("{}List", crd.kind)
+    {
+        let l = lit(l);
+        res.push(quote!(list_kind = #l));
+    }
+    for (key, list) in [("short_names", &crd.short_names), ("categories", &crd.categories)] {
+        if !list.is_empty() {
+            let key = quote::format_ident!("{key}");
+            let lits = list.iter().map(|s| lit(s));
+            res.push(quote!(#key(#(#lits),*)));
+        }
+    }
+    if version.status_subresource {
+        res.push(quote!(subresource(status)));
+    }
+    if let Some((spec, status, selector)) = &version.scale {
+        let (spec, status) = (lit(spec), lit(status));
+        let selector = selector.as_ref().map(|s| {
+            let l = lit(s);
+            quote!(, label_selector_path = #l)
+        });
+        res.push(quote!(subresource(scale(spec_replicas_path = #spec, status_replicas_path = #status #selector))));
+    }
+    for c in &version.printer_columns {
+        let mut parts = Vec::new();
+        for key in ["name", "type", "jsonPath", "description", "format"] {
+            if let Some(v) = c.get(key).and_then(Value::as_str) {
+                let l = lit(v);
+                parts.push(match key {
+                    "name" => quote!(name = #l),
+                    "type" => quote!(type = #l),
+                    "jsonPath" => quote!(json_path = #l),
+                    "description" => quote!(description = #l),
+                    _ => quote!(format = #l),
+                });
+            }
+        }
+        if let Some(p) = c.get("priority").and_then(Value::as_i64) {
+            let p = proc_macro2::Literal::i64_unsuffixed(p);
+            parts.push(quote!(priority = #p));
+        }
+        res.push(quote!(printcolumn(#(#parts),*)));
+    }
+    for f in &version.selectable_fields {
+        let l = lit(f);
+        res.push(quote!(selectable_field(json_path = #l)));
+    }
+    if multi_version && version.storage {
+        res.push(quote!(storage));
+    }
+    if !version.served {
+        res.push(quote!(served = false));
+    }
+    if version.deprecated {
+        res.push(match &version.deprecation_warning {
+            Some(w) => {
+                let l = lit(w);
+                quote!(deprecated = #l)
+            }
+            None => quote!(deprecated),
+        });
+    }
+    let implied = required_annotations(&crd.group);
+    let annotations: Vec<String> = crd
+        .annotations
+        .iter()
+        .filter(|(k, v)| !STAMPS.contains(&k.as_str()) && implied.get(*k) != Some(*v))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    for (key, list) in
+        [("annotations", annotations), ("labels", crd.labels.iter().map(|(k, v)| format!("{k}={v}")).collect())]
+    {
+        if !list.is_empty() {
+            let key = quote::format_ident!("{key}");
+            let lits = list.iter().map(|s| lit(s));
+            res.push(quote!(#key(#(#lits),*)));
+        }
+    }
+    if !res.is_empty() {
+        attrs.push(quote!(#[resource(#(#res),*)]));
+    }
+    let doc = schema.get("description").and_then(Value::as_str).map(String::from);
+    b.items.push(Item::Struct { name: name.to_string(), doc, fields: all, validate, root: attrs });
+}
