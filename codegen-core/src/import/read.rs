@@ -116,20 +116,22 @@ pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
                 continue;
             }
         };
-        let starts = document_lines(&file.text);
-        let mut index = 0;
-        for doc in docs {
-            index += 1;
+        let mut starts = document_lines(&file.text);
+        if starts.len() != docs.len() {
+            // A stream the line scan misreads (`---` inside a block scalar): number the documents only.
+            starts = (1..=docs.len()).map(|n| (n, 1)).collect();
+        }
+        let any = !docs.is_empty();
+        for (doc, (document, line)) in docs.into_iter().zip(starts) {
             if doc.is_null() {
                 continue;
             }
-            let provenance =
-                Provenance { file: file.clone(), document: index, line: starts.get(index - 1).copied().unwrap_or(1) };
+            let provenance = Provenance { file: file.clone(), document, line };
             if let Some(crd) = check(doc, provenance, diags) {
                 out.push(crd);
             }
         }
-        if index == 0 {
+        if !any {
             diags.push(
                 Diagnostic::error(format!("`{}` holds no YAML document", path.display()))
                     .at(file.start())
@@ -154,28 +156,31 @@ fn parse_documents(text: &str) -> Result<Vec<Value>, (String, usize, usize)> {
     })
 }
 
-/// The 1-based line where each document of a YAML stream starts: after a
-/// `---` marker, or at the first content line of a stream that does not
-/// open with one.
-fn document_lines(text: &str) -> Vec<usize> {
-    let mut starts = Vec::new();
-    let mut content_before_marker = None;
+/// Where each non-empty document of a YAML stream starts: its number among
+/// all documents (1-based, empty ones counted) and its first content line.
+/// The YAML reader skips empty documents; these line up with what it returns.
+fn document_lines(text: &str) -> Vec<(usize, usize)> {
+    // (number, line, has content)
+    let mut docs: Vec<(usize, usize, bool)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let marker = line == "---" || line.starts_with("--- ") || line.starts_with("---\t");
+        let content = !line.trim().is_empty() && !line.trim_start().starts_with('#') && line != "...";
         if marker {
-            starts.push(i + 1);
-        } else if starts.is_empty()
-            && content_before_marker.is_none()
-            && !line.trim().is_empty()
-            && !line.trim_start().starts_with('#')
-        {
-            content_before_marker = Some(i + 1);
+            // A marker with content on its line (`--- !tag`, `--- a`) starts a non-empty document.
+            let inline = line.len() > 3 && !line[3..].trim().is_empty() && !line[3..].trim().starts_with('#');
+            docs.push((docs.len() + 1, i + 1, inline));
+        } else if content {
+            match docs.last_mut() {
+                Some(last) if !last.2 => {
+                    last.1 = i + 1;
+                    last.2 = true;
+                }
+                Some(_) => {}
+                None => docs.push((1, i + 1, true)),
+            }
         }
     }
-    if let Some(first) = content_before_marker {
-        starts.insert(0, first);
-    }
-    starts
+    docs.into_iter().filter(|d| d.2).map(|(n, line, _)| (n, line)).collect()
 }
 
 fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
@@ -342,9 +347,13 @@ mod tests {
 
     #[test]
     fn documents_start_after_markers_or_at_content() {
-        assert_eq!(document_lines("# c\n---\na: 1\n---\nb: 2\n"), [2, 4]);
-        assert_eq!(document_lines("a: 1\n---\nb: 2\n"), [1, 2]);
-        assert_eq!(document_lines("\n# x\na: 1\n"), [3]);
+        assert_eq!(document_lines("# c\n---\na: 1\n---\nb: 2\n"), [(1, 3), (2, 5)]);
+        assert_eq!(document_lines("a: 1\n---\n# b\nb: 2\n"), [(1, 1), (2, 4)]);
+        assert_eq!(document_lines("\n# x\na: 1\n"), [(1, 3)]);
+        // Empty documents are skipped by the reader, and here.
+        let text = "a: 1\n---\n---\nb: 2\n---\n";
+        assert_eq!(document_lines(text), [(1, 1), (3, 4)]);
+        assert_eq!(parse_documents(text).unwrap().len(), 2);
     }
 
     #[test]

@@ -63,10 +63,13 @@ fn item(item: &Item, defaults: &BTreeMap<String, bool>) -> TokenStream {
                     pub #id: #ty,
                 }
             });
+            // `#[genclient]` goes above the derive, `#[resource]` (a helper of `ApiType`) below.
+            let (genclient, resource) = root.split_at(root.len().min(1));
             quote! {
                 #d
-                #(#root)*
+                #(#genclient)*
                 #derive
+                #(#resource)*
                 #container
                 #validate
                 pub struct #name {

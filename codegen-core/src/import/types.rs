@@ -109,7 +109,7 @@ pub(crate) enum Item {
         fields: Vec<Field>,
         /// Type-level markers (the root's CEL rules).
         validate: Vec<TokenStream>,
-        /// `#[genclient(..)]` and `#[resource(..)]` of a root type.
+        /// `#[genclient(..)]` and then `#[resource(..)]` of a root type.
         root: Vec<TokenStream>,
     },
     /// A string enum.

@@ -1,0 +1,141 @@
+//! `kube-codegen import`: every CRD we have goes CRD → imported Rust → the
+//! `crd` generator → CRD and must come back the same, except the
+//! differences listed in `tests/import_differences.toml` (the CRDs of
+//! `tests/fixtures/crds/`, the CRDs the generator writes for codegen-core's
+//! fixtures, and the hand-written cases of `tests/import/`); the imported
+//! types compile without warnings; errors are snapshots of their rendering.
+
+mod common;
+#[path = "../../tests/support/import_round_trip.rs"]
+mod import_round_trip;
+#[path = "../../tests/support/scratch_crate.rs"]
+mod scratch_crate;
+
+use std::path::{Path, PathBuf};
+
+use codegen_core::GeneratorKind;
+use codegen_core::import::{ImportSettings, import};
+use import_round_trip::{Difference, check, differences, intended, read_crds, round_trip, yaml_files};
+
+const GENERATORS: &[GeneratorKind] = &[GeneratorKind::Deepcopy, GeneratorKind::Register, GeneratorKind::Crd];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn import_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/import")
+}
+
+/// A module name for a case (`crds_students_example_k8s_io`).
+fn case_name(source: &str, name: &str) -> String {
+    let clean: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    format!("{source}_{clean}")
+}
+
+/// Every round-trip case: (source, case name, CRD files). The generated
+/// fixtures' CRDs are written under `scratch` first.
+fn cases(scratch: &Path) -> Vec<(&'static str, String, Vec<PathBuf>)> {
+    let mut out = Vec::new();
+    for f in yaml_files(&workspace().join("tests/fixtures/crds")) {
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        out.push(("crds", case_name("crds", &stem), vec![f]));
+    }
+    for (name, groups) in common::FIXTURES {
+        common::generate(scratch, name, groups);
+        out.push(("generated", case_name("generated", name), yaml_files(&scratch.join(name).join("crd"))));
+    }
+    for f in yaml_files(&import_dir()) {
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        out.push(("import", case_name("import", &stem), vec![f]));
+    }
+    out
+}
+
+#[test]
+fn round_trip_matches_except_listed_differences() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut found: Vec<Difference> = Vec::new();
+    for (source, case, files) in cases(&tmp.path().join("fixtures")) {
+        let root = tmp.path().join("cases").join(&case);
+        let (output, _) = round_trip(&root, &files, GENERATORS, &format!("crate::{case}::apis"));
+        found.extend(differences(source, &read_crds(&files), &output));
+    }
+    check(&found, &intended(&workspace()), &["crds", "generated", "import"]);
+}
+
+#[test]
+fn imported_types_compile_without_warnings() {
+    let krate = scratch_crate::ScratchCrate::new(&workspace(), "imported-types");
+    let src = krate.dir.join("src");
+    let _ = std::fs::remove_dir_all(&src);
+    std::fs::create_dir_all(&src).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut lib = String::from("//! Imported CRDs, compiled by codegen-core's import test.\n#![deny(warnings)]\n");
+    for (_, case, files) in cases(tmp.path()) {
+        round_trip(&src.join(&case), &files, GENERATORS, &format!("crate::{case}::apis"));
+        lib.push_str(&format!("pub mod {case} {{\n    pub mod apis;\n}}\n"));
+    }
+    std::fs::write(src.join("lib.rs"), lib).unwrap();
+    krate.write_manifest("");
+    let out = krate.cargo("build", &[]);
+    assert!(out.status.success(), "the imported types do not compile:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The diagnostics of an import that fails, with `tmp` shown as `$TMP`.
+fn errors(crds: &[&str], apis_dir: &Path, tmp: &Path) -> String {
+    let settings = ImportSettings { crds: crds.iter().map(PathBuf::from).collect(), apis_dir: apis_dir.to_path_buf() };
+    let diags = import(&settings).expect_err("the import fails");
+    codegen_core::diag::render_all(&diags).replace(&tmp.to_string_lossy().replace('\\', "/"), "$TMP")
+}
+
+#[test]
+fn a_document_that_is_not_a_crd_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    insta::assert_snapshot!(errors(&["tests/import/errors/not_a_crd.yaml"], &tmp.path().join("apis"), tmp.path()));
+}
+
+#[test]
+fn malformed_yaml_is_an_error_with_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    insta::assert_snapshot!(errors(&["tests/import/errors/malformed.yaml"], &tmp.path().join("apis"), tmp.path()));
+}
+
+#[test]
+fn existing_files_are_never_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let apis = tmp.path().join("apis");
+    let crd = "tests/import/validation.yaml";
+    let settings = ImportSettings { crds: vec![crd.into()], apis_dir: apis.clone() };
+    let imported = import(&settings).unwrap();
+    codegen_core::write::apply(&codegen_core::write::plan(&imported.output).unwrap()).unwrap();
+    // The same import again changes nothing.
+    let again = import(&settings).unwrap();
+    assert!(codegen_core::write::plan(&again.output).unwrap().is_empty());
+    // An edited file stops it; so does a `mod.rs` of another import.
+    let kind_file = imported.output.files.iter().find(|f| f.path.ends_with("probe.rs")).unwrap();
+    std::fs::write(&kind_file.path, "// mine now\n").unwrap();
+    std::fs::write(apis.join("mod.rs"), "pub mod other;\n").unwrap();
+    insta::assert_snapshot!(errors(&[crd], &apis, tmp.path()));
+}
+
+#[test]
+fn imported_kind_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let settings =
+        ImportSettings { crds: vec!["tests/import/validation.yaml".into()], apis_dir: tmp.path().join("apis") };
+    let imported = import(&settings).unwrap();
+    let listing: String = imported
+        .output
+        .files
+        .iter()
+        .map(|f| {
+            let rel = f.path.strip_prefix(tmp.path()).unwrap().to_string_lossy().replace('\\', "/");
+            format!("==== {rel}\n{}\n", f.contents)
+        })
+        .collect();
+    insta::assert_snapshot!(format!("groups: {:?}\n\n{listing}", imported.groups));
+    let warnings = codegen_core::diag::render_all(&imported.warnings);
+    insta::assert_snapshot!("imported_kind_file_warnings", warnings);
+}
