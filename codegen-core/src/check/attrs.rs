@@ -20,7 +20,12 @@ pub fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
             && nv.path.is_ident("doc")
             && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value
         {
-            for line in s.value().lines() {
+            let value = s.value();
+            // A bare `///` is an empty attribute: a blank line of the text (a paragraph break).
+            if value.is_empty() {
+                lines.push(String::new());
+            }
+            for line in value.lines() {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_string());
             }
         }
