@@ -139,3 +139,16 @@ fn imported_kind_file() {
     let warnings = codegen_core::diag::render_all(&imported.warnings);
     insta::assert_snapshot!("imported_kind_file_warnings", warnings);
 }
+
+#[test]
+fn warnings_name_what_is_not_imported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let settings =
+        ImportSettings { crds: vec!["tests/import/versions.yaml".into()], apis_dir: tmp.path().join("apis") };
+    let imported = import(&settings).unwrap();
+    insta::assert_snapshot!(codegen_core::diag::render_all(&imported.warnings));
+    let gadget = imported.output.files.iter().find(|f| f.path.ends_with("v1alpha1/gadget.rs")).unwrap();
+    assert!(gadget.contents.contains("served = false"), "{}", gadget.contents);
+    let owner = imported.output.files.iter().find(|f| f.path.ends_with("v1/gadget.rs")).unwrap();
+    assert!(owner.contents.contains("#[validate(nullable, required)]"), "{}", owner.contents);
+}

@@ -73,6 +73,12 @@ impl BuiltinIndex {
         BuiltinIndex { options: ExpandOptions { version, embedded_object_meta: false }, by_signature }
     }
 
+    /// The description a built-in type brings along (where no field doc replaces it).
+    pub fn description(&self, definition: &str) -> Option<String> {
+        let expanded = builtin::expand(definition, self.options).ok()?;
+        expanded.description.as_deref().map(String::from)
+    }
+
     /// The built-in type whose schema `node` is. `own_description`: whether
     /// a doc comment can give the node its description (a struct field); in
     /// a list's items or a map's values only the type's own description

@@ -494,8 +494,11 @@ impl<'a> TypeBuilder<'a> {
             if rest.contains_key("type") {
                 return Err("type".into());
             }
-            let ty = if pos == Pos::Field && description.is_some() {
-                Ty::Builtin("io.k8s.apimachinery.pkg.util.intstr.IntOrString")
+            // IntOrString, unless its own description would show where the node has none.
+            const INT_OR_STRING: &str = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
+            let own = self.index.description(INT_OR_STRING);
+            let ty = if own.is_none() || (pos == Pos::Field && description.is_some()) {
+                Ty::Builtin(INT_OR_STRING)
             } else {
                 Ty::Json
             };
