@@ -1,6 +1,8 @@
 //! `kube-codegen`: the command-line front end over codegen-core. Flags map
 //! one to one onto [`codegen_core::Settings`]; `kube-codegen rbac` onto
-//! [`codegen_core::rbac::RbacSettings`].
+//! [`codegen_core::rbac::RbacSettings`]; `init` and `create api` onto
+//! [`codegen_core::scaffold`]'s settings; `import` onto
+//! [`codegen_core::import::ImportSettings`].
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -14,6 +16,9 @@ const EXAMPLES: &str = "\
 Examples:
   # everything for the seed's layout (pkg/apis/example/v1), like generate-groups.sh all
   kube-codegen all pkg/apis example:v1
+
+  # every group and version found under pkg/apis
+  kube-codegen all pkg/apis
 
   # two versions of one group, and a second group
   kube-codegen all pkg/apis example:v1,v2 auth:v1beta1
@@ -30,6 +35,13 @@ Examples:
   # config/rbac/role.yaml from the #[rbac(...)] markers of the controller (see `kube-codegen rbac --help`)
   kube-codegen rbac src
 
+  # a new operator crate, and another kind in it (see `kube-codegen init --help`)
+  kube-codegen init memcached-operator --group cache.example.com --version v1alpha1 --kind Memcached
+  cd memcached-operator && kube-codegen create api --kind Backup
+
+  # Rust types, clients and CRDs from existing CRDs (see `kube-codegen import --help`)
+  kube-codegen import crontabs.yaml --apis-dir pkg/apis
+
 Exit status: 0 success, 1 --verify found drift, 2 errors.";
 
 /// Generates a typed clientset, listers, informers, a fake clientset and CRD
@@ -44,7 +56,8 @@ struct Cli {
     /// Directory holding `<group>/<version>/` packages, e.g. `pkg/apis`
     apis_dir: PathBuf,
     /// `<group-dir>:<version>[,<version>...]`, e.g. `example:v1`; repeat for more groups
-    #[arg(required = true, value_name = "GROUP:VERSIONS")]
+    /// [default: every `<group>/<version>/` under <APIS_DIR> whose mod.rs has `group_name!`]
+    #[arg(value_name = "GROUP:VERSIONS")]
     groups: Vec<String>,
     /// Where clientset/, listers/, informers/ and fake/ go [default: <apis-dir>/../client]
     #[arg(long)]
@@ -114,6 +127,114 @@ struct RbacCli {
     verify: bool,
 }
 
+const INIT_EXAMPLES: &str = "\
+Examples:
+  # a crate in ./memcached-operator with the kind Memcached of cache.example.com/v1alpha1
+  kube-codegen init memcached-operator --group cache.example.com --version v1alpha1 --kind Memcached
+
+  # then, in the new crate
+  cd memcached-operator && cargo test
+
+Exit status: 0 success, 2 errors (nothing written).";
+
+/// Creates an operator crate (kubebuilder's `init` + `create api`): the API
+/// type in pkg/apis/<group>/<version>/ with a status subresource and printer
+/// columns, its generated clientset, listers, informers, fake clientset and
+/// CRD, a controller on codegen-runtime (informer, rate-limited work queue,
+/// events, leader election, signal handling) with #[rbac] markers and the
+/// role generated from them, a unit test on the fake API server, a sample
+/// object and a README with the next commands. Writes only new files.
+#[derive(Parser, Debug)]
+#[command(name = "kube-codegen init", disable_version_flag = true, after_help = INIT_EXAMPLES)]
+struct InitCli {
+    /// The crate's directory (created when missing)
+    dir: PathBuf,
+    /// The API group, a DNS name with at least one dot, e.g. `cache.example.com`
+    #[arg(long)]
+    group: String,
+    /// The API version, e.g. `v1alpha1`
+    #[arg(long)]
+    version: String,
+    /// The kind, e.g. `Memcached`
+    #[arg(long)]
+    kind: String,
+    /// The package name [default: the directory's name]
+    #[arg(long)]
+    name: Option<String>,
+    /// The kube-codegen checkout the crate depends on by path (its runtime/ and
+    /// codegen-macros/) [default: the checkout this kube-codegen was built from]
+    #[arg(long, value_name = "DIR")]
+    codegen_path: Option<PathBuf>,
+}
+
+const CREATE_API_EXAMPLES: &str = "\
+Examples:
+  # another kind in the crate's only group and version
+  kube-codegen create api --kind Backup
+
+  # a new version of a group, and a new group
+  kube-codegen create api --kind Memcached --version v1beta1 --group cache.example.com
+  kube-codegen create api --kind Alert --group monitoring.example.com --version v1
+
+Exit status: 0 success, 2 errors (nothing written).";
+
+/// Adds a kind to a crate made by `kube-codegen init` (a new version or group
+/// when they do not exist yet), then regenerates the clients and CRDs of
+/// every group. Writes only new files; the module files get the new `mod`
+/// lines above their `// +kube-codegen:scaffold:*` marker line.
+#[derive(Parser, Debug)]
+#[command(name = "kube-codegen create api", disable_version_flag = true, after_help = CREATE_API_EXAMPLES)]
+struct CreateApiCli {
+    /// The kind, e.g. `Backup`
+    #[arg(long)]
+    kind: String,
+    /// The API version [default: the group's only version]
+    #[arg(long)]
+    version: Option<String>,
+    /// The API group [default: the crate's only group]
+    #[arg(long)]
+    group: Option<String>,
+    /// The crate's root directory
+    #[arg(long, default_value = ".")]
+    dir: PathBuf,
+}
+
+const IMPORT_EXAMPLES: &str = "\
+Examples:
+  # Rust types for every served version of these CRDs, then their clientset,
+  # listers, informers, fake clientset and (regenerated) CRDs
+  kube-codegen import crontabs.yaml --apis-dir pkg/apis
+
+  # CRDs already in config/crd: write the regenerated ones elsewhere, or only the types
+  kube-codegen import config/crd/*.yaml --apis-dir pkg/apis --crd-dir config/crd-generated
+  kube-codegen import config/crd/*.yaml --apis-dir pkg/apis --types-only
+
+Exit status: 0 success, 2 errors (nothing written). See docs/import.md.";
+
+/// Turns CustomResourceDefinitions into annotated Rust API types (like
+/// kopium), one module per group and served version under the apis dir, then
+/// generates their clientset, listers, informers, fake clientset and CRDs.
+/// The types are yours to edit: no existing file is ever replaced.
+#[derive(Parser, Debug)]
+#[command(name = "kube-codegen import", disable_version_flag = true, after_help = IMPORT_EXAMPLES)]
+struct ImportCli {
+    /// CRD YAML files (one or more documents each)
+    #[arg(required = true, value_name = "CRD_YAML")]
+    crds: Vec<PathBuf>,
+    /// The directory the `<group>/<version>/` modules go to
+    #[arg(long, default_value = "pkg/apis")]
+    apis_dir: PathBuf,
+    /// Where the generated clientset/, listers/, informers/ and fake/ go [default: <apis-dir>/../client]
+    #[arg(long)]
+    output_dir: Option<PathBuf>,
+    /// Where the regenerated CRD YAML goes [default: <crate root>/config/crd]
+    #[arg(long)]
+    crd_dir: Option<PathBuf>,
+    /// Write the types only; generate nothing
+    #[arg(long, conflicts_with_all = ["output_dir", "crd_dir"])]
+    types_only: bool,
+}
+
 fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let generators = GeneratorKind::parse_list(&cli.generators).map_err(|e| errors.push(e)).ok();
@@ -121,6 +242,23 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
     for g in &cli.groups {
         match GroupVersions::parse(g) {
             Ok(gv) => s = s.with_group(gv),
+            Err(e) => errors.push(e),
+        }
+    }
+    if cli.groups.is_empty() {
+        match codegen_core::scaffold::discover_groups(&cli.apis_dir) {
+            Ok(found) if found.is_empty() => errors.push(
+                Diagnostic::error(format!(
+                    "no `<group>/<version>/mod.rs` with `group_name!` under `{}`",
+                    cli.apis_dir.display()
+                ))
+                .help("name the groups, e.g. `kube-codegen all pkg/apis example:v1`, or check the apis directory"),
+            ),
+            Ok(found) => {
+                for g in found {
+                    s = s.with_group(GroupVersions { package: g.dir, versions: g.versions });
+                }
+            }
             Err(e) => errors.push(e),
         }
     }
@@ -193,10 +331,134 @@ fn main() -> ExitCode {
         let mode = if cli.verify { Mode::Verify } else { Mode::Write };
         return report(codegen_core::rbac::run_rbac(&settings, mode), cli.verify);
     }
+    if args.get(1).is_some_and(|a| a == "init") {
+        args.remove(1);
+        let cli = InitCli::parse_from(args);
+        let settings = codegen_core::scaffold::InitSettings {
+            dir: cli.dir.clone(),
+            crate_name: cli.name,
+            api: codegen_core::scaffold::ApiSpec { group: cli.group, version: cli.version, kind: cli.kind },
+            codegen_path: cli.codegen_path.unwrap_or_else(codegen_core::scaffold::default_codegen_path),
+        };
+        return scaffolded(codegen_core::scaffold::init(&settings), Some(&cli.dir));
+    }
+    if args.get(1).is_some_and(|a| a == "import") {
+        args.remove(1);
+        let cli = ImportCli::parse_from(args);
+        let settings = codegen_core::import::ImportSettings { crds: cli.crds, apis_dir: cli.apis_dir.clone() };
+        let generation = (!cli.types_only).then(|| {
+            let mut s = Settings::new(&cli.apis_dir);
+            if let Some(d) = &cli.output_dir {
+                s = s.with_output_dir(d);
+            }
+            if let Some(d) = &cli.crd_dir {
+                s = s.with_crd_dir(d);
+            }
+            s
+        });
+        return imported(codegen_core::import::run_import(&settings, generation));
+    }
+    if args.get(1).is_some_and(|a| a == "create") {
+        if args.get(2).is_some_and(|a| a == "api") {
+            args.drain(1..3);
+            let cli = CreateApiCli::parse_from(args);
+            let settings = codegen_core::scaffold::CreateApiSettings {
+                root: cli.dir,
+                group: cli.group,
+                version: cli.version,
+                kind: cli.kind,
+            };
+            return scaffolded(codegen_core::scaffold::create_api(&settings), None);
+        }
+        eprint!(
+            "{}",
+            Diagnostic::error("`kube-codegen create` needs what to create")
+                .help("write `kube-codegen create api --kind <Kind>` (see `kube-codegen create api --help`)")
+                .render()
+        );
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse_from(args);
     let result =
         settings(&cli).and_then(|s| codegen_core::run(&s, if cli.verify { Mode::Verify } else { Mode::Write }));
     report(result, cli.verify)
+}
+
+/// Prints what `import` wrote and generated.
+fn imported(result: Result<codegen_core::import::ImportReport, Vec<Diagnostic>>) -> ExitCode {
+    let done = match result {
+        Err(diags) => {
+            eprint!("{}", render_all(&diags));
+            return ExitCode::from(2);
+        }
+        Ok(done) => done,
+    };
+    let generated = done.generated.as_ref();
+    for path in &done.edited {
+        eprintln!("edited    {}", path.display());
+    }
+    for w in done.warnings.iter().chain(generated.iter().flat_map(|r| &r.warnings)) {
+        eprintln!("{}", w.render());
+    }
+    eprintln!(
+        "kube-codegen: imported {}: {} file(s) written, {} edited, {} unchanged{}",
+        done.groups.join(" "),
+        done.created.len(),
+        done.edited.len(),
+        done.unchanged,
+        generated.map(|r| format!(", {} generated", r.changes.len())).unwrap_or_default()
+    );
+    ExitCode::SUCCESS
+}
+
+/// Prints what `init` or `create api` wrote and the next commands.
+fn scaffolded(
+    result: Result<codegen_core::scaffold::Scaffolded, Vec<Diagnostic>>,
+    new_crate: Option<&std::path::Path>,
+) -> ExitCode {
+    let done = match result {
+        Err(diags) => {
+            eprint!("{}", render_all(&diags));
+            return ExitCode::from(2);
+        }
+        Ok(done) => done,
+    };
+    for report in &done.generated {
+        for w in &report.warnings {
+            eprintln!("{}", w.render());
+        }
+    }
+    let generated: usize = done.generated.iter().map(|r| r.changes.len()).sum();
+    let user_files = done.created.len()
+        - done
+            .generated
+            .iter()
+            .flat_map(|r| &r.changes)
+            .filter(|c| matches!(c, codegen_core::Change::Create { .. }))
+            .count();
+    for path in &done.edited {
+        eprintln!("edited    {}", path.display());
+    }
+    eprintln!(
+        "kube-codegen: {} {}/{} ({}): {user_files} file(s) created, {} edited, {generated} generated",
+        done.api.kind,
+        done.api.group,
+        done.api.version,
+        done.plural,
+        done.edited.len()
+    );
+    let next = match new_crate {
+        Some(dir) => format!(
+            "next:\n  cd {}\n  cargo test\n  kubectl apply -f config/crd && cargo run\n  kubectl apply -f config/samples && kubectl get {}",
+            dir.display(),
+            done.plural
+        ),
+        None => {
+            "next: edit the new type, then `kube-codegen all pkg/apis` and `kubectl apply -f config/crd`".to_string()
+        }
+    };
+    eprintln!("{next}");
+    ExitCode::SUCCESS
 }
 
 /// Prints what a run did (or, verifying, would do) and picks the exit status.
@@ -231,5 +493,21 @@ fn report(result: Result<codegen_core::Report, Vec<Diagnostic>>, verify: bool) -
                 ExitCode::SUCCESS
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks of every command line (they panic at
+    /// parse time otherwise).
+    #[test]
+    fn every_command_line_is_consistent() {
+        super::Cli::command().debug_assert();
+        super::RbacCli::command().debug_assert();
+        super::InitCli::command().debug_assert();
+        super::CreateApiCli::command().debug_assert();
+        super::ImportCli::command().debug_assert();
     }
 }

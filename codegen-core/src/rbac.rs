@@ -62,8 +62,9 @@ pub fn generate_rbac(settings: &RbacSettings) -> Result<Output, Vec<Diagnostic>>
         by_namespace.entry(rule.namespace.clone()).or_default().push(rule);
     }
     let mut text = format!("{GENERATED_MARKER_YAML}\n# From the #[rbac] markers in:\n");
+    let root = crate_root_of(&settings.output);
     for file in &found.files {
-        text.push_str(&format!("#   {}\n", file.display()));
+        text.push_str(&format!("#   {}\n", slashed(&relative_to(file, root.as_deref())).display()));
     }
     for (i, (namespace, rules)) in by_namespace.iter().enumerate() {
         if i > 0 {
@@ -153,6 +154,26 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
 }
 
 /// `path` as written in the manifest's header: `/` separators.
+/// The nearest ancestor of `output` holding a `Cargo.toml`.
+fn crate_root_of(output: &Path) -> Option<PathBuf> {
+    output.ancestors().skip(1).find(|d| d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
+}
+
+/// `file` relative to the crate root, so that the manifest names the same
+/// files whatever directory the command runs in.
+fn relative_to(file: &Path, root: Option<&Path>) -> PathBuf {
+    let Some(root) = root else { return file.to_path_buf() };
+    if let Ok(rest) = file.strip_prefix(root) {
+        return rest.to_path_buf();
+    }
+    match (std::fs::canonicalize(file), std::fs::canonicalize(root)) {
+        (Ok(file_abs), Ok(root_abs)) => {
+            file_abs.strip_prefix(&root_abs).map(Path::to_path_buf).unwrap_or_else(|_| file.to_path_buf())
+        }
+        _ => file.to_path_buf(),
+    }
+}
+
 fn slashed(path: &Path) -> PathBuf {
     PathBuf::from(path.to_string_lossy().replace('\\', "/"))
 }

@@ -212,6 +212,10 @@ pub fn genclient(args: TokenStream, item: TokenStream) -> TokenStream {
         }
         Err(_) => return item.into(),
     };
+    // Two printer columns of one type repeat `type = "string"` in the
+    // kind's `#[resource]` attributes, which clippy's duplicated_attributes
+    // takes for a mistake.
+    let item = quote!(#[allow(clippy::duplicated_attributes)] #item);
     let name = strukt.ident.to_string();
     let stubs = || parse_code(&inline::stub_code(&name, RUNTIME));
     let Some(file) = source_file() else {

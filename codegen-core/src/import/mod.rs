@@ -51,6 +51,85 @@ pub struct Imported {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// What [`run_import`] did.
+#[derive(Debug)]
+pub struct ImportReport {
+    /// Type files created.
+    pub created: Vec<PathBuf>,
+    /// Module files of an existing tree that got the new modules at their
+    /// scaffold marker.
+    pub edited: Vec<PathBuf>,
+    /// Files that were there with the very same contents.
+    pub unchanged: usize,
+    /// The `<group dir>:<versions>` the types were written for.
+    pub groups: Vec<String>,
+    /// What the CRDs hold that the types do not carry over.
+    pub warnings: Vec<Diagnostic>,
+    /// The generator run on the imported groups, when asked for.
+    pub generated: Option<crate::Report>,
+}
+
+/// [`import`], then writes the types and, given generator `settings`
+/// (apis dir, output and CRD directories; the groups are added here), runs
+/// the generators on the imported groups: the clientset, listers,
+/// informers, fake clientset and CRDs in the same step, like kopium plus
+/// client-gen. When writing or generating fails, the files written are
+/// removed again.
+pub fn run_import(
+    settings: &ImportSettings,
+    generate: Option<crate::Settings>,
+) -> Result<ImportReport, Vec<Diagnostic>> {
+    let imported = import(settings)?;
+    let mut unchanged = 0;
+    let mut edited = Vec::new();
+    let mut txn = crate::scaffold::Transaction::default();
+    for file in &imported.output.files {
+        match std::fs::read_to_string(&file.path) {
+            Ok(old) if old == file.contents => unchanged += 1,
+            // A module file merged at its scaffold marker.
+            Ok(_) => {
+                txn.edit(&file.path, &file.contents).map_err(|e| txn.fail(e))?;
+                edited.push(file.path.clone());
+            }
+            Err(_) => txn.create(&file.path, &file.contents).map_err(|e| txn.fail(e))?,
+        }
+    }
+    // Formatted like the rest of the user's code (`cargo fmt --check` passes).
+    crate::scaffold::rustfmt(&txn.created_files());
+    let mut generated = Vec::new();
+    if let Some(mut generation) = generate {
+        for group in &imported.groups {
+            match crate::GroupVersions::parse(group) {
+                Ok(gv) => generation = generation.with_group(gv),
+                Err(e) => return Err(txn.abort(vec![e])),
+            }
+        }
+        txn.generate(&generation, &mut generated).map_err(|mut errors| {
+            // The usual clash: the CRDs imported from the very directory
+            // the regenerated ones go to.
+            for e in &mut errors {
+                if e.message.starts_with("refusing to overwrite") && e.message.contains(".yaml`") {
+                    e.notes.push(
+                        "import regenerates the CRDs: give `--crd-dir` another directory, or pass `--types-only`"
+                            .into(),
+                    );
+                }
+            }
+            errors
+        })?;
+    }
+    let created =
+        txn.created_files().into_iter().filter(|p| imported.output.files.iter().any(|f| &f.path == p)).collect();
+    Ok(ImportReport {
+        created,
+        edited,
+        unchanged,
+        groups: imported.groups,
+        warnings: imported.warnings,
+        generated: generated.pop(),
+    })
+}
+
 /// Names a group directory cannot have: Rust keywords (it is a module) and
 /// the methods of the generated `SharedInformerFactory` (one accessor per group).
 const RESERVED_GROUP_DIRS: &[&str] = &[
@@ -124,7 +203,29 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
 
     let version = crate::Settings::new(&settings.apis_dir).kube_version().version;
     let index = builtin_index::BuiltinIndex::new(version);
-    let dirs = group_dirs(crds.iter().map(|c| c.group.as_str()).collect());
+    let mut dirs = group_dirs(crds.iter().map(|c| c.group.as_str()).collect());
+    // An existing tree (e.g. one `kube-codegen init` made): groups it has keep
+    // their directory, new groups may not take one of its directories.
+    let existing = if settings.apis_dir.join("mod.rs").is_file() {
+        crate::scaffold::discover_groups(&settings.apis_dir).map_err(|e| vec![e])?
+    } else {
+        Vec::new()
+    };
+    for (group, dir) in &mut dirs {
+        if let Some(known) = existing.iter().find(|g| g.group == *group) {
+            *dir = known.dir.clone();
+        } else if let Some(other) = existing.iter().find(|g| g.dir == *dir) {
+            diags.push(
+                Diagnostic::error(format!(
+                    "the group `{group}` would go to `{}`, which holds the group `{}`",
+                    display(&settings.apis_dir.join(dir)),
+                    other.group
+                ))
+                .help("import into another `--apis-dir`, or rename that group's directory (and its module)"),
+            );
+        }
+    }
+    diags.check()?;
 
     // group → version → the kinds served there.
     let mut modules: BTreeMap<&str, BTreeMap<&str, Vec<KindVersion>>> = BTreeMap::new();
@@ -157,6 +258,7 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
 
     let apis = &settings.apis_dir;
     let mut files = Vec::new();
+    let mut merges = BTreeSet::new();
     let mut groups = Vec::new();
     for (group, versions) in &modules {
         let dir = &dirs[group];
@@ -209,22 +311,40 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
                 });
                 module_names.push(file);
             }
-            files.push(GeneratedFile {
-                path: apis.join(dir).join(version).join("mod.rs"),
-                contents: version_mod(group, version, &module_names, dir),
-            });
+            let path = apis.join(dir).join(version).join("mod.rs");
+            let lines: String = module_names.iter().map(|m| format!("mod {m};\npub use {m}::*;\n")).collect();
+            let contents = merged(&path, crate::scaffold::KINDS_MARKER, &lines, &mut merges)
+                .unwrap_or_else(|| version_mod(group, version, &module_names, dir));
+            files.push(GeneratedFile { path, contents });
         }
-        let versions: Vec<&str> = versions.keys().copied().collect();
-        files.push(GeneratedFile { path: apis.join(dir).join("mod.rs"), contents: group_mod(group, &versions) });
+        let mut versions: Vec<&str> = versions.keys().copied().collect();
+        let path = apis.join(dir).join("mod.rs");
+        let lines: String = versions.iter().map(|v| format!("pub mod {v};\n")).collect();
+        let contents = merged(&path, crate::scaffold::VERSIONS_MARKER, &lines, &mut merges)
+            .unwrap_or_else(|| group_mod(group, &versions));
+        files.push(GeneratedFile { path, contents });
+        // The generator runs on every version of the group, old and new.
+        let known = existing.iter().find(|g| g.group == *group).map(|g| g.versions.clone()).unwrap_or_default();
+        versions.extend(known.iter().map(String::as_str));
+        versions.sort();
+        versions.dedup();
         groups.push(format!("{dir}:{}", versions.join(",")));
     }
     let mut dir_names: Vec<&String> = modules.keys().map(|g| &dirs[g]).collect();
     dir_names.sort();
-    files.push(GeneratedFile { path: apis.join("mod.rs"), contents: apis_mod(&dir_names) });
+    let path = apis.join("mod.rs");
+    let lines: String = dir_names.iter().map(|d| format!("pub mod {d};\n")).collect();
+    let contents =
+        merged(&path, crate::scaffold::GROUPS_MARKER, &lines, &mut merges).unwrap_or_else(|| apis_mod(&dir_names));
+    files.push(GeneratedFile { path, contents });
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    // Groups of the tree that the import does not touch are generated too.
+    for g in existing.iter().filter(|g| !modules.contains_key(g.group.as_str())) {
+        groups.push(format!("{}:{}", g.dir, g.versions.join(",")));
+    }
     groups.sort();
 
-    for f in &files {
+    for f in files.iter().filter(|f| !merges.contains(&f.path)) {
         refuse_existing(f, &mut diags);
     }
     diags.check()?;
@@ -364,6 +484,10 @@ fn version_mod(group: &str, version: &str, modules: &[String], dir: &str) -> Str
         out.push_str(&format!("mod {m};\npub use {m}::*;\n\n"));
     }
     out.push_str(&format!(
+        "// `kube-codegen create api` adds new kinds above this line.\n{}\n\n",
+        crate::scaffold::KINDS_MARKER
+    ));
+    out.push_str(&format!(
         "// Generated by `kube-codegen all <apis dir> {dir}:{version}`: constants, `kube::Resource`\n// impls, the list types.\n#[rustfmt::skip]\nmod register;\npub use register::*;\n"
     ));
     out
@@ -374,6 +498,10 @@ fn group_mod(group: &str, versions: &[&str]) -> String {
     for v in versions {
         out.push_str(&format!("pub mod {v};\n"));
     }
+    out.push_str(&format!(
+        "// `kube-codegen create api` adds new versions above this line.\n{}\n",
+        crate::scaffold::VERSIONS_MARKER
+    ));
     out
 }
 
@@ -382,7 +510,22 @@ fn apis_mod(dirs: &[&String]) -> String {
     for d in dirs {
         out.push_str(&format!("pub mod {d};\n"));
     }
+    out.push_str(&format!(
+        "// `kube-codegen create api` adds new groups above this line.\n{}\n",
+        crate::scaffold::GROUPS_MARKER
+    ));
     out
+}
+
+/// An existing module file with the scaffold `marker` (one `kube-codegen
+/// init`, `create api` or an earlier import wrote) gets the `lines` it does
+/// not declare yet, above the marker; `None` when there is no such file.
+fn merged(path: &std::path::Path, marker: &str, lines: &str, merges: &mut BTreeSet<PathBuf>) -> Option<String> {
+    let old = std::fs::read_to_string(path).ok().filter(|t| t.contains(marker))?;
+    let declared: BTreeSet<&str> = old.lines().map(str::trim).collect();
+    let missing: String = lines.split_inclusive('\n').filter(|l| !declared.contains(l.trim())).collect();
+    merges.insert(path.to_path_buf());
+    Some(crate::scaffold::insert_at_marker(&old, marker, &missing))
 }
 
 /// Import writes only new files (or files with exactly its contents).

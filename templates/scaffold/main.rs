@@ -1,0 +1,113 @@
+//! The `{{ crate_name }}` binary: connects to the cluster, optionally waits
+//! to become the leader, and runs the controller until SIGINT/SIGTERM.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use codegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector, Outcome};
+use codegen_runtime::signal::{ShutdownSignal, shutdown_signal};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use {{ crate_ident }}::controller::{Controller, ControllerOptions};
+
+/// Command-line flags.
+#[derive(Debug, Parser)]
+#[command(version, about = "Reconciles {{ kind }} objects ({{ group }})")]
+struct Flags {
+    /// Path to a kubeconfig. Without it: $KUBECONFIG, ~/.kube/config, or the
+    /// in-cluster service account.
+    #[arg(long)]
+    kubeconfig: Option<PathBuf>,
+    /// How many objects are reconciled at once.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Watch and reconcile only this namespace (default: all namespaces).
+    #[arg(long)]
+    namespace: Option<String>,
+    /// Run as one of several replicas: only the holder of the Lease
+    /// `{{ crate_name }}` reconciles.
+    #[arg(long)]
+    leader_elect: bool,
+    /// Namespace of the leader election Lease.
+    #[arg(long, default_value = "default")]
+    leader_elect_namespace: String,
+    /// This replica's identity in the Lease (default: the host name).
+    #[arg(long)]
+    leader_elect_identity: Option<String>,
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,kube_client=warn,kube_runtime=warn".into()),
+        )
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .init();
+    if let Err(e) = run(Flags::parse()).await {
+        tracing::error!("{e:#}");
+        std::process::exit(1);
+    }
+}
+
+async fn client(flags: &Flags) -> Result<kube::Client> {
+    let config = match &flags.kubeconfig {
+        Some(path) => {
+            let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("reading {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?
+        }
+        None => kube::Config::infer().await.context("no kubeconfig and not running in a cluster")?,
+    };
+    Ok(kube::Client::try_from(config)?)
+}
+
+// The leader election Lease (`--leader-elect`).
+#[codegen_macros::rbac(groups = "coordination.k8s.io", resources = "leases", verbs = "get;create;update")]
+async fn run(flags: Flags) -> Result<()> {
+    let shutdown = shutdown_signal();
+    let client = client(&flags).await?;
+    let options = ControllerOptions { workers: flags.workers.max(1), namespace: flags.namespace.clone() };
+    if !flags.leader_elect {
+        return Controller::new(client, options).run(shutdown).await;
+    }
+    let identity = match &flags.leader_elect_identity {
+        Some(identity) => identity.clone(),
+        None => std::env::var("HOSTNAME").unwrap_or_else(|_| format!("{{ crate_name }}-{}", std::process::id())),
+    };
+    let config = LeaderElectionConfig {
+        lease_duration: Duration::from_secs(15),
+        renew_deadline: Duration::from_secs(10),
+        retry_period: Duration::from_secs(2),
+        release_on_cancel: true,
+        ..LeaderElectionConfig::new("{{ crate_name }}", flags.leader_elect_namespace.clone(), identity)
+    };
+    let elector = LeaderElector::new(client.clone(), config)?;
+    let elector = elector.on_new_leader(|who| tracing::info!("the leader is {who}"));
+    tracing::info!("waiting to become the leader");
+    let mut result = Ok(());
+    let outcome = elector
+        .run(shutdown.recv(), |mut leading| {
+            let result = &mut result;
+            let shutdown = shutdown.clone();
+            async move {
+                // Leadership lost or a signal: stop the controller.
+                let stop = ShutdownSignal::manual();
+                let run = Controller::new(client, options).run(stop.clone());
+                tokio::pin!(run);
+                tokio::select! {
+                    r = &mut run => *result = r,
+                    () = leading.lost() => { stop.trigger(); *result = run.await; }
+                    () = shutdown.recv() => { stop.trigger(); *result = run.await; }
+                }
+            }
+        })
+        .await?;
+    if outcome == Outcome::Lost {
+        anyhow::bail!("leadership lost: the lease was not renewed in time");
+    }
+    result
+}
