@@ -273,3 +273,87 @@ fn create_api_refusals_name_the_file_and_leave_the_tree_as_it_was() {
     expected.insert("pkg/apis/cache/v1alpha1/memcached.rs".into(), broken);
     assert_eq!(tree(&root), expected);
 }
+
+fn fixture_crd(name: &str) -> String {
+    workspace().join("tests/fixtures/crds").join(name).to_string_lossy().into_owned()
+}
+
+#[test]
+fn import_writes_types_and_generates_their_clients_in_one_step() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"imp\"\nversion = \"0.1.0\"\n").unwrap();
+    let crd = fixture_crd("students.example.k8s.io.yaml");
+    let run = kube_codegen(dir.path(), &["import", &crd]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("imported example:v1: 4 file(s) written"), "{}", run.stderr);
+    for path in [
+        "pkg/apis/example/v1/student.rs",
+        "pkg/client/clientset/example/v1/student.rs",
+        "pkg/client/informers/example/v1/student.rs",
+        "pkg/client/listers/example/v1/student.rs",
+        "pkg/client/fake/mod.rs",
+        "config/crd/example.k8s.io_students.yaml",
+    ] {
+        assert!(dir.path().join(path).is_file(), "{path} missing");
+    }
+    // Again: nothing changes.
+    let before = tree(dir.path());
+    let run = kube_codegen(dir.path(), &["import", &crd]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(tree(dir.path()), before);
+
+    // `--types-only` generates nothing.
+    let other = tempfile::tempdir().unwrap();
+    let run = kube_codegen(other.path(), &["import", &crd, "--types-only"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let files: Vec<String> = tree(other.path()).into_keys().collect();
+    assert_eq!(
+        files,
+        ["pkg/apis/example/mod.rs", "pkg/apis/example/v1/mod.rs", "pkg/apis/example/v1/student.rs", "pkg/apis/mod.rs"]
+    );
+}
+
+#[test]
+fn import_refusals_leave_the_tree_as_it_was() {
+    // CRDs imported from the directory the regenerated ones would go to.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"imp\"\nversion = \"0.1.0\"\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("config/crd")).unwrap();
+    std::fs::copy(
+        fixture_crd("students.example.k8s.io.yaml"),
+        dir.path().join("config/crd/example.k8s.io_students.yaml"),
+    )
+    .unwrap();
+    let before = tree(dir.path());
+    let run = kube_codegen(dir.path(), &["import", "config/crd/example.k8s.io_students.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    insta::assert_snapshot!("import_over_its_own_crds", run.stderr);
+    assert_eq!(tree(dir.path()), before);
+    let run = kube_codegen(
+        dir.path(),
+        &["import", "config/crd/example.k8s.io_students.yaml", "--crd-dir", "config/generated"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("config/generated/example.k8s.io_students.yaml").is_file());
+
+    // Into a crate whose `example` directory holds another group.
+    let dir = tempfile::tempdir().unwrap();
+    let root = init(dir.path(), "op");
+    let run = kube_codegen(&root, &["create", "api", "--kind", "Thing", "--group", "example.org", "--version", "v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let before = tree(&root);
+    let run = kube_codegen(&root, &["import", &fixture_crd("students.example.k8s.io.yaml")]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("holds the group `example.org`"), "{}", run.stderr);
+    assert_eq!(tree(&root), before);
+
+    // A module file without its marker is not edited.
+    let mod_rs = root.join("pkg/apis/mod.rs");
+    let text = std::fs::read_to_string(&mod_rs).unwrap();
+    std::fs::write(&mod_rs, text.replace("// +kube-codegen:scaffold:groups\n", "")).unwrap();
+    let before = tree(&root);
+    let run = kube_codegen(&root, &["import", &fixture_crd("users.auth.ilinux.io.yaml")]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("pkg/apis/mod.rs` already exists"), "{}", run.stderr);
+    assert_eq!(tree(&root), before);
+}
