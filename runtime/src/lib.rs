@@ -20,6 +20,8 @@ mod object;
 pub mod sharding;
 pub mod signal;
 pub mod testing;
+#[cfg(feature = "webhook")]
+pub mod webhook;
 pub mod workqueue;
 
 pub use error::{ApplyConflict, Error, Result};

@@ -1,0 +1,176 @@
+//! The HTTPS server: rustls on a TCP listener, one task per connection,
+//! every request answered by [`Webhooks::handle`].
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_rustls::TlsAcceptor;
+
+use super::Webhooks;
+use super::http1::{Connection, Response};
+
+/// Why the webhook server could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WebhookError {
+    /// The certificate or key could not be read or used.
+    #[error("webhook TLS: {0}")]
+    Tls(String),
+    /// The address could not be bound.
+    #[error("webhook server: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// The serving certificate and key of a webhook server.
+#[derive(Clone)]
+pub struct ServerTls {
+    config: Arc<rustls::ServerConfig>,
+}
+
+impl std::fmt::Debug for ServerTls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerTls").finish_non_exhaustive()
+    }
+}
+
+impl ServerTls {
+    /// From PEM: the certificate chain (serving certificate first, as in
+    /// `tls.crt`) and its private key (PKCS#8, PKCS#1 or SEC1, as in
+    /// `tls.key`). TLS 1.2 and 1.3 on ring; HTTP/1.1 is offered by ALPN.
+    pub fn from_pem(cert_chain: &[u8], key: &[u8]) -> Result<Self, WebhookError> {
+        let certs = CertificateDer::pem_slice_iter(cert_chain)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| WebhookError::Tls(format!("reading the certificate chain: {e}")))?;
+        if certs.is_empty() {
+            return Err(WebhookError::Tls("no certificate in the certificate PEM".into()));
+        }
+        let key = PrivateKeyDer::from_pem_slice(key)
+            .map_err(|e| WebhookError::Tls(format!("reading the private key: {e}")))?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| WebhookError::Tls(e.to_string()))?
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .map_err(|e| WebhookError::Tls(format!("the certificate and key: {e}")))?;
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(ServerTls { config: Arc::new(config) })
+    }
+
+    /// From PEM files (`tls.crt`, `tls.key`), as mounted from a Secret.
+    pub fn from_pem_files(
+        cert_chain: impl AsRef<std::path::Path>,
+        key: impl AsRef<std::path::Path>,
+    ) -> Result<Self, WebhookError> {
+        let read = |p: &std::path::Path| {
+            std::fs::read(p).map_err(|e| WebhookError::Tls(format!("reading {}: {e}", p.display())))
+        };
+        ServerTls::from_pem(&read(cert_chain.as_ref())?, &read(key.as_ref())?)
+    }
+}
+
+/// A running webhook server. It stops on [`shutdown`](Self::shutdown) or
+/// when dropped (open connections are closed either way).
+#[derive(Debug)]
+pub struct WebhookServer {
+    local_addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl WebhookServer {
+    /// Binds `addr` and serves `webhooks` over HTTPS with `tls` on the
+    /// current tokio runtime.
+    pub async fn bind(addr: impl ToSocketAddrs, tls: ServerTls, webhooks: Webhooks) -> Result<Self, WebhookError> {
+        let listener = TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(accept_loop(listener, TlsAcceptor::from(tls.config), Arc::new(webhooks), stopped));
+        Ok(WebhookServer { local_addr, stop, task: Some(task) })
+    }
+
+    /// The address it listens on (with the port the system chose for `:0`).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Stops listening, closes every connection and waits until it has.
+    pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for WebhookServer {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    webhooks: Arc<Webhooks>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    // Dropped at the end: every connection task is aborted with it.
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = stopped.changed() => return,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = listener.accept() => {
+                let Ok((tcp, peer)) = accepted else { continue };
+                let (acceptor, webhooks) = (acceptor.clone(), webhooks.clone());
+                connections.spawn(async move {
+                    let tls = match tokio::time::timeout(std::time::Duration::from_secs(10), acceptor.accept(tcp)).await {
+                        Ok(Ok(tls)) => tls,
+                        Ok(Err(e)) => {
+                            tracing::debug!(%peer, error = %e, "webhook TLS handshake failed");
+                            return;
+                        }
+                        Err(_) => return,
+                    };
+                    if let Err(e) = serve_connection(Connection::new(tls), &webhooks).await {
+                        tracing::debug!(%peer, error = %e, "webhook connection ended");
+                    }
+                });
+            }
+        }
+    }
+}
+
+async fn serve_connection<S>(mut conn: Connection<S>, webhooks: &Webhooks) -> io::Result<()>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    loop {
+        let request = match conn.next_request().await {
+            Ok(Some(request)) => request,
+            Ok(None) => break,
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                let response = Response { status: 400, content_type: "text/plain", body: e.to_string().into_bytes() };
+                conn.respond(&response, true).await?;
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        let answer = webhooks.handle(&request.method, &request.path, &request.body);
+        let response = Response { status: answer.status, content_type: answer.content_type, body: answer.body };
+        conn.respond(&response, request.close).await?;
+        if request.close {
+            break;
+        }
+    }
+    conn.shutdown().await
+}

@@ -1,0 +1,529 @@
+//! The webhooks driven with reviews as the API server sends them, through
+//! [`Webhooks::handle`] and through the TLS server.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::admission::{AdmissionResponse, Defaulter, Denied, Validator, Warnings};
+use super::conversion::{Conversion, ConversionError, Convertible, Hub};
+use super::{ServerTls, WebhookServer, Webhooks};
+
+macro_rules! kind {
+    ($ty:ident, $version:literal) => {
+        impl k8s_openapi::Resource for $ty {
+            const API_VERSION: &'static str = concat!("example.com/", $version);
+            const GROUP: &'static str = "example.com";
+            const KIND: &'static str = "Widget";
+            const VERSION: &'static str = $version;
+            const URL_PATH_SEGMENT: &'static str = "widgets";
+            type Scope = k8s_openapi::NamespaceResourceScope;
+        }
+        impl k8s_openapi::Metadata for $ty {
+            type Ty = ObjectMeta;
+            fn metadata(&self) -> &ObjectMeta {
+                &self.metadata
+            }
+            fn metadata_mut(&mut self) -> &mut ObjectMeta {
+                &mut self.metadata
+            }
+        }
+    };
+}
+
+/// The old version: `colour` and a required size.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WidgetV1 {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    metadata: ObjectMeta,
+    spec: SpecV1,
+}
+kind!(WidgetV1, "v1");
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct SpecV1 {
+    colour: String,
+    size: i64,
+}
+
+/// The hub (storage version): `color` and an optional size.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WidgetV2 {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    metadata: ObjectMeta,
+    spec: SpecV2,
+}
+kind!(WidgetV2, "v2");
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct SpecV2 {
+    color: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    size: Option<i64>,
+}
+
+impl Hub for WidgetV2 {}
+
+impl Convertible for WidgetV1 {
+    type Hub = WidgetV2;
+
+    fn to_hub(self) -> Result<WidgetV2, ConversionError> {
+        let spec = SpecV2 { color: self.spec.colour, size: Some(self.spec.size) };
+        Ok(WidgetV2 { metadata: self.metadata, spec, ..Default::default() })
+    }
+
+    fn from_hub(hub: WidgetV2) -> Result<Self, ConversionError> {
+        let size = hub.spec.size.unwrap_or(1);
+        if size > 100 {
+            return Err(ConversionError::new(format!("size {size} does not fit v1 (at most 100)")));
+        }
+        Ok(WidgetV1 { metadata: hub.metadata, spec: SpecV1 { colour: hub.spec.color, size }, ..Default::default() })
+    }
+}
+
+impl Defaulter for WidgetV2 {
+    fn apply_defaults(&mut self) {
+        self.spec.size.get_or_insert(1);
+        if self.spec.color.is_empty() {
+            self.spec.color = "blue".into();
+        }
+    }
+}
+
+impl Validator for WidgetV2 {
+    fn validate_create(&self) -> Result<Warnings, Denied> {
+        match self.spec.size {
+            Some(size) if size < 1 => {
+                Err(Denied::invalid(format!("spec.size: Invalid value: {size}: must be at least 1")))
+            }
+            Some(size) if size > 10 => Ok(vec![format!("spec.size {size} is large")]),
+            _ => Ok(Warnings::new()),
+        }
+    }
+
+    fn validate_update(&self, old: &Self) -> Result<Warnings, Denied> {
+        if self.spec.color != old.spec.color {
+            return Err(Denied::invalid("spec.color: Invalid value: field is immutable"));
+        }
+        self.validate_create()
+    }
+
+    fn validate_delete(&self) -> Result<Warnings, Denied> {
+        let protected = self.metadata.labels.as_ref().is_some_and(|l| l.contains_key("protected"));
+        if protected { Err(Denied::new("widget is protected")) } else { Ok(Warnings::new()) }
+    }
+}
+
+fn webhooks() -> Webhooks {
+    Webhooks::new()
+        .conversion("/convert", Conversion::new().spoke::<WidgetV1>())
+        .mutating::<WidgetV2>("/mutate-widget")
+        .validating::<WidgetV2>("/validate-widget")
+}
+
+fn metadata(name: &str) -> Value {
+    json!({
+        "name": name, "namespace": "default", "uid": "0b9a3c4e-5f61-4c1e-9d7a-2f1f8b7b1c11",
+        "resourceVersion": "41", "generation": 1, "creationTimestamp": "2026-12-03T10:00:00Z",
+        "labels": {"app": "demo"}, "annotations": {"note": "kept"},
+        "managedFields": [{"manager": "kubectl", "operation": "Update", "apiVersion": "example.com/v1",
+            "time": "2026-12-03T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:colour": {}}}}]
+    })
+}
+
+fn post(webhooks: &Webhooks, path: &str, body: &Value) -> Value {
+    let answer = webhooks.handle("POST", path, &serde_json::to_vec(body).unwrap());
+    assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
+    assert_eq!(answer.content_type, "application/json");
+    serde_json::from_slice(&answer.body).unwrap()
+}
+
+/// A ConversionReview as kube-apiserver 1.37 sends it.
+fn conversion_review(desired: &str, objects: Vec<Value>) -> Value {
+    json!({
+        "kind": "ConversionReview",
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "request": { "uid": "705ab4f5-6393-11e8-b7cc-42010a800002", "desiredAPIVersion": desired, "objects": objects }
+    })
+}
+
+#[test]
+fn conversion_converts_a_batch_in_order_and_echoes_the_uid() {
+    let v1 = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata("a"),
+        "spec": {"colour": "red", "size": 3}});
+    let v2 = json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": metadata("b"),
+        "spec": {"color": "green"}});
+    let review = post(&webhooks(), "/convert?timeout=30s", &conversion_review("example.com/v2", vec![v1, v2.clone()]));
+    assert_eq!(review["apiVersion"], "apiextensions.k8s.io/v1");
+    assert_eq!(review["kind"], "ConversionReview");
+    let response = &review["response"];
+    assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+    assert_eq!(response["result"]["status"], "Success");
+    let objects = response["convertedObjects"].as_array().unwrap();
+    assert_eq!(objects.len(), 2);
+    assert_eq!(
+        objects[0],
+        json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": metadata("a"),
+            "spec": {"color": "red", "size": 3}})
+    );
+    // Already in the desired version: returned as it came.
+    assert_eq!(objects[1], v2);
+
+    // And back to the spoke.
+    let review = post(&webhooks(), "/convert", &conversion_review("example.com/v1", vec![objects[0].clone()]));
+    assert_eq!(
+        review["response"]["convertedObjects"][0],
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata("a"),
+            "spec": {"colour": "red", "size": 3}})
+    );
+}
+
+#[test]
+fn a_failing_conversion_is_a_failure_status_with_the_message() {
+    let ok = json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": metadata("small"),
+        "spec": {"color": "red", "size": 5}});
+    let big = json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": metadata("big"),
+        "spec": {"color": "red", "size": 500}});
+    let review = post(&webhooks(), "/convert", &conversion_review("example.com/v1", vec![ok, big]));
+    let response = &review["response"];
+    assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+    assert_eq!(response["result"]["status"], "Failure");
+    assert_eq!(
+        response["result"]["message"],
+        "converting Widget default/big to example.com/v1: size 500 does not fit v1 (at most 100)"
+    );
+    assert!(response.get("convertedObjects").is_none_or(|o| o.as_array().is_some_and(Vec::is_empty)), "{response}");
+}
+
+#[test]
+fn conversion_of_unknown_kinds_versions_and_undecodable_objects_fails() {
+    let conversion = Conversion::new().spoke::<WidgetV1>();
+    let err =
+        conversion.convert(json!({"apiVersion": "example.com/v1", "kind": "Gadget"}), "example.com/v2").unwrap_err();
+    assert_eq!(err.message(), "no conversion is registered for kind \"Gadget\"");
+    let err = conversion
+        .convert(
+            json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"colour": "red", "size": 1}}),
+            "example.com/v9",
+        )
+        .unwrap_err();
+    assert_eq!(err.message(), "Widget has no version \"example.com/v9\" (known: example.com/v1, example.com/v2)");
+    let err = conversion
+        .convert(json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"colour": 7}}), "example.com/v2")
+        .unwrap_err();
+    assert!(err.message().starts_with("decoding Widget example.com/v1: invalid type: integer `7`"), "{err}");
+
+    let answer = webhooks().handle("POST", "/convert", b"{\"kind\":");
+    assert_eq!(answer.status, 400);
+    assert!(String::from_utf8_lossy(&answer.body).starts_with("reading the ConversionReview"));
+    let review =
+        post(&webhooks(), "/convert", &json!({"kind": "ConversionReview", "apiVersion": "apiextensions.k8s.io/v1"}));
+    assert_eq!(review["response"]["result"]["status"], "Failure");
+    assert_eq!(review["response"]["result"]["message"], "the ConversionReview has no request");
+}
+
+/// An AdmissionReview as kube-apiserver 1.37 sends it.
+fn admission_review(operation: &str, object: Option<Value>, old: Option<Value>) -> Value {
+    json!({
+        "kind": "AdmissionReview",
+        "apiVersion": "admission.k8s.io/v1",
+        "request": {
+            "uid": "a2a6d1c8-2c53-4b6e-8c0f-6d8c7a8f9e01",
+            "kind": {"group": "example.com", "version": "v2", "kind": "Widget"},
+            "resource": {"group": "example.com", "version": "v2", "resource": "widgets"},
+            "requestKind": {"group": "example.com", "version": "v1", "kind": "Widget"},
+            "requestResource": {"group": "example.com", "version": "v1", "resource": "widgets"},
+            "name": "a", "namespace": "default", "operation": operation,
+            "userInfo": {"username": "admin", "groups": ["system:masters", "system:authenticated"]},
+            "object": object, "oldObject": old, "dryRun": false,
+            "options": {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}
+        }
+    })
+}
+
+fn widget(spec: Value) -> Value {
+    json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": metadata("a"), "spec": spec})
+}
+
+fn answer_of(review: &Value) -> AdmissionResponse {
+    assert_eq!(review["apiVersion"], "admission.k8s.io/v1");
+    assert_eq!(review["kind"], "AdmissionReview");
+    let response: AdmissionResponse = serde_json::from_value(review["response"].clone()).unwrap();
+    assert_eq!(response.uid, "a2a6d1c8-2c53-4b6e-8c0f-6d8c7a8f9e01");
+    response
+}
+
+#[test]
+fn mutating_answers_with_a_base64_json_patch_of_the_defaults() {
+    let object = widget(json!({"color": ""}));
+    let review = post(&webhooks(), "/mutate-widget", &admission_review("CREATE", Some(object.clone()), None));
+    // base64 on the wire, as the API server reads a []byte.
+    assert!(review["response"]["patch"].is_string(), "{review}");
+    assert_eq!(review["response"]["patchType"], "JSONPatch");
+    let response = answer_of(&review);
+    assert!(response.allowed);
+    let patch = response.json_patch().expect("a patch");
+    let mut patched = object;
+    json_patch::patch(&mut patched, &patch).unwrap();
+    assert_eq!(patched, widget(json!({"color": "blue", "size": 1})));
+    let ops = serde_json::to_value(&patch).unwrap();
+    assert_eq!(
+        ops,
+        json!([{"op": "replace", "path": "/spec/color", "value": "blue"}, {"op": "add", "path": "/spec/size", "value": 1}])
+    );
+
+    // Nothing to default: no patch at all.
+    let review = post(
+        &webhooks(),
+        "/mutate-widget",
+        &admission_review("UPDATE", Some(widget(json!({"color": "red", "size": 2}))), None),
+    );
+    assert_eq!(review["response"], json!({"uid": "a2a6d1c8-2c53-4b6e-8c0f-6d8c7a8f9e01", "allowed": true}));
+    // A delete is not defaulted.
+    let review =
+        post(&webhooks(), "/mutate-widget", &admission_review("DELETE", None, Some(widget(json!({"color": ""})))));
+    assert!(answer_of(&review).allowed && answer_of(&review).patch.is_none());
+}
+
+#[test]
+fn validating_allows_denies_and_warns_per_operation() {
+    let allowed = post(
+        &webhooks(),
+        "/validate-widget",
+        &admission_review("CREATE", Some(widget(json!({"color": "red", "size": 2}))), None),
+    );
+    assert_eq!(allowed["response"], json!({"uid": "a2a6d1c8-2c53-4b6e-8c0f-6d8c7a8f9e01", "allowed": true}));
+
+    let warned = answer_of(&post(
+        &webhooks(),
+        "/validate-widget",
+        &admission_review("CREATE", Some(widget(json!({"color": "red", "size": 50}))), None),
+    ));
+    assert!(warned.allowed);
+    assert_eq!(warned.warnings, vec!["spec.size 50 is large".to_owned()]);
+
+    let review = post(
+        &webhooks(),
+        "/validate-widget",
+        &admission_review("CREATE", Some(widget(json!({"color": "red", "size": 0}))), None),
+    );
+    assert_eq!(
+        review["response"]["status"],
+        json!({"status": "Failure", "message": "spec.size: Invalid value: 0: must be at least 1", "reason": "Invalid", "code": 422})
+    );
+    assert_eq!(review["response"]["allowed"], false);
+
+    // Update: the old object is passed as `old`.
+    let update =
+        admission_review("UPDATE", Some(widget(json!({"color": "red"}))), Some(widget(json!({"color": "blue"}))));
+    let denied = answer_of(&post(&webhooks(), "/validate-widget", &update));
+    assert!(!denied.allowed);
+    assert_eq!(denied.status.unwrap().message, "spec.color: Invalid value: field is immutable");
+
+    // Delete: the object is `oldObject`.
+    let mut protected = widget(json!({"color": "red"}));
+    protected["metadata"]["labels"]["protected"] = json!("yes");
+    let denied = answer_of(&post(&webhooks(), "/validate-widget", &admission_review("DELETE", None, Some(protected))));
+    let status = denied.status.unwrap();
+    assert_eq!(
+        (status.code, status.reason.as_str(), status.message.as_str()),
+        (403, "Forbidden", "widget is protected")
+    );
+    let allowed = answer_of(&post(
+        &webhooks(),
+        "/validate-widget",
+        &admission_review("DELETE", None, Some(widget(json!({"color": "red"})))),
+    ));
+    assert!(allowed.allowed);
+}
+
+#[test]
+fn admission_of_another_kind_or_an_undecodable_object_is_denied_with_400() {
+    let mut review = admission_review("CREATE", Some(widget(json!({"color": "red"}))), None);
+    review["request"]["kind"]["version"] = json!("v1");
+    let denied = answer_of(&post(&webhooks(), "/validate-widget", &review));
+    let status = denied.status.unwrap();
+    assert_eq!(status.code, 400);
+    assert_eq!(
+        status.message,
+        "this webhook admits example.com/v2, Kind=Widget, not example.com/v1, Kind=Widget (check the webhook's rules and matchPolicy)"
+    );
+
+    let review = admission_review("CREATE", Some(widget(json!({"color": 5}))), None);
+    let status = answer_of(&post(&webhooks(), "/mutate-widget", &review)).status.unwrap();
+    assert_eq!(status.code, 400);
+    assert!(status.message.starts_with("decoding Widget v2: invalid type: integer `5`"), "{}", status.message);
+
+    let answer = webhooks().handle("POST", "/validate-widget", b"[]");
+    assert_eq!(answer.status, 400);
+    let answer = webhooks().handle(
+        "POST",
+        "/validate-widget",
+        br#"{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"}"#,
+    );
+    assert_eq!(
+        (answer.status, String::from_utf8_lossy(&answer.body).as_ref()),
+        (400, "the AdmissionReview has no request")
+    );
+}
+
+#[test]
+fn unknown_paths_and_methods() {
+    let answer = webhooks().handle("POST", "/nope", b"{}");
+    assert_eq!((answer.status, answer.body.as_slice()), (404, b"no webhook at /nope".as_slice()));
+    let answer = webhooks().handle("GET", "/convert", b"");
+    assert_eq!((answer.status, answer.body.as_slice()), (405, b"webhooks take POST, not GET".as_slice()));
+}
+
+/// A CA and a serving certificate for 127.0.0.1 made with openssl, in a
+/// fresh directory: (ca.pem, tls.crt, tls.key).
+pub(crate) fn loopback_certificates() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    use std::process::Command;
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "codegen-runtime-webhook-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl").args(args).current_dir(&dir).output().expect("running openssl");
+        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n").unwrap();
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=webhook-test-ca",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        "tls.key",
+        "-out",
+        "tls.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "tls.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "tls.crt",
+        "-days",
+        "1",
+        "-extfile",
+        "ext.cnf",
+    ]);
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    let certs = (read("ca.pem"), read("tls.crt"), read("tls.key"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    certs
+}
+
+/// Sends `raw` (one or more HTTP/1.1 requests) over TLS and reads until the
+/// server closes the connection.
+async fn exchange(addr: std::net::SocketAddr, ca_pem: &[u8], raw: &[u8]) -> String {
+    use rustls::pki_types::pem::PemObject;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(rustls::pki_types::CertificateDer::from_pem_slice(ca_pem).unwrap()).unwrap();
+    let config =
+        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
+    let mut tls = connector.connect(name, tcp).await.unwrap();
+    tls.write_all(raw).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tls.read_to_end(&mut out).await;
+    String::from_utf8(out).unwrap()
+}
+
+#[tokio::test]
+async fn the_server_answers_over_tls_with_keep_alive_and_chunked_bodies() {
+    let (ca, cert, key) = loopback_certificates();
+    let server =
+        WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem(&cert, &key).unwrap(), webhooks()).await.unwrap();
+    let addr = server.local_addr();
+
+    let first = serde_json::to_string(&conversion_review(
+        "example.com/v2",
+        vec![json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata("a"), "spec": {"colour": "red", "size": 3}})],
+    ))
+    .unwrap();
+    let second =
+        serde_json::to_string(&admission_review("CREATE", Some(widget(json!({"color": "red", "size": 0}))), None))
+            .unwrap();
+    let (head, tail) = second.split_at(second.len() / 2);
+    let raw = format!(
+        "POST /convert?timeout=30s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{first}\
+         POST /validate-widget?timeout=10s HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
+         {:x}\r\n{head}\r\n{:x}\r\n{tail}\r\n0\r\n\r\n",
+        first.len(),
+        head.len(),
+        tail.len(),
+    );
+    let answer = exchange(addr, &ca, raw.as_bytes()).await;
+    let responses: Vec<&str> = answer.split("HTTP/1.1 ").skip(1).collect();
+    assert_eq!(responses.len(), 2, "{answer}");
+    assert!(responses[0].starts_with("200 OK\r\nContent-Type: application/json\r\n"), "{answer}");
+    assert!(responses[0].contains(r#""convertedObjects":[{"apiVersion":"example.com/v2""#), "{answer}");
+    assert!(responses[1].contains("Connection: close\r\n"), "{answer}");
+    assert!(responses[1].contains(r#""message":"spec.size: Invalid value: 0: must be at least 1""#), "{answer}");
+
+    let answer = exchange(addr, &ca, b"GET /convert HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+    assert!(answer.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"), "{answer}");
+    let answer = exchange(addr, &ca, b"BROKEN\r\n\r\n").await;
+    assert!(answer.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{answer}");
+
+    server.shutdown().await;
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err(), "the listener is closed after shutdown");
+}
+
+#[test]
+fn bad_pem_is_a_tls_error() {
+    let err = ServerTls::from_pem(b"", b"").unwrap_err();
+    assert_eq!(err.to_string(), "webhook TLS: no certificate in the certificate PEM");
+    let (_, cert, _) = loopback_certificates();
+    let err = ServerTls::from_pem(&cert, b"nope").unwrap_err();
+    assert!(err.to_string().starts_with("webhook TLS: reading the private key"), "{err}");
+}
