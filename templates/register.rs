@@ -56,6 +56,20 @@ impl {{ p.k8s }}::Metadata for super::{{ k.rust_name }} {
 }
 
 impl super::{{ k.rust_name }} {
+    /// The OpenAPI schema of this kind's CRD version without descriptions and
+    /// CEL rules: what [`validate`](Self::validate) checks against.
+    pub const VALIDATION_SCHEMA: &'static str = {{ k.validation_schema|rust_raw_str }};
+
+    /// Checks this object the way kube-apiserver checks a create or update:
+    /// defaults applied, then the schema (types, bounds, lengths, patterns,
+    /// enums, required fields, item and property counts) and list-type
+    /// uniqueness. The errors carry the server's field paths and messages.
+    /// CEL rules (`x-kubernetes-validations`) and string formats are left to
+    /// the server{% if k.status_subresource %}; `status`, which a create or
+    /// update ignores with the status subresource, is not checked{% endif %}.
+    pub fn validate(&self) -> ::std::result::Result<(), {{ p.rt }}::validation::FieldErrors> {
+        {{ p.rt }}::validation::validate(self, Self::VALIDATION_SCHEMA)
+    }
 {%- if k.has_new %}
     /// A new `{{ k.kind }}` named `name`{% if k.spec.is_some() %} with `spec`{% endif %}, `apiVersion` and `kind` set.
     pub fn new(name: &str{% if let Some(spec) = k.spec %}, spec: {{ spec }}{% endif %}) -> Self {

@@ -11,6 +11,10 @@ use codegen_core::{GroupVersions, Mode, Settings};
 /// Every fixture package of codegen-core, as the CLI generates it.
 const FIXTURES: &[(&str, &[&str])] = include!("../codegen-core/tests/fixtures/index.rs");
 
+/// Fixtures of the tests crate only: `validation` (one of each marker the
+/// generated `validate()` checks) for tests/tests/e2e_validation.rs.
+const OWN_FIXTURES: &[(&str, &[&str])] = &[("validation", &["lab:v1"])];
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("creating a fixture directory");
     for entry in std::fs::read_dir(from).expect("reading a fixture directory") {
@@ -29,8 +33,13 @@ fn main() {
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../codegen-core/tests/fixtures");
     println!("cargo:rerun-if-changed={}", fixtures.display());
     let mut modules = String::new();
-    for (name, groups) in FIXTURES {
-        let src = fixtures.join(name);
+    // codegen-core's fixtures, and the tests crate's own (tests/fixtures/).
+    let own = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let all = FIXTURES
+        .iter()
+        .map(|(n, g)| (fixtures.join(n), *n, *g))
+        .chain(OWN_FIXTURES.iter().map(|(n, g)| (own.join(n), *n, *g)));
+    for (src, name, groups) in all {
         println!("cargo:rerun-if-changed={}", src.display());
         let base = out.join("fixtures").join(name);
         let _ = std::fs::remove_dir_all(&base);

@@ -20,6 +20,7 @@ mod object;
 pub mod sharding;
 pub mod signal;
 pub mod testing;
+pub mod validation;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 pub mod workqueue;

@@ -5,6 +5,7 @@
 pub mod applyconfig;
 pub mod crd;
 pub mod schema;
+pub mod validate;
 pub mod views;
 pub mod yaml;
 
@@ -292,7 +293,15 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
                 let file = version.dir.join(&settings.register_file);
                 let dir = file.parent().map(Path::to_path_buf).unwrap_or_else(|| version.dir.clone());
                 let file_docs = layout == Layout::Tree;
-                e.rust(file, RegisterTemplate { p: &p, v, file_docs }.render());
+                let options = schema::SchemaOptions::from_settings(settings);
+                let mut v = v.clone();
+                for k in &mut v.kinds {
+                    if let Some(kind) = version.kinds.iter().find(|mk| mk.rust_name == k.rust_name) {
+                        k.validation_schema =
+                            validate::validation_schema(model, version, kind, &options, k.status_subresource);
+                    }
+                }
+                e.rust(file, RegisterTemplate { p: &p, v: &v, file_docs }.render());
                 e.output.owned.insert(OwnedDir { dir, recursive: false });
             }
         }

@@ -106,6 +106,9 @@ pub struct KindView {
     /// The structural schema the fake API server applies with (JSON; set
     /// for the fake clientset only).
     pub ssa_schema: String,
+    /// The schema `validate()` checks against (JSON; set for the register
+    /// code only).
+    pub validation_schema: String,
 }
 
 /// Where a kind keeps `apiVersion` and `kind`.
@@ -313,6 +316,7 @@ fn kind(
             &k.rust_name,
         ),
         ssa_schema: String::new(),
+        validation_schema: String::new(),
         module,
     }
 }

@@ -1,0 +1,62 @@
+//! The schema a kind's generated `validate()` checks against: the CRD
+//! version's `openAPIV3Schema` as JSON, without what validation does not
+//! read (descriptions, examples, external docs, and the CEL rules, which only
+//! the API server evaluates). The checking itself is the runtime's
+//! (`codegen_runtime::validation`), shared by every kind, so that a kind
+//! costs its schema text and a two-line method, not a validator of its own.
+
+use serde_json::Value;
+
+use super::schema::{SchemaBuilder, SchemaOptions};
+use crate::model::{Kind, Model, Version};
+
+/// The validation schema of `kind` in `version`, as compact JSON. With a
+/// status subresource, `status` is left out: a create or update of the
+/// object drops it before validating, as the API server does.
+pub fn validation_schema(
+    model: &Model,
+    version: &Version,
+    kind: &Kind,
+    options: &SchemaOptions,
+    status_subresource: bool,
+) -> String {
+    let mut diags = crate::diag::Diagnostics::new();
+    let schema = SchemaBuilder::new(model, version, options, &mut diags).root(kind);
+    let mut value = serde_json::to_value(&schema).unwrap_or(Value::Null);
+    strip(&mut value);
+    if status_subresource && let Some(props) = value.get_mut("properties").and_then(Value::as_object_mut) {
+        props.remove("status");
+    }
+    value.to_string()
+}
+
+fn strip(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for key in ["description", "example", "externalDocs", "x-kubernetes-validations"] {
+                map.remove(key);
+            }
+            for (key, child) in map.iter_mut() {
+                // A default or enum value is data: an object there is not a schema.
+                if key != "default" && key != "enum" {
+                    strip(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn descriptions_and_cel_rules_go_and_data_stays() {
+        let mut v = json!({"description": "d", "x-kubernetes-validations": [{"rule": "self > 1"}],
+            "properties": {"a": {"type": "object", "description": "x", "default": {"description": "kept"}}}});
+        super::strip(&mut v);
+        assert_eq!(v, json!({"properties": {"a": {"type": "object", "default": {"description": "kept"}}}}));
+    }
+}
