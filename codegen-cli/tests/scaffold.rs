@@ -56,6 +56,8 @@ fn cargo(dir: &Path, args: &[&str]) -> String {
         .args(args)
         .current_dir(dir)
         .env("CARGO_NET_OFFLINE", "true")
+        // No debug info: the shared scratch target stays small.
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_TERM_COLOR", "never")
         .env_remove("RUSTFLAGS")

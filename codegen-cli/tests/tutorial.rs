@@ -145,6 +145,8 @@ fn the_tutorial_runs_as_written() {
                     .env("KUBECONFIG", env.admin_kubeconfig())
                     .env("CARGO_TARGET_DIR", &target)
                     .env("CARGO_NET_OFFLINE", "true")
+                    // No debug info: the shared scratch target stays small.
+                    .env("CARGO_PROFILE_DEV_DEBUG", "false")
                     .env("CARGO_TERM_COLOR", "never")
                     .env_remove("RUSTFLAGS")
                     .env_remove("CARGO_MAKEFLAGS");
