@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 
+pub mod webhooks;
+
 /// `(fixture, [group:versions])`: codegen-core's fixture packages.
 pub const FIXTURES: &[(&str, &[&str])] = include!("../../codegen-core/tests/fixtures/index.rs");
 
