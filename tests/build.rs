@@ -12,8 +12,10 @@ use codegen_core::{GroupVersions, Mode, Settings};
 const FIXTURES: &[(&str, &[&str])] = include!("../codegen-core/tests/fixtures/index.rs");
 
 /// Fixtures of the tests crate only: `validation` (one of each marker the
-/// generated `validate()` checks) for tests/tests/e2e_validation.rs.
-const OWN_FIXTURES: &[(&str, &[&str])] = &[("validation", &["lab:v1"])];
+/// generated `validate()` checks) for tests/tests/e2e_validation.rs;
+/// `conversion` (a Task in v1 and v2 with a conversion webhook) for
+/// tests/tests/e2e_webhooks.rs.
+const OWN_FIXTURES: &[(&str, &[&str])] = &[("validation", &["lab:v1"]), ("conversion", &["batch:v1,v2"])];
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("creating a fixture directory");

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::ident::RenameRule;
-use crate::markers::{Method, PrintColumn, Scale, Spanned, Validate, Verb};
+use crate::markers::{ConversionWebhook, Method, PrintColumn, Scale, Spanned, Validate, Verb};
 use crate::parse::Origin;
 
 /// Everything the generators need.
@@ -136,6 +136,8 @@ pub struct Kind {
     pub served: bool,
     /// Deprecated, with an optional warning.
     pub deprecated: Option<Option<String>>,
+    /// `#[resource(conversion_webhook(..))]`: the CRD's conversion webhook.
+    pub conversion_webhook: Option<ConversionWebhook>,
     /// Extra CRD annotations (`api-approved.kubernetes.io` among them).
     pub annotations: BTreeMap<String, String>,
     /// CRD labels.

@@ -1,4 +1,4 @@
-//! The webhooks of the `twoversions` fixture's Task, for
+//! The webhooks of the `conversion` fixture's Task (tests/fixtures/conversion), for
 //! tests/tests/e2e_webhooks.rs: v2 (the storage version) is the hub, v1 a
 //! spoke; v2 defaults and validates itself.
 //!
@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use codegen_runtime::webhook::{ConversionError, Convertible, Defaulter, Denied, Hub, Validator, Warnings};
 use serde::{Deserialize, Serialize};
 
-use crate::twoversions::apis::batch::{v1, v2};
+use crate::conversion::apis::batch::{v1, v2};
 
 /// The annotation of a v1 Task that keeps its v2 spec.
 pub const V2_SPEC_ANNOTATION: &str = "batch.example.com/v2-spec";

@@ -1,7 +1,8 @@
 //! The runtime's webhook server called by the real kube-apiserver over TLS
-//! on loopback: conversion between the two versions of the `twoversions`
-//! fixture's Task (tests/src/webhooks.rs), defaulting and validating
-//! admission, and what the failure policy does when a webhook is down.
+//! on loopback: conversion between the two versions of the `conversion`
+//! fixture's Task (tests/fixtures/conversion, its webhooks in
+//! tests/src/webhooks.rs), defaulting and validating admission, and what the
+//! failure policy does when a webhook is down.
 //!
 //! One webhook server serves every test of this binary (a thread with its
 //! own runtime); its serving certificate for 127.0.0.1 is signed by a CA
@@ -23,7 +24,7 @@ use k8s_openapi::api::admissionregistration::v1::{MutatingWebhookConfiguration, 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use kube_codegen_tests::twoversions::apis::batch::{v1, v2};
+use kube_codegen_tests::conversion::apis::batch::{v1, v2};
 use kube_codegen_tests::webhooks::{DEFAULT_TIMEOUT_SECONDS, PROTECTED_LABEL, V2_SPEC_ANNOTATION};
 
 const CRD_NAME: &str = "tasks.batch.example.com";
@@ -111,11 +112,25 @@ fn client_config(addr: SocketAddr) -> ClientConfig {
 /// Installs the generated Task CRD with its conversion pointed at the
 /// shared server (idempotent: every test calls it).
 async fn install_task_crd(env: &TestEnv) -> Result<()> {
-    let file = Path::new(kube_codegen_tests::twoversions::CRD_DIR).join("batch.example.com_tasks.yaml");
+    let file = Path::new(kube_codegen_tests::conversion::CRD_DIR).join("batch.example.com_tasks.yaml");
     let mut crd: CustomResourceDefinition = serde_yaml::from_str(&std::fs::read_to_string(&file)?)?;
     assert_eq!(
         crd.spec.versions.iter().map(|v| (v.name.as_str(), v.storage)).collect::<Vec<_>>(),
         [("v1", false), ("v2", true)]
+    );
+    // `#[resource(conversion_webhook)]` wrote kubebuilder's stanza (a Service
+    // in the cluster); here the server is on loopback, so its clientConfig
+    // is replaced, as a deployment injects the CA bundle.
+    let generated = crd.spec.conversion.as_ref().expect("the generated CRD has a conversion");
+    let webhook = generated.webhook.as_ref().expect("a conversion webhook");
+    assert_eq!(
+        (generated.strategy.as_str(), webhook.conversion_review_versions.as_slice()),
+        ("Webhook", ["v1".to_owned()].as_slice())
+    );
+    let service = webhook.client_config.as_ref().and_then(|c| c.service.as_ref()).expect("a Service");
+    assert_eq!(
+        (service.namespace.as_str(), service.name.as_str(), service.path.as_deref()),
+        ("system", "webhook-service", Some("/convert"))
     );
     crd.spec.conversion = Some(crd_conversion("/convert", &client_config(served().addr)));
     let api: Api<CustomResourceDefinition> = Api::all(env.admin_client().await?);

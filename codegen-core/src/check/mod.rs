@@ -628,6 +628,7 @@ fn lower_kind(
         storage: res.storage.map(|s| def.origin.with_span(s)),
         served: res.served.is_none_or(|s| s.value),
         deprecated: res.deprecated.map(|d| d.value),
+        conversion_webhook: res.conversion_webhook,
         annotations: res.annotations.into_iter().map(|(k, v)| (k.value, v)).collect(),
         labels: res.labels.into_iter().map(|(k, v)| (k.value, v)).collect(),
         type_meta,
@@ -635,6 +636,35 @@ fn lower_kind(
         spec_type,
         origin: def.origin.clone(),
     })
+}
+
+/// `#[resource(conversion_webhook(..))]` across the versions of one kind:
+/// one CRD has one conversion, so the versions that give it must agree, and
+/// a kind with one version has nothing to convert.
+fn check_conversion_webhook(kind: &str, versions: &[(&Version, &Kind)], diags: &mut Diagnostics) {
+    let given: Vec<(&Version, &Kind, &crate::markers::ConversionWebhook)> =
+        versions.iter().filter_map(|(v, k)| k.conversion_webhook.as_ref().map(|c| (*v, *k, c))).collect();
+    let Some((first_version, _, first)) = given.first() else { return };
+    for (v, k, c) in &given[1..] {
+        if c.to_crd() != first.to_crd() {
+            diags.push(
+                Diagnostic::error(format!(
+                    "kind `{kind}` has a different `conversion_webhook` in version `{}` than in `{}`",
+                    v.name, first_version.name
+                ))
+                .at(k.origin.with_span(c.span).location())
+                .help("one CRD has one conversion webhook: give it on one version (the storage version) or the same on each"),
+            );
+        }
+    }
+    if versions.len() == 1 {
+        let (_, k, c) = given[0];
+        diags.push(
+            Diagnostic::warning(format!("`conversion_webhook` on kind `{kind}`, which has one version"))
+                .at(k.origin.with_span(c.span).location())
+                .help("the API server calls a conversion webhook only between versions; generate the other versions too (`group:v1,v2`)"),
+        );
+    }
 }
 
 /// Methods of a generated kind client besides the verbs themselves.
@@ -736,6 +766,7 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
                     );
                 }
             }
+            check_conversion_webhook(kind, versions, diags);
             if versions.iter().all(|(_, k)| !k.served) {
                 diags.push(
                     Diagnostic::error(format!("kind `{kind}` is served in no version"))

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::Value;
 
 use super::schema::{JsonSchemaProps, SchemaBuilder, SchemaOptions, Walk, check_structural, walk};
 use super::yaml::{Emit, Emitter, Layout};
@@ -73,6 +74,9 @@ pub fn required_annotations(group: &str) -> BTreeMap<String, String> {
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)]
 pub struct CrdSpec {
+    /// `spec.conversion`, from `#[resource(conversion_webhook(..))]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversion: Option<Value>,
     pub group: String,
     pub names: CrdNames,
     pub scope: &'static str,
@@ -216,6 +220,7 @@ impl Emit for CrdSpec {
         Layout::Map
     }
     fn emit(&self, e: &mut Emitter) {
+        e.opt("conversion", self.conversion.as_ref());
         e.entry("group", &self.group);
         e.entry("names", &self.names);
         e.entry("scope", &self.scope);
@@ -440,6 +445,7 @@ pub fn build(
             labels: first.labels.clone(),
         },
         spec: CrdSpec {
+            conversion: versions.iter().find_map(|(_, k)| k.conversion_webhook.as_ref()).map(|c| c.to_crd()),
             group: group.name.clone(),
             names: CrdNames {
                 categories: first.categories.clone(),

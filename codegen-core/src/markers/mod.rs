@@ -12,11 +12,13 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned as _;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, LitStr, Token, UnOp};
 
+mod conversion;
 mod genclient;
 mod rbac;
 mod resource;
 mod validate;
 
+pub use conversion::ConversionWebhook;
 pub use genclient::*;
 pub use rbac::*;
 pub use resource::*;

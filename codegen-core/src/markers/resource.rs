@@ -42,6 +42,9 @@ pub struct Resource {
     pub labels: Vec<(Spanned<String>, String)>,
     /// `selectable_field(json_path = ".spec.x")`, repeatable.
     pub selectable_fields: Vec<Spanned<String>>,
+    /// `conversion_webhook` / `conversion_webhook(..)`: the CRD converts
+    /// between versions with a webhook.
+    pub conversion_webhook: Option<super::ConversionWebhook>,
 }
 
 /// `subresource(scale(spec_replicas_path = .., status_replicas_path = .., label_selector_path = ..))`.
@@ -93,6 +96,7 @@ pub const RESOURCE_KEYS: &[&str] = &[
     "annotations",
     "labels",
     "selectable_field",
+    "conversion_webhook",
 ];
 
 /// Parses one `#[resource(...)]` attribute into `out` (several attributes merge).
@@ -192,6 +196,10 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
             }
         }
         "storage" => flag(&mut out.storage, &meta, &key, errors)?,
+        "conversion_webhook" => {
+            let webhook = super::conversion::parse(&meta, errors)?;
+            set_once(&mut out.conversion_webhook, webhook, &key, errors);
+        }
         "annotations" | "labels" => {
             for entry in str_list(&meta)? {
                 match entry.value.split_once('=') {
@@ -234,6 +242,7 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
                 "annotation" | "metadata" => Some("annotations"),
                 "label" => Some("labels"),
                 "selectablefield" | "selectableField" | "selectable_fields" => Some("selectable_field"),
+                "conversion" | "webhookconversion" | "conversionWebhook" | "webhook" => Some("conversion_webhook"),
                 _ => None,
             };
             unknown_key(&meta, "resource", &key, RESOURCE_KEYS, errors, hint)?
