@@ -56,19 +56,27 @@ impl {{ p.k8s }}::Metadata for super::{{ k.rust_name }} {
 }
 
 impl super::{{ k.rust_name }} {
-    /// The OpenAPI schema of this kind's CRD version without descriptions and
-    /// CEL rules: what [`validate`](Self::validate) checks against.
+    /// The OpenAPI schema of this kind's CRD version without descriptions:
+    /// what [`validate`](Self::validate) checks against.
     pub const VALIDATION_SCHEMA: &'static str = {{ k.validation_schema|rust_raw_str }};
 
-    /// Checks this object the way kube-apiserver checks a create or update:
+    /// Checks this object the way kube-apiserver checks a create:
     /// defaults applied, then the schema (types, bounds, lengths, patterns,
-    /// enums, required fields, item and property counts) and list-type
-    /// uniqueness. The errors carry the server's field paths and messages.
-    /// CEL rules (`x-kubernetes-validations`) and string formats are left to
-    /// the server{% if k.status_subresource %}; `status`, which a create or
+    /// enums, required fields, item and property counts), list-type
+    /// uniqueness and, with the runtime's feature `cel`, the CEL rules. The
+    /// errors carry the server's field paths and messages. String formats
+    /// are left to the server{% if k.status_subresource %}; `status`, which a create or
     /// update ignores with the status subresource, is not checked{% endif %}.
     pub fn validate(&self) -> ::std::result::Result<(), {{ p.rt }}::validation::FieldErrors> {
         {{ p.rt }}::validation::validate(self, Self::VALIDATION_SCHEMA)
+    }
+
+    /// Checks this object as an update of `old`: [`validate`](Self::validate)
+    /// plus the transition rules (CEL rules reading `oldSelf`, such as
+    /// immutability), with errors in parts the update leaves unchanged
+    /// dropped, as the server ratchets them.
+    pub fn validate_update(&self, old: &Self) -> ::std::result::Result<(), {{ p.rt }}::validation::FieldErrors> {
+        {{ p.rt }}::validation::validate_update(self, old, Self::VALIDATION_SCHEMA)
     }
 {%- if k.has_new %}
     /// A new `{{ k.kind }}` named `name`{% if k.spec.is_some() %} with `spec`{% endif %}, `apiVersion` and `kind` set.

@@ -5,10 +5,11 @@
 //! controller or webhook can reject an object without a round trip, with
 //! the very errors the server would return.
 //!
-//! Generated kinds call [`validate`] from their `validate()` method with the
-//! schema kube-codegen embeds next to them. What stays server-side only:
-//! `x-kubernetes-validations` (CEL rules) and string `format`s; see
-//! docs/validation.md.
+//! Generated kinds call [`validate`] from their `validate()` method (and
+//! [`validate_update`] from `validate_update(old)`) with the schema
+//! kube-codegen embeds next to them. CEL rules (`x-kubernetes-validations`)
+//! are evaluated with the feature `cel`; string `format`s stay server-side
+//! only; see docs/validation.md.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -59,14 +60,101 @@ pub fn validate<K: Serialize>(object: &K, schema: &'static str) -> Result<(), Fi
     validate_value(value, schema)
 }
 
+/// Checks `object` as an update of `old`: what [`validate`] checks, plus
+/// the CEL transition rules (those reading `oldSelf`, e.g. immutability),
+/// and, as the server ratchets, errors inside a part of the object the
+/// update leaves unchanged are dropped (but never a transition rule's).
+#[inline]
+pub fn validate_update<K: Serialize>(object: &K, old: &K, schema: &'static str) -> Result<(), FieldErrors> {
+    let to_value = |k: &K| {
+        serde_json::to_value(k).map_err(|e| {
+            FieldErrors(vec![FieldError { field: String::new(), reason: "InternalError", message: e.to_string() }])
+        })
+    };
+    check(to_value(object)?, Some(to_value(old)?), schema)
+}
+
 /// [`validate`] on an object already in JSON form.
-pub fn validate_value(mut object: Value, schema: &'static str) -> Result<(), FieldErrors> {
+pub fn validate_value(object: Value, schema: &'static str) -> Result<(), FieldErrors> {
+    check(object, None, schema)
+}
+
+fn check(mut object: Value, old: Option<Value>, schema: &'static str) -> Result<(), FieldErrors> {
     let schema = compiled(schema);
     schema.apply_defaults(&mut object);
     let mut errors = Vec::new();
     schema.validate(&object, "", &mut errors);
     schema.check_list_types(&object, "", &mut errors);
+    let mut old = old;
+    if let Some(old) = &mut old {
+        schema.apply_defaults(old);
+        // Ratcheting: an error where the object equals the old one is not
+        // the update's doing.
+        errors.retain(|e| !unchanged(&object, old, &e.field));
+    }
+    if schema.has_rules() {
+        // The server runs no CEL rule on an object with a blocking error,
+        // and says so.
+        let blocking = errors.iter().any(|e| {
+            matches!(
+                e.reason,
+                "FieldValueNotSupported"
+                    | "FieldValueRequired"
+                    | "FieldValueTooLong"
+                    | "FieldValueTooMany"
+                    | "FieldValueTypeInvalid"
+            )
+        });
+        if blocking {
+            errors.push(FieldError {
+                field: "<nil>".into(),
+                reason: "FieldValueInvalid",
+                message: "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation".into(),
+            });
+        } else {
+            #[cfg(feature = "cel")]
+            schema.check_rules(&object, old.as_ref(), "", &mut errors);
+        }
+    }
     if errors.is_empty() { Ok(()) } else { Err(FieldErrors(errors)) }
+}
+
+/// Whether the value at the field path `field` is the same in both objects.
+fn unchanged(new: &Value, old: &Value, field: &str) -> bool {
+    let (mut a, mut b) = (new, old);
+    for step in path_steps(field) {
+        let next = match step {
+            Step::Key(k) => a.get(k).zip(b.get(k)),
+            Step::Index(i) => a.get(i).zip(b.get(i)),
+        };
+        match next {
+            Some((x, y)) => (a, b) = (x, y),
+            None => return false,
+        }
+    }
+    json_equal(a, b)
+}
+
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// `spec.ports[1].name` → `spec`, `ports`, 1, `name`.
+fn path_steps(field: &str) -> Vec<Step<'_>> {
+    let mut out = Vec::new();
+    for part in field.split('.').filter(|p| !p.is_empty()) {
+        let (key, rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        if !key.is_empty() {
+            out.push(Step::Key(key));
+        }
+        for index in rest.split('[').filter(|r| !r.is_empty()) {
+            if let Ok(i) = index.trim_end_matches(']').parse() {
+                out.push(Step::Index(i));
+            }
+        }
+    }
+    out
 }
 
 fn compiled(text: &'static str) -> Arc<Node> {
@@ -108,10 +196,27 @@ struct Node {
     default: Option<Value>,
     nullable: bool,
     int_or_string: bool,
+    /// Whether this node or one below it has CEL rules.
+    any_rules: bool,
+    #[cfg(feature = "cel")]
+    rules: Vec<cel_rules::Rule>,
 }
 
 impl Node {
+    fn has_rules(&self) -> bool {
+        self.any_rules
+    }
+
     fn new(v: &Value) -> Node {
+        let mut node = Node::read(v);
+        node.any_rules = v.get("x-kubernetes-validations").and_then(Value::as_array).is_some_and(|r| !r.is_empty())
+            || node.properties.values().any(|p| p.any_rules)
+            || node.items.as_ref().is_some_and(|i| i.any_rules)
+            || node.additional.as_ref().is_some_and(|a| a.any_rules);
+        node
+    }
+
+    fn read(v: &Value) -> Node {
         let u = |k: &str| v.get(k).and_then(Value::as_u64);
         let f = |k: &str| v.get(k).and_then(Value::as_f64);
         let b = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
@@ -155,6 +260,13 @@ impl Node {
             default: v.get("default").cloned(),
             nullable: b("nullable"),
             int_or_string: b("x-kubernetes-int-or-string"),
+            any_rules: false,
+            #[cfg(feature = "cel")]
+            rules: v
+                .get("x-kubernetes-validations")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().map(cel_rules::Rule::new).collect())
+                .unwrap_or_default(),
         }
     }
 
@@ -552,6 +664,202 @@ fn go_float(f: f64) -> String {
         format!("{mantissa}e{sign}{:02}", exp.abs())
     } else {
         format!("{f}")
+    }
+}
+
+/// `x-kubernetes-validations`: CEL rules, with the `cel` crate (its
+/// standard library and string extensions). A rule that calls a function of
+/// Kubernetes' own CEL libraries the crate lacks (`quantity`, `isURL`,
+/// `ip`, ...) is left to the server.
+#[cfg(feature = "cel")]
+mod cel_rules {
+    use std::sync::{Arc, OnceLock};
+
+    use serde_json::Value;
+
+    use super::{FieldError, Node, field, go_value};
+
+    /// One rule of a schema node.
+    #[derive(Debug)]
+    pub(super) struct Rule {
+        program: Option<cel::Program>,
+        message: Option<String>,
+        message_expression: Option<cel::Program>,
+        reason: Option<String>,
+        field_path: Option<String>,
+        uses_old_self: bool,
+        optional_old_self: bool,
+        text: String,
+    }
+
+    fn env() -> Arc<cel::Env> {
+        static ENV: OnceLock<Arc<cel::Env>> = OnceLock::new();
+        ENV.get_or_init(|| {
+            let mut env = cel::Env::stdlib();
+            let _ = env.add_extension(cel::extensions::strings);
+            Arc::new(env)
+        })
+        .clone()
+    }
+
+    impl Rule {
+        pub(super) fn new(v: &Value) -> Rule {
+            let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+            let text = s("rule").unwrap_or_default();
+            let env = env();
+            Rule {
+                program: env.compile(&text).ok(),
+                message: s("message"),
+                message_expression: s("messageExpression").and_then(|m| env.compile(&m).ok()),
+                reason: s("reason"),
+                field_path: s("fieldPath"),
+                uses_old_self: text
+                    .match_indices("oldSelf")
+                    .any(|(i, _)| !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_')),
+                optional_old_self: v.get("optionalOldSelf").and_then(Value::as_bool).unwrap_or(false),
+                text,
+            }
+        }
+    }
+
+    /// The schema type of a value, as the server names the node in errors.
+    fn type_name(v: &Value) -> &'static str {
+        match v {
+            Value::Object(_) => "object",
+            Value::Array(_) => "array",
+            Value::String(_) => "string",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_f64() => "number",
+            Value::Number(_) => "integer",
+            Value::Null => "null",
+        }
+    }
+
+    impl Node {
+        /// The server's CEL pass: every node's rules, `self` the node's
+        /// value and `oldSelf` the old object's value at the same place
+        /// (through object properties and map values; list items only for
+        /// `map` lists, by key).
+        pub(super) fn check_rules(&self, value: &Value, old: Option<&Value>, path: &str, out: &mut Vec<FieldError>) {
+            for rule in &self.rules {
+                self.check_rule(rule, value, old, path, out);
+            }
+            match value {
+                Value::Object(map) => {
+                    for (key, prop) in &self.properties {
+                        if let Some(child) = map.get(key) {
+                            let child_path = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                            prop.check_rules(child, old.and_then(|o| o.get(key)), &child_path, out);
+                        }
+                    }
+                    if let Some(additional) = &self.additional {
+                        for (key, child) in map {
+                            if !self.properties.contains_key(key) {
+                                additional.check_rules(
+                                    child,
+                                    old.and_then(|o| o.get(key)),
+                                    &format!("{path}[{}]", super::go_quote(key)),
+                                    out,
+                                );
+                            }
+                        }
+                    }
+                }
+                Value::Array(items) => {
+                    if let Some(node) = &self.items {
+                        for (i, item) in items.iter().enumerate() {
+                            let old_item = (self.list_type.as_deref() == Some("map"))
+                                .then(|| {
+                                    old.and_then(Value::as_array)?
+                                        .iter()
+                                        .find(|o| self.list_map_keys.iter().all(|k| o.get(k) == item.get(k)))
+                                })
+                                .flatten();
+                            node.check_rules(item, old_item, &format!("{path}[{i}]"), out);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        fn check_rule(&self, rule: &Rule, value: &Value, old: Option<&Value>, path: &str, out: &mut Vec<FieldError>) {
+            let Some(program) = &rule.program else { return };
+            if rule.uses_old_self && old.is_none() && !rule.optional_old_self {
+                return;
+            }
+            let mut context = cel::Context::with_env(env());
+            if context.add_variable("self", value).is_err() {
+                return;
+            }
+            if let Some(old) = old {
+                let _ = context.add_variable("oldSelf", old);
+            }
+            match program.execute(&context) {
+                Ok(cel::Value::Bool(true)) => return,
+                Ok(_) => {}
+                // A function of Kubernetes' CEL libraries this crate lacks:
+                // the server's to check.
+                Err(cel::ExecutionError::UndeclaredReference(_)) => return,
+                Err(e) => {
+                    // As the server reports a rule that cannot be evaluated.
+                    let what = match &e {
+                        cel::ExecutionError::NoSuchKey(key) => format!("no such key: {key}"),
+                        other => other.to_string(),
+                    };
+                    let rule_text = match &rule.message {
+                        Some(m) if !m.trim().is_empty() => m.trim(),
+                        _ => rule.text.trim(),
+                    };
+                    out.push(FieldError {
+                        field: field(path),
+                        reason: "FieldValueInvalid",
+                        message: format!(
+                            "Invalid value: \"{}\": {what} evaluating rule: {rule_text}",
+                            type_name(value)
+                        ),
+                    });
+                    return;
+                }
+            }
+            let detail = rule
+                .message_expression
+                .as_ref()
+                .and_then(|m| match m.execute(&context) {
+                    Ok(cel::Value::String(s)) => Some(s.to_string()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| match &rule.message {
+                    Some(m) if !m.trim().is_empty() => m.trim().to_string(),
+                    _ => format!("failed rule: {}", rule.text.trim()),
+                });
+            let mut at = field(path);
+            if let Some(extra) = &rule.field_path {
+                let extra = extra.trim_start_matches('.');
+                at = if at.is_empty() { extra.to_string() } else { format!("{at}.{extra}") };
+            }
+            let omitted = value.is_object() || value.is_array();
+            let bad = if omitted { String::new() } else { format!(": {}", go_value(value)) };
+            let error = match rule.reason.as_deref() {
+                Some("FieldValueForbidden") => {
+                    FieldError { field: at, reason: "FieldValueForbidden", message: format!("Forbidden: {detail}") }
+                }
+                Some("FieldValueRequired") => {
+                    FieldError { field: at, reason: "FieldValueRequired", message: format!("Required value: {detail}") }
+                }
+                Some("FieldValueDuplicate") => FieldError {
+                    field: at,
+                    reason: "FieldValueDuplicate",
+                    message: if omitted { "Duplicate value".into() } else { format!("Duplicate value{bad}") },
+                },
+                _ => FieldError {
+                    field: at,
+                    reason: "FieldValueInvalid",
+                    message: format!("Invalid value{bad}: {detail}"),
+                },
+            };
+            out.push(error);
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The schema a kind's generated `validate()` checks against: the CRD
 //! version's `openAPIV3Schema` as JSON, without what validation does not
-//! read (descriptions, examples, external docs, and the CEL rules, which only
-//! the API server evaluates). The checking itself is the runtime's
+//! read (descriptions, examples, external docs); CEL rules stay (the
+//! runtime evaluates them with its feature `cel`). The checking itself is the runtime's
 //! (`codegen_runtime::validation`), shared by every kind, so that a kind
 //! costs its schema text and a two-line method, not a validator of its own.
 
@@ -33,7 +33,7 @@ pub fn validation_schema(
 fn strip(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            for key in ["description", "example", "externalDocs", "x-kubernetes-validations"] {
+            for key in ["description", "example", "externalDocs"] {
                 map.remove(key);
             }
             for (key, child) in map.iter_mut() {
@@ -53,10 +53,14 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn descriptions_and_cel_rules_go_and_data_stays() {
+    fn descriptions_go_and_rules_and_data_stay() {
         let mut v = json!({"description": "d", "x-kubernetes-validations": [{"rule": "self > 1"}],
             "properties": {"a": {"type": "object", "description": "x", "default": {"description": "kept"}}}});
         super::strip(&mut v);
-        assert_eq!(v, json!({"properties": {"a": {"type": "object", "default": {"description": "kept"}}}}));
+        assert_eq!(
+            v,
+            json!({"x-kubernetes-validations": [{"rule": "self > 1"}],
+                "properties": {"a": {"type": "object", "default": {"description": "kept"}}}})
+        );
     }
 }

@@ -52,20 +52,34 @@ impl ::codegen_runtime::__private::k8s_openapi::Metadata for super::Student {
     }
 }
 impl super::Student {
-    /// The OpenAPI schema of this kind's CRD version without descriptions and
-    /// CEL rules: what [`validate`](Self::validate) checks against.
+    /// The OpenAPI schema of this kind's CRD version without descriptions:
+    /// what [`validate`](Self::validate) checks against.
     pub const VALIDATION_SCHEMA: &'static str = r#"{"properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"type":"object"},"spec":{"properties":{"name":{"type":"string"},"school":{"type":"string"}},"required":["name","school"],"type":"object"}},"required":["spec"],"type":"object"}"#;
-    /// Checks this object the way kube-apiserver checks a create or update:
+    /// Checks this object the way kube-apiserver checks a create:
     /// defaults applied, then the schema (types, bounds, lengths, patterns,
-    /// enums, required fields, item and property counts) and list-type
-    /// uniqueness. The errors carry the server's field paths and messages.
-    /// CEL rules (`x-kubernetes-validations`) and string formats are left to
-    /// the server; `status`, which a create or
+    /// enums, required fields, item and property counts), list-type
+    /// uniqueness and, with the runtime's feature `cel`, the CEL rules. The
+    /// errors carry the server's field paths and messages. String formats
+    /// are left to the server; `status`, which a create or
     /// update ignores with the status subresource, is not checked.
     pub fn validate(
         &self,
     ) -> ::std::result::Result<(), ::codegen_runtime::validation::FieldErrors> {
         ::codegen_runtime::validation::validate(self, Self::VALIDATION_SCHEMA)
+    }
+    /// Checks this object as an update of `old`: [`validate`](Self::validate)
+    /// plus the transition rules (CEL rules reading `oldSelf`, such as
+    /// immutability), with errors in parts the update leaves unchanged
+    /// dropped, as the server ratchets them.
+    pub fn validate_update(
+        &self,
+        old: &Self,
+    ) -> ::std::result::Result<(), ::codegen_runtime::validation::FieldErrors> {
+        ::codegen_runtime::validation::validate_update(
+            self,
+            old,
+            Self::VALIDATION_SCHEMA,
+        )
     }
     /// A new `Student` named `name` with `spec`, `apiVersion` and `kind` set.
     pub fn new(name: &str, spec: super::StudentSpec) -> Self {
