@@ -527,3 +527,62 @@ fn bad_pem_is_a_tls_error() {
     let err = ServerTls::from_pem(&cert, b"nope").unwrap_err();
     assert!(err.to_string().starts_with("webhook TLS: reading the private key"), "{err}");
 }
+
+#[test]
+fn pem_files_load_as_pem() {
+    let (_, cert, key) = loopback_certificates();
+    let dir = std::env::temp_dir().join(format!("codegen-runtime-webhook-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("tls.crt"), &cert).unwrap();
+    std::fs::write(dir.join("tls.key"), &key).unwrap();
+    assert!(ServerTls::from_pem_files(dir.join("tls.crt"), dir.join("tls.key")).is_ok());
+    let err = ServerTls::from_pem_files(dir.join("missing.crt"), dir.join("tls.key")).unwrap_err();
+    assert!(err.to_string().starts_with("webhook TLS: reading "), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn manifests_point_at_the_server_for_the_kind() {
+    use super::manifests::{
+        ClientConfig, FailurePolicy, crd_conversion, mutating_webhook_configuration, validating_webhook_configuration,
+    };
+    let url = ClientConfig::url("https://127.0.0.1:9443/").with_ca_bundle(b"CA".to_vec());
+    let m = mutating_webhook_configuration::<WidgetV2>(
+        "widgets",
+        "mwidget.example.com",
+        "/mutate",
+        &url,
+        FailurePolicy::Fail,
+    );
+    assert_eq!(
+        serde_json::to_value(&m).unwrap(),
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+            "metadata": {"name": "widgets"}, "webhooks": [{
+            "admissionReviewVersions": ["v1"],
+            "clientConfig": {"caBundle": "Q0E=", "url": "https://127.0.0.1:9443/mutate"},
+            "failurePolicy": "Fail", "matchPolicy": "Equivalent", "name": "mwidget.example.com",
+            "rules": [{"apiGroups": ["example.com"], "apiVersions": ["v2"], "operations": ["CREATE", "UPDATE"], "resources": ["widgets"]}],
+            "sideEffects": "None", "timeoutSeconds": 10}]})
+    );
+    let service = ClientConfig::service("system", "webhook-service", Some(9443));
+    let v = validating_webhook_configuration::<WidgetV2>(
+        "widgets",
+        "vwidget.example.com",
+        "/validate",
+        &service,
+        FailurePolicy::Ignore,
+    );
+    let webhook = &serde_json::to_value(&v).unwrap()["webhooks"][0];
+    assert_eq!(
+        webhook["clientConfig"],
+        json!({"service": {"name": "webhook-service", "namespace": "system", "path": "/validate", "port": 9443}})
+    );
+    assert_eq!(webhook["failurePolicy"], "Ignore");
+    assert_eq!(webhook["rules"][0]["operations"], json!(["CREATE", "UPDATE", "DELETE"]));
+    assert_eq!(
+        serde_json::to_value(crd_conversion("/convert", &url)).unwrap(),
+        json!({"strategy": "Webhook", "webhook": {
+            "clientConfig": {"caBundle": "Q0E=", "url": "https://127.0.0.1:9443/convert"},
+            "conversionReviewVersions": ["v1"]}})
+    );
+}
