@@ -229,6 +229,7 @@ pub fn fake_server(data: &[u8]) {
         namespaced,
         has_status_subresource: true,
         schema: None,
+        validation: None,
     };
     server.register_resource(widget("Widget", "widgets", true));
     server.register_resource(widget("ClusterWidget", "clusterwidgets", false));

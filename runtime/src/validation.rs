@@ -80,17 +80,25 @@ pub fn validate_value(object: Value, schema: &'static str) -> Result<(), FieldEr
 }
 
 fn check(mut object: Value, old: Option<Value>, schema: &'static str) -> Result<(), FieldErrors> {
+    let errors = admit(&mut object, old, schema);
+    if errors.is_empty() { Ok(()) } else { Err(FieldErrors(errors)) }
+}
+
+/// Defaults `object` in place and returns its field errors (for a create,
+/// or with `old` for an update): what the fake API server stores and answers.
+pub(crate) fn admit(object: &mut Value, old: Option<Value>, schema: &'static str) -> Vec<FieldError> {
     let schema = compiled(schema);
-    schema.apply_defaults(&mut object);
+    schema.apply_defaults(object);
+    let object = &*object;
     let mut errors = Vec::new();
-    schema.validate(&object, "", &mut errors);
-    schema.check_list_types(&object, "", &mut errors);
+    schema.validate(object, "", &mut errors);
+    schema.check_list_types(object, "", &mut errors);
     let mut old = old;
     if let Some(old) = &mut old {
         schema.apply_defaults(old);
         // Ratcheting: an error where the object equals the old one is not
         // the update's doing.
-        errors.retain(|e| !unchanged(&object, old, &e.field));
+        errors.retain(|e| !unchanged(object, old, &e.field));
     }
     if schema.has_rules() {
         // The server runs no CEL rule on an object with a blocking error,
@@ -113,10 +121,10 @@ fn check(mut object: Value, old: Option<Value>, schema: &'static str) -> Result<
             });
         } else {
             #[cfg(feature = "cel")]
-            schema.check_rules(&object, old.as_ref(), "", &mut errors);
+            schema.check_rules(object, old.as_ref(), "", &mut errors);
         }
     }
-    if errors.is_empty() { Ok(()) } else { Err(FieldErrors(errors)) }
+    errors
 }
 
 /// Whether the value at the field path `field` is the same in both objects.

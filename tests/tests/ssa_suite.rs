@@ -151,6 +151,7 @@ fn widget_info() -> ResourceInfo {
         namespaced: true,
         has_status_subresource: true,
         schema: None,
+        validation: None,
     }
     .with_schema(widget_schema())
 }

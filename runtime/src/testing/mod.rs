@@ -194,6 +194,9 @@ pub struct ResourceInfo {
     /// The structural schema server-side apply merges by (see
     /// [`ResourceInfo::with_schema`]); `None`: deduced from the objects.
     pub schema: Option<StructuralSchema>,
+    /// The schema writes are defaulted and validated with (see
+    /// [`ResourceInfo::with_validation`]); `None`: nothing is checked.
+    pub validation: Option<&'static str>,
 }
 
 /// A CRD version's `openAPIV3Schema`, as server-side apply reads it:
@@ -262,7 +265,18 @@ impl ResourceInfo {
             namespaced: K::NAMESPACED,
             has_status_subresource: true,
             schema: None,
+            validation: None,
         }
+    }
+
+    /// Defaults and validates every create and update like the API server,
+    /// against a CRD version's `openAPIV3Schema` as JSON (a generated kind's
+    /// `VALIDATION_SCHEMA`): an invalid object is refused with the server's
+    /// 422 and field causes (see [`crate::validation`]).
+    #[must_use]
+    pub fn with_validation(mut self, open_api_v3_schema: &'static str) -> Self {
+        self.validation = Some(open_api_v3_schema);
+        self
     }
 
     /// Sets the structural schema server-side apply merges by: a CRD

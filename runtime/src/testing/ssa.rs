@@ -1744,6 +1744,7 @@ mod tests {
             namespaced: true,
             has_status_subresource: true,
             schema: None,
+            validation: None,
         }
         .with_schema(json!({
             "type": "object",

@@ -189,6 +189,7 @@ mod tests {
             namespaced: true,
             has_status_subresource: true,
             schema: None,
+            validation: None,
         };
         let status: Status = serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
         assert!(status.is_not_found());

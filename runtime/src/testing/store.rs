@@ -439,7 +439,7 @@ impl Store {
         }
         let uid = self.new_uid();
         let m = meta_mut(&mut body)?;
-        m.insert("name".into(), name.into());
+        m.insert("name".into(), name.clone().into());
         m.insert("uid".into(), uid.into());
         m.insert("creationTimestamp".into(), now());
         m.insert("generation".into(), 1.into());
@@ -453,6 +453,7 @@ impl Store {
             // server's PrepareForCreate.
             map.remove("status");
         }
+        admit(info, &name, &mut body, None)?;
         if let Some(manager) = manager {
             ssa::track_update(info, None, &mut body, manager, None);
         }
@@ -466,7 +467,12 @@ impl Store {
     // Stores an updated object: no-op updates change nothing (no new
     // resourceVersion, no event), and an object being deleted whose last
     // finalizer is gone is deleted.
-    fn commit_update(&mut self, t: &Target, old: Value, mut new: Value, q: &Query) -> Value {
+    fn commit_update(&mut self, t: &Target, old: Value, mut new: Value, q: &Query) -> Result<Value, ApiError> {
+        admit(&t.info, t.name(), &mut new, Some(&old))?;
+        Ok(self.commit_checked(t, old, new, q))
+    }
+
+    fn commit_checked(&mut self, t: &Target, old: Value, mut new: Value, q: &Query) -> Value {
         ssa::normalize(&t.info, &mut new);
         if new == old || q.dry_run() {
             return new;
@@ -483,7 +489,7 @@ impl Store {
         let old = self.existing(t)?;
         let mut new = prepare_update(t, &old, body)?;
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, None);
-        Ok(self.commit_update(t, old, new, q))
+        self.commit_update(t, old, new, q)
     }
 
     pub(crate) fn update_status(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
@@ -491,7 +497,7 @@ impl Store {
         let old = self.existing(t)?;
         let mut new = prepare_status_update(t, &old, &body)?;
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, Some("status"));
-        Ok(self.commit_update(t, old, new, q))
+        self.commit_update(t, old, new, q)
     }
 
     pub(crate) fn patch(
@@ -512,7 +518,7 @@ impl Store {
         let mut new =
             if status { prepare_status_update(t, &old, &patched)? } else { prepare_update(t, &old, patched)? };
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, status.then_some("status"));
-        Ok((self.commit_update(t, old, new, q), false))
+        Ok((self.commit_update(t, old, new, q)?, false))
     }
 
     /// Server-side apply: merges the body into the object (creating it if
@@ -556,7 +562,7 @@ impl Store {
             Some(fields) => m.insert("managedFields".into(), fields),
             None => m.remove("managedFields"),
         };
-        Ok((self.commit_update(t, old, new, q), false))
+        Ok((self.commit_update(t, old, new, q)?, false))
     }
 
     pub(crate) fn delete(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
@@ -744,4 +750,17 @@ impl Store {
             }),
         )
     }
+}
+
+/// With a validation schema: defaults `object` and refuses it, as the API
+/// server does, when it is invalid (as a create, or an update of `old`).
+fn admit(info: &ResourceInfo, name: &str, object: &mut Value, old: Option<&Value>) -> Result<(), ApiError> {
+    let Some(schema) = info.validation else { return Ok(()) };
+    let errors = crate::validation::admit(object, old.cloned(), schema);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let causes: Vec<(&str, &str, &str)> =
+        errors.iter().map(|e| (e.reason, e.field.as_str(), e.message.as_str())).collect();
+    Err(ApiError::invalid(info, name, &causes))
 }

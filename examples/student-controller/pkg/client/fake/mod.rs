@@ -24,6 +24,8 @@ impl ::std::convert::From<crate::pkg::apis::example::v1::Student> for Object {
 impl Clientset {
     /// A fake clientset serving every kind of this crate, seeded with
     /// `objects` (as they are: status kept, watches see them as added).
+    /// Creates and updates are defaulted and validated as the API server
+    /// does it (each kind's `validate()`), invalid ones refused with a 422.
     /// Must be called inside a Tokio runtime.
     pub fn new(
         objects: impl ::std::iter::IntoIterator<Item = Object>,
@@ -40,6 +42,9 @@ impl Clientset {
                                 r#"{"type":"object","properties":{"apiVersion":{},"kind":{},"metadata":{"type":"object"},"spec":{"type":"object","properties":{"name":{},"school":{}}},"status":{"type":"object","properties":{"conditions":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["type"],"items":{"type":"object","properties":{"lastTransitionTime":{},"message":{},"reason":{},"status":{},"type":{}}}},"observedGeneration":{}}}}}"#,
                             )
                             .unwrap_or_default(),
+                    )
+                    .with_validation(
+                        crate::pkg::apis::example::v1::Student::VALIDATION_SCHEMA,
                     ),
             );
         for object in objects {
