@@ -10,7 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use codegen_runtime::webhook::{ConversionError, Convertible, Defaulter, Denied, Hub, Validator, Warnings};
+use codegen_runtime::webhook::{
+    ConversionError, Convertible, Defaulter, Denied, Hub, Validator, Warnings, copy_fields,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::conversion::apis::batch::{v1, v2};
@@ -47,45 +49,44 @@ impl Convertible for v1::Task {
     type Hub = v2::Task;
 
     fn to_hub(self) -> Result<v2::Task, ConversionError> {
-        let mut metadata = self.metadata;
-        let kept = metadata.annotations.as_mut().and_then(|a| a.remove(V2_SPEC_ANNOTATION));
-        if metadata.annotations.as_ref().is_some_and(BTreeMap::is_empty) {
-            metadata.annotations = None;
+        // metadata and spec.priority: generated from the two schemas.
+        let mut hub = copy_fields(&self, v2::Task::default(), v1::Task::HUB_COMMON_FIELDS)?;
+        let kept = hub.metadata.annotations.as_mut().and_then(|a| a.remove(V2_SPEC_ANNOTATION));
+        if hub.metadata.annotations.as_ref().is_some_and(BTreeMap::is_empty) {
+            hub.metadata.annotations = None;
         }
         let kept = kept.and_then(|k| serde_json::from_str::<KeptSpec>(&k).ok());
-        let spec = match kept {
+        let sh = |command: String| vec!["sh".into(), "-c".into(), command];
+        match kept {
             // The command was not changed in v1: the v2 spec as it was.
             Some(kept) if command_of(&kept.args) == self.spec.command => {
-                v2::TaskSpec { args: kept.args, timeout_seconds: kept.timeout_seconds }
+                (hub.spec.args, hub.spec.timeout_seconds) = (kept.args, kept.timeout_seconds);
             }
-            Some(kept) => v2::TaskSpec {
-                args: vec!["sh".into(), "-c".into(), self.spec.command],
-                timeout_seconds: kept.timeout_seconds,
-            },
-            None => v2::TaskSpec { args: vec!["sh".into(), "-c".into(), self.spec.command], timeout_seconds: None },
-        };
-        Ok(v2::Task { metadata, spec, ..Default::default() })
+            Some(kept) => (hub.spec.args, hub.spec.timeout_seconds) = (sh(self.spec.command), kept.timeout_seconds),
+            None => hub.spec.args = sh(self.spec.command),
+        }
+        Ok(hub)
     }
 
     fn from_hub(hub: v2::Task) -> Result<Self, ConversionError> {
-        let args = hub.spec.args;
-        if let Some(i) = args.iter().position(|a| a.contains('\0')) {
+        if let Some(i) = hub.spec.args.iter().position(|a| a.contains('\0')) {
             return Err(ConversionError::new(format!(
                 "spec.args[{i}] holds a NUL character, which no v1 command can hold"
             )));
         }
-        let mut metadata = hub.metadata;
-        let command = match args.as_slice() {
+        let mut spoke = copy_fields(&hub, v1::Task::default(), v1::Task::HUB_COMMON_FIELDS)?;
+        let args = hub.spec.args;
+        spoke.spec.command = match args.as_slice() {
             [sh, c, command] if sh == "sh" && c == "-c" && hub.spec.timeout_seconds.is_none() => command.clone(),
             _ => {
                 let command = command_of(&args);
                 let kept = KeptSpec { args, timeout_seconds: hub.spec.timeout_seconds };
                 let kept = serde_json::to_string(&kept).expect("a spec serializes");
-                metadata.annotations.get_or_insert_with(BTreeMap::new).insert(V2_SPEC_ANNOTATION.into(), kept);
+                spoke.metadata.annotations.get_or_insert_with(BTreeMap::new).insert(V2_SPEC_ANNOTATION.into(), kept);
                 command
             }
         };
-        Ok(v1::Task { metadata, spec: v1::TaskSpec { command }, ..Default::default() })
+        Ok(spoke)
     }
 }
 

@@ -159,11 +159,14 @@ where
 }
 
 fn task_v1(name: &str, command: &str) -> v1::Task {
-    v1::Task::new(name, v1::TaskSpec { command: command.into() })
+    v1::Task::new(name, v1::TaskSpec { command: command.into(), priority: None })
 }
 
 fn task_v2(name: &str, args: &[&str], timeout_seconds: Option<i64>) -> v2::Task {
-    v2::Task::new(name, v2::TaskSpec { args: args.iter().map(|a| (*a).to_owned()).collect(), timeout_seconds })
+    v2::Task::new(
+        name,
+        v2::TaskSpec { args: args.iter().map(|a| (*a).to_owned()).collect(), timeout_seconds, priority: None },
+    )
 }
 
 fn api_status(err: kube::Error) -> Box<kube::core::Status> {
@@ -182,16 +185,23 @@ async fn objects_created_in_v1_are_read_in_v2_and_back() -> Result<()> {
     let (tasks_v1, tasks_v2) =
         (Api::<v1::Task>::namespaced(client.clone(), &ns), Api::<v2::Task>::namespaced(client, &ns));
 
+    // The fields both versions have, found by the generator from the two
+    // schemas, copied by `copy_fields` both ways.
+    assert_eq!(v1::Task::HUB_COMMON_FIELDS, ["/metadata", "/spec/priority"]);
+
     // Created in v1, stored in v2 (the hub) through the webhook.
-    let created = tasks_v1.create(&PostParams::default(), &task_v1("hello", "echo hello")).await?;
+    let mut hello = task_v1("hello", "echo hello");
+    hello.spec.priority = Some(7);
+    let created = tasks_v1.create(&PostParams::default(), &hello).await?;
     let as_v2 = tasks_v2.get("hello").await?;
     assert_eq!(as_v2.api_version, "batch.example.com/v2");
     assert_eq!(as_v2.spec.args, ["sh", "-c", "echo hello"]);
     assert_eq!(as_v2.spec.timeout_seconds, None);
+    assert_eq!(as_v2.spec.priority, Some(7));
     assert_eq!(as_v2.metadata.uid, created.metadata.uid);
     let back = tasks_v1.get("hello").await?;
     assert_eq!(back.api_version, "batch.example.com/v1");
-    assert_eq!(back.spec.command, "echo hello");
+    assert_eq!((back.spec.command.as_str(), back.spec.priority), ("echo hello", Some(7)));
     assert_eq!(back.metadata.annotations, None);
 
     // Created in v2 with what v1 has no field for: read in v1, written back

@@ -3,6 +3,7 @@
 //! prettyplease; CRDs are serialized from typed structs.
 
 pub mod applyconfig;
+pub mod conversion;
 pub mod crd;
 pub mod schema;
 pub mod validate;
@@ -301,7 +302,17 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
                             validate::validation_schema(model, version, kind, &options, k.status_subresource);
                     }
                 }
-                e.rust(file, RegisterTemplate { p: &p, v: &v, file_docs }.render());
+                let mut rendered = RegisterTemplate { p: &p, v: &v, file_docs }.render();
+                if let Ok(text) = &mut rendered {
+                    for kind in &version.kinds {
+                        if let Some((hub, fields)) =
+                            conversion::hub_common_fields(model, group, version, kind, &options)
+                        {
+                            text.push_str(&conversion::register_items(kind, &hub, &fields));
+                        }
+                    }
+                }
+                e.rust(file, rendered);
                 e.output.owned.insert(OwnedDir { dir, recursive: false });
             }
         }

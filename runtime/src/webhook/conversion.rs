@@ -245,6 +245,46 @@ impl Conversion {
     }
 }
 
+/// Copies the fields at `pointers` (JSON pointers, such as the
+/// `HUB_COMMON_FIELDS` kube-codegen generates on each spoke of a kind with a
+/// conversion webhook) from `src` into `dst`: a field `src` has replaces
+/// `dst`'s, a field `src` lacks is removed from `dst`. It serves both ways,
+/// spoke to hub in [`Convertible::to_hub`] and hub to spoke in
+/// [`Convertible::from_hub`].
+pub fn copy_fields<S, D>(src: &S, dst: D, pointers: &[&str]) -> Result<D, ConversionError>
+where
+    S: Serialize,
+    D: Serialize + DeserializeOwned,
+{
+    let from = encode(src)?;
+    let mut to = encode(&dst)?;
+    for pointer in pointers {
+        let tokens: Vec<String> = pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+        let Some((last, parents)) = tokens.split_last() else { continue };
+        match from.pointer(pointer) {
+            Some(value) => {
+                let mut at = &mut to;
+                for token in parents {
+                    if !at.get(token).is_some_and(Value::is_object) {
+                        at[token.as_str()] = Value::Object(Default::default());
+                    }
+                    at = &mut at[token.as_str()];
+                }
+                if let Some(object) = at.as_object_mut() {
+                    object.insert(last.clone(), value.clone());
+                }
+            }
+            None => {
+                let parent = parents.iter().try_fold(&mut to, |at, token| at.get_mut(token.as_str()));
+                if let Some(object) = parent.and_then(Value::as_object_mut) {
+                    object.remove(last);
+                }
+            }
+        }
+    }
+    serde_json::from_value(to).map_err(|e| ConversionError::new(format!("decoding the copied fields: {e}")))
+}
+
 /// `Kind namespace/name` (or `Kind name`) of an object, for messages.
 fn describe(object: &Value) -> String {
     let kind = object.get("kind").and_then(Value::as_str).unwrap_or("object");

@@ -29,7 +29,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use admission::{AdmissionHandler, Defaulter, Denied, Mutating, Validating, Validator, Warnings};
-pub use conversion::{Conversion, ConversionError, Convertible, Hub};
+pub use conversion::{Conversion, ConversionError, Convertible, Hub, copy_fields};
 pub use server::{ServerTls, WebhookError, WebhookServer};
 
 /// What a path serves.

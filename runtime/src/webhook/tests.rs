@@ -586,3 +586,61 @@ fn manifests_point_at_the_server_for_the_kind() {
             "conversionReviewVersions": ["v1"]}})
     );
 }
+
+#[test]
+fn copy_fields_copies_present_fields_and_removes_absent_ones() {
+    let v1 = WidgetV1 {
+        metadata: ObjectMeta { name: Some("a".into()), ..Default::default() },
+        spec: SpecV1 { colour: "red".into(), size: 3 },
+        ..Default::default()
+    };
+    let hub = WidgetV2 { spec: SpecV2 { color: "x".into(), size: None }, ..Default::default() };
+    // `/spec/size` is present in v1: copied; `/metadata` too.
+    let hub = super::copy_fields(&v1, hub, &["/metadata", "/spec/size"]).unwrap();
+    assert_eq!((hub.metadata.name.as_deref(), hub.spec.size, hub.spec.color.as_str()), (Some("a"), Some(3), "x"));
+    // Absent in the source: removed from the destination.
+    let none = WidgetV2 { spec: SpecV2 { color: "y".into(), size: None }, ..Default::default() };
+    let hub = super::copy_fields(&none, hub, &["/spec/size", "/spec/missing/deep"]).unwrap();
+    assert_eq!(hub.spec.size, None);
+    // A copy the destination type cannot hold is an error.
+    let err = super::copy_fields(&json!({"spec": {"size": "big"}}), hub, &["/spec/size"]).unwrap_err();
+    assert!(err.message().starts_with("decoding the copied fields: invalid type: string \"big\""), "{err}");
+}
+
+#[tokio::test]
+async fn expect_continue_and_shutdown_closes_open_connections() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (ca, cert, key) = loopback_certificates();
+    let server =
+        WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem(&cert, &key).unwrap(), webhooks()).await.unwrap();
+    let addr = server.local_addr();
+    let body = serde_json::to_string(&conversion_review("example.com/v2", vec![])).unwrap();
+    let raw = format!(
+        "POST /convert HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let answer = exchange(addr, &ca, raw.as_bytes()).await;
+    assert!(answer.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"), "{answer}");
+
+    // An idle kept-alive connection is closed by shutdown.
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(rustls::pki_types::CertificateDer::from_pem_slice(&ca).unwrap()).unwrap();
+    let config =
+        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut tls = connector.connect(rustls::pki_types::ServerName::IpAddress(addr.ip().into()), tcp).await.unwrap();
+    tls.write_all(b"GET /convert HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    let mut first = [0u8; 12];
+    tls.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 405");
+    server.shutdown().await;
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(std::time::Duration::from_secs(5), tls.read_to_end(&mut rest)).await;
+    assert!(read.is_ok(), "the connection is closed, not left open");
+}
