@@ -6,6 +6,8 @@
 //! types compile without warnings; errors are snapshots of their rendering.
 
 mod common;
+#[path = "../../tests/support/crd_diff.rs"]
+mod crd_diff;
 #[path = "../../tests/support/import_round_trip.rs"]
 mod import_round_trip;
 #[path = "../../tests/support/scratch_crate.rs"]

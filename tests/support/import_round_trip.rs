@@ -88,63 +88,12 @@ pub struct Difference {
     pub output: String,
 }
 
-/// Arrays whose order carries no meaning.
-const SET_LIKE: &[&str] =
-    &["required", "enum", "x-kubernetes-list-map-keys", "anyOf", "oneOf", "shortNames", "categories"];
-
-fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 160 { format!("{}…", s.chars().take(160).collect::<String>()) } else { s }
-}
-
-fn compare(a: &Value, b: &Value, path: &str, key: &str, out: &mut Vec<(String, &'static str, String, String)>) {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
-                let p = format!("{path}/{k}");
-                match (x.get(k), y.get(k)) {
-                    (Some(u), Some(v)) => compare(u, v, &p, k, out),
-                    (Some(u), None) => out.push((p, "only-input", short(u), String::new())),
-                    (None, Some(v)) => out.push((p, "only-output", String::new(), short(v))),
-                    (None, None) => {}
-                }
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if key == "versions" => {
-            let name = |v: &Value| v.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
-            let xs: BTreeMap<String, &Value> = x.iter().map(|v| (name(v), v)).collect();
-            let ys: BTreeMap<String, &Value> = y.iter().map(|v| (name(v), v)).collect();
-            for (n, u) in &xs {
-                match ys.get(n) {
-                    Some(v) => compare(u, v, &format!("{path}/{n}"), "", out),
-                    None => out.push((format!("{path}/{n}"), "only-input", short(u), String::new())),
-                }
-            }
-            for (n, v) in &ys {
-                if !xs.contains_key(n) {
-                    out.push((format!("{path}/{n}"), "only-output", String::new(), short(v)));
-                }
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if SET_LIKE.contains(&key) => {
-            let mut xs: Vec<String> = x.iter().map(Value::to_string).collect();
-            let mut ys: Vec<String> = y.iter().map(Value::to_string).collect();
-            xs.sort();
-            ys.sort();
-            if xs != ys {
-                out.push((path.to_string(), "differs", short(a), short(b)));
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (u, v)) in x.iter().zip(y).enumerate() {
-                compare(u, v, &format!("{path}/{i}"), "", out);
-            }
-        }
-        _ if a == b => {}
-        (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => {}
-        _ => out.push((path.to_string(), "differs", short(a), short(b))),
-    }
-}
+/// How input and output CRDs are compared (arrays of these keys as sets).
+const COMPARISON: super::crd_diff::Comparison = super::crd_diff::Comparison {
+    set_like: &["required", "enum", "x-kubernetes-list-map-keys", "anyOf", "oneOf", "shortNames", "categories"],
+    only_left: "only-input",
+    only_right: "only-output",
+};
 
 /// Every difference between the input CRDs and the round trip's.
 pub fn differences(source: &str, input: &BTreeMap<String, Value>, output: &BTreeMap<String, Value>) -> Vec<Difference> {
@@ -152,7 +101,7 @@ pub fn differences(source: &str, input: &BTreeMap<String, Value>, output: &BTree
     for (name, a) in input {
         let mut diffs = Vec::new();
         match output.get(name) {
-            Some(b) => compare(a, b, "", "", &mut diffs),
+            Some(b) => COMPARISON.run(a, b, &mut diffs),
             None => diffs.push((String::new(), "only-input", "the whole CRD".into(), String::new())),
         }
         found.extend(diffs.into_iter().map(|(path, kind, input, output)| Difference {

@@ -16,6 +16,9 @@ use std::path::Path;
 use std::process::Command;
 
 use kube_codegen_tests::{FIXTURES, generate_fixture, workspace};
+
+#[path = "../support/crd_diff.rs"]
+mod crd_diff;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -76,22 +79,21 @@ struct Difference {
     theirs: String,
 }
 
-/// Arrays whose order carries no meaning.
-const SET_LIKE: &[&str] = &[
-    "required",
-    "enum",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-validations",
-    "anyOf",
-    "oneOf",
-    "shortNames",
-    "categories",
-];
-
-fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 160 { format!("{}…", s.chars().take(160).collect::<String>()) } else { s }
-}
+/// How our CRDs are compared with controller-gen's (arrays of these keys as sets).
+const COMPARISON: crd_diff::Comparison = crd_diff::Comparison {
+    set_like: &[
+        "required",
+        "enum",
+        "x-kubernetes-list-map-keys",
+        "x-kubernetes-validations",
+        "anyOf",
+        "oneOf",
+        "shortNames",
+        "categories",
+    ],
+    only_left: "only-ours",
+    only_right: "only-controller-gen",
+};
 
 /// `v` without descriptions (except properties named `description`).
 fn strip(v: &Value, in_properties: bool) -> Value {
@@ -104,57 +106,6 @@ fn strip(v: &Value, in_properties: bool) -> Value {
         ),
         Value::Array(a) => Value::Array(a.iter().map(|x| strip(x, false)).collect()),
         other => other.clone(),
-    }
-}
-
-fn compare(a: &Value, b: &Value, path: &str, key: &str, out: &mut Vec<(String, &'static str, String, String)>) {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
-                let p = format!("{path}/{k}");
-                match (x.get(k), y.get(k)) {
-                    (Some(u), Some(v)) => compare(u, v, &p, k, out),
-                    (Some(u), None) => out.push((p, "only-ours", short(u), String::new())),
-                    (None, Some(v)) => out.push((p, "only-controller-gen", String::new(), short(v))),
-                    (None, None) => {}
-                }
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if key == "versions" => {
-            // Versions are matched by name.
-            let name = |v: &Value| v.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
-            let ys: BTreeMap<String, &Value> = y.iter().map(|v| (name(v), v)).collect();
-            let xs: BTreeMap<String, &Value> = x.iter().map(|v| (name(v), v)).collect();
-            for (n, u) in &xs {
-                match ys.get(n) {
-                    Some(v) => compare(u, v, &format!("{path}/{n}"), "", out),
-                    None => out.push((format!("{path}/{n}"), "only-ours", short(u), String::new())),
-                }
-            }
-            for (n, v) in &ys {
-                if !xs.contains_key(n) {
-                    out.push((format!("{path}/{n}"), "only-controller-gen", String::new(), short(v)));
-                }
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if SET_LIKE.contains(&key) => {
-            let mut xs: Vec<String> = x.iter().map(Value::to_string).collect();
-            let mut ys: Vec<String> = y.iter().map(Value::to_string).collect();
-            xs.sort();
-            ys.sort();
-            if xs != ys {
-                out.push((path.to_string(), "differs", short(a), short(b)));
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (u, v)) in x.iter().zip(y).enumerate() {
-                compare(u, v, &format!("{path}/{i}"), "", out);
-            }
-        }
-        _ if a == b => {}
-        // Integers and floats of the same value (`1` and `1.0`) are the same JSON number.
-        (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => {}
-        _ => out.push((path.to_string(), "differs", short(a), short(b))),
     }
 }
 
@@ -226,7 +177,7 @@ fn crds_match_controller_gen_except_listed_differences() {
         assert_eq!(files, their_files, "{name}: kube-codegen and controller-gen write different CRD files");
         for (file, a) in &ours {
             let mut diffs = Vec::new();
-            compare(&strip(a, false), &strip(&theirs[file], false), "", "", &mut diffs);
+            COMPARISON.run(&strip(a, false), &strip(&theirs[file], false), &mut diffs);
             found.extend(diffs.into_iter().map(|(path, kind, ours, theirs)| Difference {
                 fixture: name.to_string(),
                 file: file.clone(),
@@ -364,7 +315,7 @@ fn builtin_types_match_controller_gen() {
         assert!(!theirs.is_null(), "{def}: controller-gen wrote no schema");
         let ours = serde_json::to_value(&*builtin::expand(def, options).unwrap()).unwrap();
         let mut diffs = Vec::new();
-        compare(&strip(&ours, false), &strip(theirs, false), "", "", &mut diffs);
+        COMPARISON.run(&strip(&ours, false), &strip(theirs, false), &mut diffs);
         compared += 1;
         for (path, kind, a, b) in diffs {
             let d = Difference { fixture: "builtin".into(), file: def.clone(), path, kind, ours: a, theirs: b };

@@ -8,6 +8,8 @@
 //! controller-gen is installed by `testenv/build.sh` (cached outside the
 //! clone), as for `controller_gen_parity.rs`.
 
+#[path = "../support/crd_diff.rs"]
+mod crd_diff;
 #[path = "../support/import_round_trip.rs"]
 mod import_round_trip;
 #[path = "../support/scratch_crate.rs"]
