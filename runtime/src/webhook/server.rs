@@ -130,7 +130,15 @@ async fn accept_loop(
             _ = stopped.changed() => return,
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => {
-                let Ok((tcp, peer)) = accepted else { continue };
+                let (tcp, peer) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        // Out of file descriptors and the like: wait rather than spin.
+                        tracing::warn!(error = %e, "webhook server: accepting a connection failed");
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        continue;
+                    }
+                };
                 let (acceptor, webhooks) = (acceptor.clone(), webhooks.clone());
                 connections.spawn(async move {
                     let tls = match tokio::time::timeout(std::time::Duration::from_secs(10), acceptor.accept(tcp)).await {
