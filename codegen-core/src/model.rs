@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::ident::RenameRule;
-use crate::markers::{ConversionWebhook, Method, PrintColumn, Scale, Spanned, Validate, Verb};
+use crate::markers::{AdmissionWebhook, ConversionWebhook, Method, PrintColumn, Scale, Spanned, Validate, Verb};
 use crate::parse::Origin;
 
 /// Everything the generators need.
@@ -138,6 +138,10 @@ pub struct Kind {
     pub deprecated: Option<Option<String>>,
     /// `#[resource(conversion_webhook(..))]`: the CRD's conversion webhook.
     pub conversion_webhook: Option<ConversionWebhook>,
+    /// `#[resource(mutating_webhook(..))]`: the kind's defaulting webhook.
+    pub mutating_webhook: Option<AdmissionWebhook>,
+    /// `#[resource(validating_webhook(..))]`: the kind's validating webhook.
+    pub validating_webhook: Option<AdmissionWebhook>,
     /// Extra CRD annotations (`api-approved.kubernetes.io` among them).
     pub annotations: BTreeMap<String, String>,
     /// CRD labels.

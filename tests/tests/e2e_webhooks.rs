@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use codegen_runtime::webhook::manifests::{
-    ClientConfig, FailurePolicy, crd_conversion, mutating_webhook_configuration, validating_webhook_configuration,
+    ClientConfig, FailurePolicy, crd_conversion, validating_webhook_configuration,
 };
 use codegen_runtime::webhook::{Conversion, ServerTls, WebhookServer, Webhooks};
 use codegen_testenv::TestEnv;
@@ -286,20 +286,39 @@ async fn install_validating(
     Ok(())
 }
 
-/// Installs MutatingWebhookConfiguration `name` for Tasks in `ns`, served
-/// at `addr`.
-async fn install_mutating(env: &TestEnv, name: &str, ns: &str, addr: SocketAddr, policy: FailurePolicy) -> Result<()> {
-    let mut config = mutating_webhook_configuration::<v2::Task>(
-        name,
-        "mtask.batch.example.com",
-        "/mutate-task",
-        &client_config(addr),
-        policy,
-    );
-    for w in config.webhooks.iter_mut().flatten() {
-        w.namespace_selector = Some(only_namespace(ns));
-    }
-    Api::<MutatingWebhookConfiguration>::all(env.admin_client().await?).create(&PostParams::default(), &config).await?;
+/// Installs the generated `config/webhook/manifests.yaml` of the fixture
+/// (`#[resource(mutating_webhook(..), validating_webhook(..))]` on v2 Task)
+/// for Tasks in `ns`: its Service clientConfig replaced by the loopback
+/// server's URL and CA, as kustomize and cert-manager do in a cluster.
+async fn install_generated(env: &TestEnv, ns: &str) -> Result<()> {
+    use serde::Deserialize;
+    let file = Path::new(kube_codegen_tests::conversion::CRD_DIR).join("../webhook/manifests.yaml");
+    let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let docs: Vec<serde_json::Value> =
+        serde_yaml::Deserializer::from_str(&text).map(serde_json::Value::deserialize).collect::<Result<_, _>>()?;
+    assert_eq!(docs.len(), 2);
+    let local = |mut doc: serde_json::Value| -> Result<serde_json::Value> {
+        let kind = doc["kind"].as_str().unwrap_or_default().to_lowercase();
+        doc["metadata"]["name"] = format!("e2e-{ns}-{kind}").into();
+        for w in doc["webhooks"].as_array_mut().into_iter().flatten() {
+            let path = w["clientConfig"]["service"]["path"].as_str().context("a Service path")?.to_owned();
+            assert_eq!(w["clientConfig"]["service"]["name"], "webhook-service");
+            let ca_bundle = k8s_openapi::ByteString(served().ca_pem.clone());
+            w["clientConfig"] =
+                serde_json::json!({"url": format!("https://{}{path}", served().addr), "caBundle": ca_bundle});
+            w["namespaceSelector"] = serde_json::to_value(only_namespace(ns))?;
+        }
+        Ok(doc)
+    };
+    let client = env.admin_client().await?;
+    let mutating: MutatingWebhookConfiguration = serde_json::from_value(local(docs[0].clone())?)?;
+    let names: Vec<&str> = mutating.webhooks.iter().flatten().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["mtask.batch.example.com"]);
+    Api::<MutatingWebhookConfiguration>::all(client.clone()).create(&PostParams::default(), &mutating).await?;
+    let validating: ValidatingWebhookConfiguration = serde_json::from_value(local(docs[1].clone())?)?;
+    let names: Vec<&str> = validating.webhooks.iter().flatten().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["vtask.batch.example.com"]);
+    Api::<ValidatingWebhookConfiguration>::all(client).create(&PostParams::default(), &validating).await?;
     Ok(())
 }
 
@@ -308,8 +327,7 @@ async fn defaulting_and_validating_webhooks_on_the_real_server() -> Result<()> {
     let env = TestEnv::shared();
     install_task_crd(env).await?;
     let ns = env.create_namespace("admission").await?;
-    install_mutating(env, &format!("e2e-{ns}"), &ns, served().addr, FailurePolicy::Fail).await?;
-    install_validating(env, &format!("e2e-{ns}"), &ns, served().addr, FailurePolicy::Fail).await?;
+    install_generated(env, &ns).await?;
     let client = env.admin_client().await?;
     let (tasks_v1, tasks_v2) =
         (Api::<v1::Task>::namespaced(client.clone(), &ns), Api::<v2::Task>::namespaced(client, &ns));

@@ -629,6 +629,8 @@ fn lower_kind(
         served: res.served.is_none_or(|s| s.value),
         deprecated: res.deprecated.map(|d| d.value),
         conversion_webhook: res.conversion_webhook,
+        mutating_webhook: res.mutating_webhook,
+        validating_webhook: res.validating_webhook,
         annotations: res.annotations.into_iter().map(|(k, v)| (k.value, v)).collect(),
         labels: res.labels.into_iter().map(|(k, v)| (k.value, v)).collect(),
         type_meta,

@@ -8,6 +8,7 @@ pub mod crd;
 pub mod schema;
 pub mod validate;
 pub mod views;
+pub mod webhook;
 pub mod yaml;
 
 use std::collections::BTreeMap;
@@ -321,6 +322,8 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         let crd_dir = settings.crd_dir();
         let files = crd::generate(model, &crd::CrdOptions::from_settings(settings), &crd_dir, header, e.diags);
         e.output.files.extend(files);
+        e.output.files.extend(webhook::generate(model, &crd_dir, header));
+        e.output.owned.insert(OwnedDir { dir: webhook::dir(&crd_dir), recursive: false });
         e.output.owned.insert(OwnedDir { dir: crd_dir, recursive: false });
     }
 

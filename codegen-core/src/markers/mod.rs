@@ -17,12 +17,14 @@ mod genclient;
 mod rbac;
 mod resource;
 mod validate;
+mod webhook;
 
 pub use conversion::ConversionWebhook;
 pub use genclient::*;
 pub use rbac::*;
 pub use resource::*;
 pub use validate::*;
+pub use webhook::AdmissionWebhook;
 
 use crate::ident::did_you_mean;
 

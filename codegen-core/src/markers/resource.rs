@@ -45,6 +45,10 @@ pub struct Resource {
     /// `conversion_webhook` / `conversion_webhook(..)`: the CRD converts
     /// between versions with a webhook.
     pub conversion_webhook: Option<super::ConversionWebhook>,
+    /// `mutating_webhook` / `mutating_webhook(..)`: a defaulting webhook.
+    pub mutating_webhook: Option<super::AdmissionWebhook>,
+    /// `validating_webhook` / `validating_webhook(..)`: a validating webhook.
+    pub validating_webhook: Option<super::AdmissionWebhook>,
 }
 
 /// `subresource(scale(spec_replicas_path = .., status_replicas_path = .., label_selector_path = ..))`.
@@ -97,6 +101,8 @@ pub const RESOURCE_KEYS: &[&str] = &[
     "labels",
     "selectable_field",
     "conversion_webhook",
+    "mutating_webhook",
+    "validating_webhook",
 ];
 
 /// Parses one `#[resource(...)]` attribute into `out` (several attributes merge).
@@ -200,6 +206,11 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
             let webhook = super::conversion::parse(&meta, errors)?;
             set_once(&mut out.conversion_webhook, webhook, &key, errors);
         }
+        "mutating_webhook" | "validating_webhook" => {
+            let webhook = super::webhook::parse(&meta, &key, errors)?;
+            let slot = if key == "mutating_webhook" { &mut out.mutating_webhook } else { &mut out.validating_webhook };
+            set_once(slot, webhook, &key, errors);
+        }
         "annotations" | "labels" => {
             for entry in str_list(&meta)? {
                 match entry.value.split_once('=') {
@@ -242,7 +253,9 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
                 "annotation" | "metadata" => Some("annotations"),
                 "label" => Some("labels"),
                 "selectablefield" | "selectableField" | "selectable_fields" => Some("selectable_field"),
-                "conversion" | "webhookconversion" | "conversionWebhook" | "webhook" => Some("conversion_webhook"),
+                "conversion" | "webhookconversion" | "conversionWebhook" => Some("conversion_webhook"),
+                "webhook" | "defaulting_webhook" | "defaulter" | "mutating" => Some("mutating_webhook"),
+                "validation_webhook" | "validator" | "validating" => Some("validating_webhook"),
                 _ => None,
             };
             unknown_key(&meta, "resource", &key, RESOURCE_KEYS, errors, hint)?

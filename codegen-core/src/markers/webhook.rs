@@ -1,0 +1,92 @@
+//! `#[resource(mutating_webhook(..), validating_webhook(..))]`: the kind's
+//! admission webhooks, written to `config/webhook/manifests.yaml` as
+//! controller-gen's webhook generator writes kubebuilder's
+//! `+kubebuilder:webhook:` markers.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned as _;
+
+use super::*;
+
+/// `mutating_webhook` / `validating_webhook`, bare or with
+/// `(path = "..", name = "..", failure_policy = "Fail" | "Ignore")`.
+#[derive(Clone, Debug)]
+pub struct AdmissionWebhook {
+    /// `path = ".."` (default `/mutate-<group with dashes>-<version>-<kind>`
+    /// or `/validate-..`, kubebuilder's).
+    pub path: Option<Spanned<String>>,
+    /// `name = ".."`: the webhook's name, a DNS name with at least three
+    /// segments (default `m<kind>-<version>.<group>` or `v..`).
+    pub name: Option<Spanned<String>>,
+    /// `failure_policy = "Fail" | "Ignore"` (default `Fail`).
+    pub failure_policy: Option<Spanned<String>>,
+    /// The whole marker.
+    pub span: Span,
+}
+
+impl HasSpan for AdmissionWebhook {
+    fn span(&self) -> Span {
+        self.span
+    }
+}
+
+const KEYS: &[&str] = &["path", "name", "failure_policy"];
+
+/// Parses `mutating_webhook` / `validating_webhook`, bare or with a list.
+pub(super) fn parse(
+    meta: &syn::meta::ParseNestedMeta,
+    key: &str,
+    errors: &mut Errors,
+) -> syn::Result<AdmissionWebhook> {
+    let span = meta.path.span();
+    let mut out = AdmissionWebhook { path: None, name: None, failure_policy: None, span };
+    if meta.input.peek(syn::Token![=]) {
+        errors.push(
+            MarkerError::new(span, format!("`{key}` takes a list, not a value"))
+                .help(format!("write `{key}` or e.g. `{key}(failure_policy = \"Ignore\")`")),
+        );
+        return skip_value(meta).map(|()| out);
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        return Ok(out);
+    }
+    meta.parse_nested_meta(|m| {
+        let k = path_key(&m.path);
+        match k.as_str() {
+            "path" => set_once(&mut out.path, lit_str(&m)?, &k, errors),
+            "name" => set_once(&mut out.name, lit_str(&m)?, &k, errors),
+            "failure_policy" => set_once(&mut out.failure_policy, lit_str(&m)?, &k, errors),
+            _ => {
+                let hint = (k == "failurePolicy").then_some("failure_policy");
+                unknown_key(&m, key, &k, KEYS, errors, hint)?
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(path) = &out.path
+        && !path.value.starts_with('/')
+    {
+        errors.push(
+            MarkerError::new(path.span, format!("path `{}` does not start with `/`", path.value))
+                .help("e.g. `path = \"/mutate-task\"`"),
+        );
+    }
+    if let Some(name) = &out.name
+        && name.value.split('.').filter(|s| !s.is_empty()).count() < 3
+    {
+        errors.push(
+            MarkerError::new(name.span, format!("webhook name `{}` has fewer than three DNS segments", name.value))
+                .help("the API server wants a fully qualified name, e.g. `mtask.batch.example.com`"),
+        );
+    }
+    if let Some(policy) = &out.failure_policy
+        && policy.value != "Fail"
+        && policy.value != "Ignore"
+    {
+        errors.push(
+            MarkerError::new(policy.span, format!("unknown failure policy `{}`", policy.value))
+                .help("`Fail` (refuse requests when the webhook cannot answer) or `Ignore` (let them through)"),
+        );
+    }
+    Ok(out)
+}
