@@ -149,7 +149,7 @@ async fn accept_loop(
                         }
                         Err(_) => return,
                     };
-                    if let Err(e) = serve_connection(Connection::new(tls), &webhooks).await {
+                    if let Err(e) = serve_connection(Connection::new(tls), webhooks).await {
                         tracing::debug!(%peer, error = %e, "webhook connection ended");
                     }
                 });
@@ -158,7 +158,7 @@ async fn accept_loop(
     }
 }
 
-async fn serve_connection<S>(mut conn: Connection<S>, webhooks: &Webhooks) -> io::Result<()>
+async fn serve_connection<S>(mut conn: Connection<S>, webhooks: Arc<Webhooks>) -> io::Result<()>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
@@ -173,10 +173,17 @@ where
             }
             Err(e) => return Err(e),
         };
-        let answer = webhooks.handle(&request.method, &request.path, &request.body);
+        let close = request.close;
+        // The handlers are the user's synchronous code (a big conversion
+        // batch, a slow check): off the async workers.
+        let webhooks = webhooks.clone();
+        let answer =
+            tokio::task::spawn_blocking(move || webhooks.handle(&request.method, &request.path, &request.body))
+                .await
+                .unwrap_or_else(|e| super::WebhookResponse::error(500, format!("the webhook handler panicked: {e}")));
         let response = Response { status: answer.status, content_type: answer.content_type, body: answer.body };
-        conn.respond(&response, request.close).await?;
-        if request.close {
+        conn.respond(&response, close).await?;
+        if close {
             break;
         }
     }

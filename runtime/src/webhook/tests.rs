@@ -644,3 +644,28 @@ async fn expect_continue_and_shutdown_closes_open_connections() {
     let read = tokio::time::timeout(std::time::Duration::from_secs(5), tls.read_to_end(&mut rest)).await;
     assert!(read.is_ok(), "the connection is closed, not left open");
 }
+
+/// An admission handler that panics.
+struct Panics;
+
+impl super::AdmissionHandler for Panics {
+    fn admit(&self, _: &kube::core::admission::AdmissionRequest<kube::core::DynamicObject>) -> AdmissionResponse {
+        panic!("boom")
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_a_500_and_the_server_goes_on() {
+    let (ca, cert, key) = loopback_certificates();
+    let webhooks = webhooks().admission("/panics", Panics);
+    let server = WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem(&cert, &key).unwrap(), webhooks).await.unwrap();
+    let body = serde_json::to_string(&admission_review("CREATE", Some(widget(json!({"color": "red"}))), None)).unwrap();
+    let request = |path: &str| {
+        format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+    };
+    let answer = exchange(server.local_addr(), &ca, request("/panics").as_bytes()).await;
+    assert!(answer.starts_with("HTTP/1.1 500 Internal Server Error\r\n"), "{answer}");
+    assert!(answer.contains("the webhook handler panicked"), "{answer}");
+    let answer = exchange(server.local_addr(), &ca, request("/validate-widget").as_bytes()).await;
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+}
