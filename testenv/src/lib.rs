@@ -23,6 +23,7 @@
 mod binaries;
 mod process;
 pub mod proxy;
+pub mod tls;
 
 use std::fmt::Write as _;
 use std::net::TcpListener;

@@ -35,48 +35,6 @@ struct Served {
     ca_pem: Vec<u8>,
 }
 
-/// A CA and a serving certificate for 127.0.0.1: (ca.pem, tls.crt, tls.key).
-fn loopback_certificates(dir: &Path) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>)> {
-    let openssl = |args: &[&str]| -> Result<()> {
-        let out =
-            std::process::Command::new("openssl").args(args).current_dir(dir).output().context("running openssl")?;
-        if !out.status.success() {
-            bail!("openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        }
-        Ok(())
-    };
-    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")?;
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
-    openssl(
-        &[
-            &["req", "-x509"][..],
-            &ec,
-            &["-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=e2e-webhooks-ca"],
-        ]
-        .concat(),
-    )?;
-    openssl(&[&["req"][..], &ec, &["-keyout", "tls.key", "-out", "tls.csr", "-subj", "/CN=127.0.0.1"]].concat())?;
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        "tls.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "tls.crt",
-        "-days",
-        "1",
-        "-extfile",
-        "ext.cnf",
-    ])?;
-    let read = |f: &str| std::fs::read(dir.join(f)).with_context(|| format!("reading {f}"));
-    Ok((read("ca.pem")?, read("tls.crt")?, read("tls.key")?))
-}
-
 fn webhooks() -> Webhooks {
     Webhooks::new()
         .conversion("/convert", Conversion::new().spoke::<v1::Task>())
@@ -88,7 +46,7 @@ fn served() -> &'static Served {
     static SERVED: OnceLock<Served> = OnceLock::new();
     SERVED.get_or_init(|| {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let (ca_pem, cert, key) = loopback_certificates(dir.path()).expect("certificates");
+        let (ca_pem, cert, key) = codegen_testenv::tls::loopback_certificates(dir.path()).expect("certificates");
         let tls = ServerTls::from_pem(&cert, &key).expect("the serving certificate");
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {

@@ -385,74 +385,11 @@ fn unknown_paths_and_methods() {
     assert_eq!((answer.status, answer.body.as_slice()), (405, b"webhooks take POST, not GET".as_slice()));
 }
 
-/// A CA and a serving certificate for 127.0.0.1 made with openssl, in a
-/// fresh directory: (ca.pem, tls.crt, tls.key).
+/// A CA and a serving certificate for 127.0.0.1 made with openssl
+/// (codegen-testenv): (ca.pem, tls.crt, tls.key).
 pub(crate) fn loopback_certificates() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
-    use std::process::Command;
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "codegen-runtime-webhook-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let openssl = |args: &[&str]| {
-        let out = Command::new("openssl").args(args).current_dir(&dir).output().expect("running openssl");
-        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    };
-    std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n").unwrap();
-    openssl(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=webhook-test-ca",
-    ]);
-    openssl(&[
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        "tls.key",
-        "-out",
-        "tls.csr",
-        "-subj",
-        "/CN=127.0.0.1",
-    ]);
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        "tls.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "tls.crt",
-        "-days",
-        "1",
-        "-extfile",
-        "ext.cnf",
-    ]);
-    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
-    let certs = (read("ca.pem"), read("tls.crt"), read("tls.key"));
-    std::fs::remove_dir_all(&dir).unwrap();
-    certs
+    let dir = tempfile::tempdir().unwrap();
+    codegen_testenv::tls::loopback_certificates(dir.path()).unwrap()
 }
 
 /// Sends `raw` (one or more HTTP/1.1 requests) over TLS and reads until the
