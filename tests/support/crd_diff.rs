@@ -85,3 +85,47 @@ impl Comparison {
         }
     }
 }
+
+/// Whether the CRD path `path` (`/spec/versions/v1/...`) matches `pattern`,
+/// where `*` stands for one segment and `**` for any number.
+pub fn path_matches(pattern: &str, path: &str) -> bool {
+    fn glob(pattern: &[&str], path: &[&str]) -> bool {
+        match (pattern.split_first(), path.split_first()) {
+            (None, None) => true,
+            (Some((&"**", rest)), _) => (0..=path.len()).any(|i| glob(rest, &path[i..])),
+            (Some((p, prest)), Some((s, srest))) => (*p == "*" || p == s) && glob(prest, srest),
+            _ => false,
+        }
+    }
+    let segments = |s: &str| s.trim_start_matches('/').split('/').map(str::to_string).collect::<Vec<_>>();
+    let (p, q) = (segments(pattern), segments(path));
+    let p: Vec<&str> = p.iter().map(String::as_str).collect();
+    let q: Vec<&str> = q.iter().map(String::as_str).collect();
+    glob(&p, &q)
+}
+
+/// Runs controller-gen's CRD generator on the Go twin `name` of
+/// `twins` (`tests/controller-gen`) into `out`; panics with its output
+/// when it fails.
+pub fn run_controller_gen(
+    controller_gen: &std::path::Path,
+    twins: &std::path::Path,
+    out: &std::path::Path,
+    name: &str,
+) {
+    assert!(twins.join(name).is_dir(), "fixture `{name}` has no Go twin in {}", twins.display());
+    let output = std::process::Command::new(controller_gen)
+        // Floats are allowed as kube-codegen allows them (with a warning).
+        .arg("crd:allowDangerousTypes=true")
+        .arg(format!("paths=./{name}/..."))
+        .arg(format!("output:crd:dir={}", out.display()))
+        .current_dir(twins)
+        .env("GOFLAGS", "-mod=readonly")
+        .output()
+        .expect("running controller-gen");
+    assert!(
+        output.status.success(),
+        "controller-gen failed on the `{name}` twin:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -150,22 +150,12 @@ struct IntendedList {
     difference: Vec<Intended>,
 }
 
-fn glob(pattern: &[&str], path: &[&str]) -> bool {
-    match (pattern.split_first(), path.split_first()) {
-        (None, None) => true,
-        (Some((&"**", rest)), _) => (0..=path.len()).any(|i| glob(rest, &path[i..])),
-        (Some((p, prest)), Some((s, srest))) => (*p == "*" || p == s) && glob(prest, srest),
-        _ => false,
-    }
-}
-
 impl Intended {
     fn matches(&self, d: &Difference) -> bool {
-        let segments = |s: &str| s.trim_start_matches('/').split('/').map(str::to_string).collect::<Vec<_>>();
-        let (p, q) = (segments(&self.path), segments(&d.path));
-        let p: Vec<&str> = p.iter().map(String::as_str).collect();
-        let q: Vec<&str> = q.iter().map(String::as_str).collect();
-        self.source == d.source && (self.crd == "*" || self.crd == d.crd) && self.kind == d.kind && glob(&p, &q)
+        self.source == d.source
+            && (self.crd == "*" || self.crd == d.crd)
+            && self.kind == d.kind
+            && super::crd_diff::path_matches(&self.path, &d.path)
     }
 }
 

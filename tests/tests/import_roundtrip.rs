@@ -16,7 +16,6 @@ mod import_round_trip;
 mod scratch_crate;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use codegen_core::GeneratorKind;
 use import_round_trip::{check, differences, intended, read_crds, round_trip, yaml_files};
@@ -26,20 +25,7 @@ const GENERATORS: &[GeneratorKind] = &[GeneratorKind::Deepcopy, GeneratorKind::R
 
 /// controller-gen's CRDs of the twin of fixture `name`, written to `out`.
 fn controller_gen_crds(controller_gen: &Path, out: &Path, name: &str) -> Vec<PathBuf> {
-    let twins = workspace().join("tests/controller-gen");
-    let output = Command::new(controller_gen)
-        .arg("crd:allowDangerousTypes=true")
-        .arg(format!("paths=./{name}/..."))
-        .arg(format!("output:crd:dir={}", out.display()))
-        .current_dir(&twins)
-        .env("GOFLAGS", "-mod=readonly")
-        .output()
-        .expect("running controller-gen");
-    assert!(
-        output.status.success(),
-        "controller-gen failed on the `{name}` twin:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    crd_diff::run_controller_gen(controller_gen, &workspace().join("tests/controller-gen"), out, name);
     yaml_files(out)
 }
 
