@@ -442,9 +442,15 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Result<Analysis, Failure> {
     }
     let views = views::groups(&model, &p, &settings.plural_exceptions);
     let crd_options = crd::CrdOptions::from_settings(&settings);
+    let schema_options = crate::emit::schema::SchemaOptions::from_settings(&settings);
     for (g, gv) in model.groups.iter().zip(&views) {
         for (v, vv) in g.versions.iter().zip(&gv.versions) {
             for (k, kv) in v.kinds.iter().zip(&vv.kinds) {
+                // The schema the kind's `validate()` checks against.
+                let mut kv = kv.clone();
+                kv.validation_schema =
+                    crate::emit::validate::validation_schema(&model, v, k, &schema_options, kv.status_subresource);
+                let kv = &kv;
                 let Some(crd) = crd::build(&model, g, &[(v, k)], &crd_options, &mut diags) else { continue };
                 if diags.has_errors() {
                     continue;

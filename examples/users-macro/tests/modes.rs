@@ -53,3 +53,22 @@ fn both_modes_generate_the_same_apply_configurations() {
         })
     );
 }
+
+#[test]
+fn both_modes_validate_alike() {
+    // The same schema in both modes: an out-of-range id, a short password
+    // and an unknown shell are refused with the same errors.
+    let bad = api::User::new(
+        "alice",
+        api::UserSpec { user_id: 0, password: Some("short".into()), shell: Some("csh".into()), ..Default::default() },
+    );
+    let built_bad: built::apis::auth::v1beta1::User =
+        serde_json::from_value(serde_json::to_value(&bad).unwrap()).unwrap();
+    let a = bad.validate().unwrap_err();
+    let b = built_bad.validate().unwrap_err();
+    assert_eq!(a, b);
+    let fields: Vec<&str> = a.0.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["spec.password", "spec.shell", "spec.userID"], "{a}");
+    assert_eq!(api::User::VALIDATION_SCHEMA, built::apis::auth::v1beta1::User::VALIDATION_SCHEMA);
+    assert!(api::User::new("bob", api::UserSpec { user_id: 7, ..Default::default() }).validate().is_ok());
+}
