@@ -62,8 +62,9 @@ pub fn validate<K: Serialize>(object: &K, schema: &'static str) -> Result<(), Fi
 
 /// Checks `object` as an update of `old`: what [`validate`] checks, plus
 /// the CEL transition rules (those reading `oldSelf`, e.g. immutability),
-/// and, as the server ratchets, errors inside a part of the object the
-/// update leaves unchanged are dropped (but never a transition rule's).
+/// and, as the server ratchets, errors at a value the update leaves
+/// unchanged are dropped (a missing required field's at its object; never a
+/// transition rule's; items only of a list left as it was).
 #[inline]
 pub fn validate_update<K: Serialize>(object: &K, old: &K, schema: &'static str) -> Result<(), FieldErrors> {
     let to_value = |k: &K| {
@@ -98,7 +99,15 @@ pub(crate) fn admit(object: &mut Value, old: Option<Value>, schema: &'static str
         schema.apply_defaults(old);
         // Ratcheting: an error where the object equals the old one is not
         // the update's doing.
-        errors.retain(|e| !unchanged(object, old, &e.field));
+        errors.retain(|e| {
+            // A missing required field is the error of the object holding it.
+            let at = if e.reason == "FieldValueRequired" {
+                e.field.rsplit_once('.').map_or("", |(parent, _)| parent)
+            } else {
+                e.field.as_str()
+            };
+            !unchanged(object, old, at)
+        });
     }
     if schema.has_rules() {
         // The server runs no CEL rule on an object with a blocking error,
@@ -133,7 +142,11 @@ fn unchanged(new: &Value, old: &Value, field: &str) -> bool {
     for step in path_steps(field) {
         let next = match step {
             Step::Key(k) => a.get(k).zip(b.get(k)),
-            Step::Index(i) => a.get(i).zip(b.get(i)),
+            // List items are matched only in a list left as it was (the
+            // server correlates no items of a changed list but map lists',
+            // by key; those are not ratcheted here).
+            Step::Index(i) if json_equal(a, b) => a.get(i).zip(b.get(i)),
+            Step::Index(_) => None,
         };
         match next {
             Some((x, y)) => (a, b) = (x, y),
@@ -251,7 +264,7 @@ impl Node {
             min_length: u("minLength"),
             max_length: u("maxLength"),
             pattern: s("pattern").map(|p| {
-                let re = regex::Regex::new(&p).ok();
+                let re = regex::Regex::new(&re2_ascii_classes(&p)).ok();
                 (p, re)
             }),
             enum_values: v.get("enum").and_then(Value::as_array).cloned(),
@@ -284,6 +297,12 @@ impl Node {
         match value {
             Value::Object(map) => {
                 for (name, prop) in &self.properties {
+                    // A null where null is not allowed is dropped, and then
+                    // defaulted like a missing field (the server's pruning
+                    // of non-nullable nulls).
+                    if map.get(name).is_some_and(Value::is_null) && !prop.nullable {
+                        map.remove(name);
+                    }
                     if !map.contains_key(name)
                         && let Some(d) = &prop.default
                     {
@@ -404,7 +423,7 @@ impl Node {
                 let go_float = |f: f64| if integer && f.fract() == 0.0 { format!("{}", f as i64) } else { go_float(f) };
                 if let Some(m) = self.multiple_of
                     && m > 0.0
-                    && (x / m).fract() != 0.0
+                    && !is_multiple(x, m, integer)
                 {
                     out.push(invalid(
                         path,
@@ -502,7 +521,7 @@ impl Node {
                 if let Some(additional) = &self.additional {
                     for (key, child) in map {
                         if !self.properties.contains_key(key) {
-                            additional.check_list_types(child, &format!("{path}[{}]", go_quote(key)), out);
+                            additional.check_list_types(child, &format!("{path}[{key}]"), out);
                         }
                     }
                 }
@@ -675,6 +694,87 @@ fn go_float(f: f64) -> String {
     }
 }
 
+/// Whether `x` is a multiple of `factor` as kube-openapi decides it:
+/// integers exactly, floats as `x / factor` (`1 / factor * x` below 1)
+/// within a relative 1e-9 of an integer (go-openapi's
+/// `IsFloat64AJSONInteger`).
+fn is_multiple(x: f64, factor: f64, integer: bool) -> bool {
+    if integer && factor.fract() == 0.0 {
+        return (x % factor) == 0.0;
+    }
+    let mult = if factor < 1.0 { 1.0 / factor * x } else { x / factor };
+    if !mult.is_finite() || mult.abs() > 9007199254740991.0 {
+        return false;
+    }
+    let rounded = mult.round();
+    if mult == rounded {
+        return true;
+    }
+    rounded != 0.0 && (mult - rounded).abs() < 1e-9 * rounded.abs()
+}
+
+/// A schema `pattern` (RE2, as the API server reads it) for the `regex`
+/// crate: RE2's `\d`, `\w`, `\s` and `\b` are ASCII-only, the crate's are
+/// Unicode, so they are spelled out.
+fn re2_ascii_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(next) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                let (inside, outside) = match next {
+                    'd' => ("0-9", "[0-9]"),
+                    'D' => ("", "[^0-9]"),
+                    'w' => ("0-9A-Za-z_", "[0-9A-Za-z_]"),
+                    'W' => ("", "[^0-9A-Za-z_]"),
+                    's' => ("\\t\\n\\f\\r ", "[\\t\\n\\f\\r ]"),
+                    'S' => ("", "[^\\t\\n\\f\\r ]"),
+                    'b' if !in_class => ("", "(?-u:\\b)"),
+                    'B' if !in_class => ("", "(?-u:\\B)"),
+                    _ => {
+                        out.push(c);
+                        out.push(next);
+                        continue;
+                    }
+                };
+                if in_class && !inside.is_empty() {
+                    out.push_str(inside);
+                } else if in_class {
+                    // A negated class inside a class: kept as written.
+                    out.push(c);
+                    out.push(next);
+                } else {
+                    out.push_str(outside);
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                // `[]...]` and `[^]...]`: a leading `]` is a literal.
+                let rest = chars.as_str();
+                let lead = if rest.starts_with('^') { 1 } else { 0 };
+                if rest[lead..].starts_with(']') {
+                    out.push_str(&rest[..lead + 1]);
+                    for _ in 0..=lead {
+                        chars.next();
+                    }
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// `x-kubernetes-validations`: CEL rules, with the `cel` crate (its
 /// standard library and string extensions). A rule that calls a function of
 /// Kubernetes' own CEL libraries the crate lacks (`quantity`, `isURL`,
@@ -766,7 +866,7 @@ mod cel_rules {
                                 additional.check_rules(
                                     child,
                                     old.and_then(|o| o.get(key)),
-                                    &format!("{path}[{}]", super::go_quote(key)),
+                                    &format!("{path}[{key}]"),
                                     out,
                                 );
                             }
@@ -803,8 +903,12 @@ mod cel_rules {
             if let Some(old) = old {
                 let _ = context.add_variable("oldSelf", old);
             }
+            // Ratcheting: a rule that does not read `oldSelf` fails a value
+            // the update left unchanged without an error.
+            let ratcheted = !rule.uses_old_self && old.is_some_and(|o| super::json_equal(o, value));
             match program.execute(&context) {
                 Ok(cel::Value::Bool(true)) => return,
+                _ if ratcheted => return,
                 Ok(_) => {}
                 // A function of Kubernetes' CEL libraries this crate lacks:
                 // the server's to check.
@@ -919,6 +1023,58 @@ mod tests {
                 "spec.size | FieldValueInvalid | Invalid value: 0: spec.size in body should be greater than or equal to 1"
             ]
         );
+    }
+
+    #[test]
+    fn patterns_read_classes_as_re2_does() {
+        let re = |p: &str| regex::Regex::new(&re2_ascii_classes(p)).unwrap();
+        assert!(!re(r"^\d+$").is_match("٣")); // Arabic-Indic digit: not an RE2 `\d`
+        assert!(re(r"^\d+$").is_match("42"));
+        assert!(!re(r"^(\S+\s+){4}\S+$").is_match("a\u{a0}b c d e")); // no-break space
+        assert!(re(r"^(\S+\s+){4}\S+$").is_match("*/5 * * * *"));
+        assert!(re(r"^[\w-]+$").is_match("a-b_1"));
+        assert!(!re(r"^[\w-]+$").is_match("é"));
+        assert!(re(r"^[]a]+$").is_match("]a"));
+    }
+
+    #[test]
+    fn multiples_follow_kube_openapi() {
+        assert!(is_multiple(0.3, 0.1, false));
+        assert!(!is_multiple(0.35, 0.1, false));
+        assert!(is_multiple(15.0, 5.0, true));
+        assert!(!is_multiple(7.0, 5.0, true));
+    }
+
+    #[test]
+    fn nulls_are_dropped_then_defaulted_and_map_keys_are_bracketed() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "size": {"type": "integer", "default": 3, "minimum": 1},
+            "note": {"type": "string"},
+            "sets": {"type": "object", "additionalProperties":
+                {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}},
+        }}}});
+        assert_eq!(
+            check(schema, json!({"spec": {"size": null, "note": null, "sets": {"a": ["x", "x"]}}})),
+            ["spec.sets[a][1] | FieldValueDuplicate | Duplicate value: \"x\""]
+        );
+    }
+
+    #[test]
+    fn updates_ratchet_errors_at_unchanged_values() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["a"], "properties": {
+            "a": {"type": "integer"},
+            "n": {"type": "integer", "maximum": 5},
+            "l": {"type": "array", "items": {"type": "integer", "maximum": 5}},
+        }}}});
+        let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
+        let old = json!({"spec": {"n": 9, "l": [9]}});
+        // Unchanged: the old errors (n, l[0], the missing a) are not the update's.
+        assert_eq!(super::check(old.clone(), Some(old.clone()), text), Ok(()));
+        // n changed, still too big; the list changed, so its item is checked;
+        // `spec` changed, so its missing `a` counts.
+        let errors = super::check(json!({"spec": {"n": 8, "l": [9, 1]}}), Some(old), text).unwrap_err();
+        let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["spec.l[0]", "spec.n", "spec.a"]);
     }
 
     #[test]

@@ -236,8 +236,8 @@ async fn local_validation_agrees_with_the_api_server() -> Result<()> {
         objects.len()
     );
     // Updates: valid objects are created, then each is replaced (dry run)
-    // by variants: renamed (the immutability rule), with a field made
-    // invalid, with one made valid again, unchanged; `validate_update`
+    // by variants: renamed (the immutability rule), with fields made
+    // invalid, with a mode in the wrong case, unchanged; `validate_update`
     // must agree with each verdict.
     let mut updates = 0;
     let mut update_mismatches = Vec::new();

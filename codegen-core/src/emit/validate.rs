@@ -30,21 +30,33 @@ pub fn validation_schema(
     value.to_string()
 }
 
+/// Removes the documentation keys of a schema node and of the schema nodes
+/// below it, following the schema's structure: a property named
+/// `description` is a field, not documentation, and `default`/`enum` values
+/// are data.
 fn strip(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for key in ["description", "example", "externalDocs"] {
-                map.remove(key);
-            }
-            for (key, child) in map.iter_mut() {
-                // A default or enum value is data: an object there is not a schema.
-                if key != "default" && key != "enum" {
-                    strip(child);
+    let Value::Object(node) = value else { return };
+    for key in ["description", "example", "externalDocs"] {
+        node.remove(key);
+    }
+    for (key, child) in node.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" | "definitions" => {
+                if let Value::Object(props) = child {
+                    props.values_mut().for_each(strip);
                 }
             }
+            "items" | "additionalProperties" | "additionalItems" | "not" => match child {
+                Value::Array(schemas) => schemas.iter_mut().for_each(strip),
+                other => strip(other),
+            },
+            "allOf" | "anyOf" | "oneOf" => {
+                if let Value::Array(schemas) = child {
+                    schemas.iter_mut().for_each(strip);
+                }
+            }
+            _ => {}
         }
-        Value::Array(items) => items.iter_mut().for_each(strip),
-        _ => {}
     }
 }
 
@@ -61,6 +73,15 @@ mod tests {
             v,
             json!({"x-kubernetes-validations": [{"rule": "self > 1"}],
                 "properties": {"a": {"type": "object", "default": {"description": "kept"}}}})
+        );
+        // A field named `description` keeps its schema.
+        let mut v = json!({"properties": {"description": {"type": "string", "maxLength": 3, "description": "d"},
+            "list": {"items": {"description": "i", "type": "string"}}}});
+        super::strip(&mut v);
+        assert_eq!(
+            v,
+            json!({"properties": {"description": {"type": "string", "maxLength": 3},
+                "list": {"items": {"type": "string"}}}})
         );
     }
 }
