@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::Diagnostic;
 use crate::ident::{plural_type_name, pluralize, snake_case};
-use crate::rbac::{RbacSettings, run_rbac};
+use crate::rbac::RbacSettings;
 use crate::settings::{GroupVersions, Settings};
-use crate::{KubeVersion, Mode, Report};
+use crate::{KubeVersion, Report};
 
 /// Marker line in a version's `mod.rs`: new kinds' modules go above it.
 pub const KINDS_MARKER: &str = "// +kube-codegen:scaffold:kinds";
@@ -181,13 +181,11 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
         output: dir.join("config/rbac/role.yaml"),
         role_name: "manager-role".into(),
     };
-    match run_rbac(&rbac, Mode::Write) {
-        Ok(report) => {
-            txn.track(&report);
-            generated.push(report);
-        }
+    let role = match crate::rbac::generate_rbac(&rbac) {
+        Ok(output) => output,
         Err(errors) => return Err(txn.abort(errors)),
-    }
+    };
+    generated.push(txn.commit_output(&role, Vec::new())?);
     Ok(Scaffolded {
         created: txn.created_files(),
         edited: Vec::new(),
@@ -291,7 +289,7 @@ pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagno
     if let Some(g) = existing_group {
         for other in g.versions.iter().filter(|v| **v != version) {
             if let Some(path) = defining_file(&apis.join(&group_dir).join(other), &api.kind)
-                && !std::fs::read_to_string(&path).is_ok_and(|t| t.contains("storage"))
+                && !marks_storage(&path, &api.kind)
             {
                 return Err(vec![
                     Diagnostic::error(format!("`{}` is in `{other}` too, and neither version is marked as the storage version", api.kind))
@@ -435,6 +433,24 @@ fn group_name_in(text: &str) -> Option<String> {
     })
 }
 
+/// Whether the struct `kind` in `path` carries `storage` in a
+/// `#[resource(...)]` attribute.
+fn marks_storage(path: &Path, kind: &str) -> bool {
+    let Some(file) = std::fs::read_to_string(path).ok().and_then(|t| syn::parse_file(&t).ok()) else { return false };
+    file.items.iter().any(|item| match item {
+        syn::Item::Struct(st) if st.ident == kind => st.attrs.iter().any(|a| {
+            a.path().is_ident("resource")
+                && a.meta.require_list().is_ok_and(|l| {
+                    l.tokens
+                        .clone()
+                        .into_iter()
+                        .any(|t| matches!(t, proc_macro2::TokenTree::Ident(i) if i == "storage"))
+                })
+        }),
+        _ => false,
+    })
+}
+
 /// The `.rs` file of `dir` that defines a struct or enum named `kind`.
 fn defining_file(dir: &Path, kind: &str) -> Option<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -469,14 +485,17 @@ fn check_api(api: &ApiSpec, errors: &mut Vec<Diagnostic>) {
             Diagnostic::error(format!("`{}` is not an API group for a CRD", api.group))
                 .help("a CRD's group is a lower-case DNS name with at least one dot, e.g. `cache.example.com`"),
         );
-    } else if !group_dir(&api.group).starts_with(|c: char| c.is_ascii_lowercase()) {
+    } else if !group_dir(&api.group).starts_with(|c: char| c.is_ascii_lowercase())
+        || syn::parse_str::<syn::Ident>(&group_dir(&api.group)).is_err()
+        || crate::import::RESERVED_GROUP_DIRS.contains(&group_dir(&api.group).as_str())
+    {
         errors.push(
             Diagnostic::error(format!(
-                "the group `{}` starts with `{}`, which is no Rust module name",
+                "the group `{}` starts with `{}`, which cannot be the group's module (not a name, a Rust keyword, or a method of the generated informer factory)",
                 api.group,
                 group_dir(&api.group)
             ))
-            .help("start the group with a letter, e.g. `cache.example.com`"),
+            .help("start the group with another label, e.g. `cache.example.com`"),
         );
     }
     if !is_version(&api.version) {
@@ -493,6 +512,13 @@ fn check_api(api: &ApiSpec, errors: &mut Vec<Diagnostic>) {
         errors.push(
             Diagnostic::error(format!("`{kind}` is not a kind name"))
                 .help("write the kind in UpperCamelCase letters and digits, e.g. `Memcached` or `CronJob`"),
+        );
+    } else if syn::parse_str::<syn::Ident>(&snake_case(kind)).is_err()
+        || ["register", "mod"].contains(&snake_case(kind).as_str())
+    {
+        errors.push(
+            Diagnostic::error(format!("the kind `{kind}` would live in the module `{}`, which cannot be one", snake_case(kind)))
+                .help("a kind's file and module are named after it in snake_case: pick a kind that is no Rust keyword, `Register` or `Mod`"),
         );
     }
 }
@@ -561,13 +587,43 @@ pub(crate) fn insert_at_marker(text: &str, marker: &str, lines: &str) -> String 
     }
     let mut run: Vec<String> = all[start..at].iter().chain(&new).map(|l| l.trim_end().to_string() + "\n").collect();
     if start < at {
-        run.sort();
+        // rustfmt (style edition 2024) sorts by version: `v2` before `v10`.
+        run.sort_by(|a, b| version_order(a, b));
         run.dedup();
     }
     let mut out: String = all[..start].concat();
     out.push_str(&run.concat());
     out.push_str(&all[at..].concat());
     out
+}
+
+/// Version sorting, as rustfmt's 2024 style orders module declarations:
+/// runs of digits compare as numbers, everything else as text.
+fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn chunks(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    for (x, y) in chunks(a).into_iter().zip(chunks(b)) {
+        let order = match (x, y) {
+            ((true, x), (true, y)) => {
+                x.trim_start_matches('0').len().cmp(&y.trim_start_matches('0').len()).then(x.cmp(y))
+            }
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if order != std::cmp::Ordering::Equal {
+            return order;
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// The new contents of the user file `path` with `lines` added at `marker`;
@@ -607,10 +663,13 @@ pub(crate) struct Transaction {
     created: Vec<PathBuf>,
     created_dirs: Vec<PathBuf>,
     edited: Vec<(PathBuf, String)>,
+    /// The file being written, for the message when that fails.
+    attempted: Option<PathBuf>,
 }
 
 impl Transaction {
     pub(crate) fn create(&mut self, path: &Path, contents: &str) -> std::io::Result<()> {
+        self.attempted = Some(path.to_path_buf());
         let mut missing = Vec::new();
         let mut dir = path.parent();
         while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
@@ -627,6 +686,7 @@ impl Transaction {
     }
 
     pub(crate) fn edit(&mut self, path: &Path, contents: &str) -> std::io::Result<()> {
+        self.attempted = Some(path.to_path_buf());
         let old = std::fs::read_to_string(path)?;
         std::fs::write(path, contents)?;
         self.edited.push((path.to_path_buf(), old));
@@ -634,47 +694,70 @@ impl Transaction {
     }
 
     /// Records the files a generator run created.
-    pub(crate) fn track(&mut self, report: &Report) {
-        for change in &report.changes {
+    /// Writes generated `output` (files with the generated-file header,
+    /// through the writer's plan), recording the files and the directories
+    /// it creates.
+    pub(crate) fn commit_output(
+        &mut self,
+        output: &crate::write::Output,
+        warnings: Vec<Diagnostic>,
+    ) -> Result<Report, Vec<Diagnostic>> {
+        let changes = match crate::write::plan(output) {
+            Ok(changes) => changes,
+            Err(errors) => return Err(self.abort(errors)),
+        };
+        for change in &changes {
+            if let crate::Change::Create { path, .. } = change {
+                let mut dir = path.parent();
+                while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+                    if !self.created_dirs.iter().any(|c| c == d) {
+                        self.created_dirs.push(d.to_path_buf());
+                    }
+                    dir = d.parent();
+                }
+            }
+        }
+        if let Err(e) = crate::write::apply(&changes) {
+            return Err(self.abort(vec![e]));
+        }
+        let unchanged =
+            output.files.len() - changes.iter().filter(|c| !matches!(c, crate::Change::Delete { .. })).count();
+        for change in &changes {
             if let crate::Change::Create { path, .. } = change {
                 self.created.push(path.clone());
             }
         }
+        Ok(Report { changes, unchanged, warnings })
     }
 
     /// Runs the generators on the tree written so far.
     pub(crate) fn generate(&mut self, settings: &Settings, reports: &mut Vec<Report>) -> Result<(), Vec<Diagnostic>> {
-        // New directories the generators create are not tracked one by
-        // one: the parents of their files are removed when empty.
-        match crate::run(settings, Mode::Write) {
-            Ok(report) => {
-                self.track(&report);
-                reports.push(report);
-                Ok(())
-            }
-            Err(errors) => Err(self.abort(errors)),
-        }
+        // The model stays on the big stack's thread; files and warnings come back.
+        let (output, warnings) = match crate::on_big_stack(|| crate::generate(settings).map(|g| (g.output, g.warnings)))
+        {
+            Ok(generated) => generated,
+            Err(errors) => return Err(self.abort(errors)),
+        };
+        reports.push(self.commit_output(&output, warnings)?);
+        Ok(())
     }
 
     pub(crate) fn fail(&mut self, e: std::io::Error) -> Vec<Diagnostic> {
-        let at = self.created.last().map(|p| format!(" (writing `{}`)", p.display())).unwrap_or_default();
+        let at = self.attempted.as_ref().map(|p| format!(" (writing `{}`)", p.display())).unwrap_or_default();
         self.abort(vec![Diagnostic::error(format!("cannot write the new files{at}: {e}"))])
     }
 
-    /// Undoes everything and returns `errors` with a note saying so.
+    /// Undoes everything and returns `errors` with a note saying so: edits
+    /// restored, files created removed, and the directories created for
+    /// them removed when empty (directories that were there stay).
     pub(crate) fn abort(&mut self, mut errors: Vec<Diagnostic>) -> Vec<Diagnostic> {
         for (path, old) in self.edited.drain(..).rev() {
             let _ = std::fs::write(&path, old);
         }
-        let mut dirs: Vec<PathBuf> = self.created_dirs.drain(..).collect();
         for path in self.created.drain(..).rev() {
             let _ = std::fs::remove_file(&path);
-            let mut dir = path.parent();
-            while let Some(d) = dir {
-                dirs.push(d.to_path_buf());
-                dir = d.parent();
-            }
         }
+        let mut dirs: Vec<PathBuf> = self.created_dirs.drain(..).collect();
         // Deepest first; only directories left empty go.
         dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
         dirs.dedup();

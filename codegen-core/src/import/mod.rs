@@ -6,13 +6,14 @@
 //! The phases: `read` the YAML into checked CRDs, model each served
 //! version's schema as Rust types with markers (`types`, `root`, and
 //! `builtin_index` for Kubernetes' own types), then `render` the files.
-//! Nothing is written here: the [`Imported::output`] goes through
-//! [`crate::write::plan`] and [`crate::write::apply`] like the generator's.
+//! [`import`] writes nothing; [`run_import`] writes the types (creating
+//! files, merging module files at their markers) and runs the generators,
+//! undoing everything when a step fails.
 //!
 //! The files are the user's to edit afterwards, so they carry no
 //! generated-file header, and import refuses to replace any existing file
-//! (one with the very same contents is left as it is) — `mod.rs` files
-//! included: merging into an existing `apis` tree is done by hand.
+//! (one with the very same contents is left as it is); an existing `mod.rs`
+//! with its scaffold marker line gets the new module lines above it.
 
 mod builtin_index;
 mod read;
@@ -132,7 +133,7 @@ pub fn run_import(
 
 /// Names a group directory cannot have: Rust keywords (it is a module) and
 /// the methods of the generated `SharedInformerFactory` (one accessor per group).
-const RESERVED_GROUP_DIRS: &[&str] = &[
+pub(crate) const RESERVED_GROUP_DIRS: &[&str] = &[
     "new",
     "from_runtime",
     "runtime",
@@ -536,7 +537,7 @@ fn refuse_existing(f: &GeneratedFile, diags: &mut Diagnostics) {
         Ok(_) => {
             let is_mod = f.path.file_name().is_some_and(|n| n == "mod.rs");
             let help = if is_mod {
-                "import never edits existing files: import into an empty `--apis-dir` and add its `pub mod` lines and modules to yours by hand".to_string()
+                "import adds its modules to an existing `mod.rs` only above its scaffold marker line (`// +kube-codegen:scaffold:groups`, `:versions` or `:kinds`, as `kube-codegen init` writes them): add that line where the new `pub mod` lines belong, or import into an empty `--apis-dir`".to_string()
             } else {
                 "imported types are yours to edit, so import never overwrites them: move the file away (or import into another `--apis-dir`) and merge by hand".to_string()
             };
