@@ -67,6 +67,8 @@ impl super::{{ k.rust_name }} {
     /// errors carry the server's field paths and messages. String formats
     /// are left to the server{% if k.status_subresource %}; `status`, which a create or
     /// update ignores with the status subresource, is not checked{% endif %}.
+    // Inline: compiled only in crates that call it.
+    #[inline]
     pub fn validate(&self) -> ::std::result::Result<(), {{ p.rt }}::validation::FieldErrors> {
         {{ p.rt }}::validation::validate(self, Self::VALIDATION_SCHEMA)
     }
@@ -75,6 +77,7 @@ impl super::{{ k.rust_name }} {
     /// plus the transition rules (CEL rules reading `oldSelf`, such as
     /// immutability), with errors in parts the update leaves unchanged
     /// dropped, as the server ratchets them.
+    #[inline]
     pub fn validate_update(&self, old: &Self) -> ::std::result::Result<(), {{ p.rt }}::validation::FieldErrors> {
         {{ p.rt }}::validation::validate_update(self, old, Self::VALIDATION_SCHEMA)
     }

@@ -62,6 +62,7 @@ impl super::Student {
     /// errors carry the server's field paths and messages. String formats
     /// are left to the server; `status`, which a create or
     /// update ignores with the status subresource, is not checked.
+    #[inline]
     pub fn validate(
         &self,
     ) -> ::std::result::Result<(), ::codegen_runtime::validation::FieldErrors> {
@@ -71,6 +72,7 @@ impl super::Student {
     /// plus the transition rules (CEL rules reading `oldSelf`, such as
     /// immutability), with errors in parts the update leaves unchanged
     /// dropped, as the server ratchets them.
+    #[inline]
     pub fn validate_update(
         &self,
         old: &Self,
