@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the real kube-apiserver, etcd and a matching kubectl used by the
-# end-to-end tests from Go modules, into a cache directory outside the clone
-# keyed by version, and installs controller-gen (the CRD oracle of the
-# differential tests) beside them. Does nothing when all are already there.
+# Builds the real kube-apiserver, etcd, a matching kubectl and
+# k8s.io/sample-apiserver (the aggregated API server of the aggregation
+# tests) used by the end-to-end tests from Go modules, into a cache
+# directory outside the clone keyed by version, and installs controller-gen
+# (the CRD oracle of the differential tests) beside them. Builds only what
+# is missing; does nothing when all are already there.
 #
 #   testenv/build.sh            build if missing, print the bin directory
 #   testenv/build.sh --regen    rewrite the wrapper go.mod/go.sum after a version
@@ -31,12 +33,12 @@ install_controller_gen() {
 }
 
 regen() {
-    local kas="$HERE/go/kube-apiserver" etcd="$HERE/go/etcd" gomod mods etcd_version
+    local kas="$HERE/go/kube-apiserver" etcd="$HERE/go/etcd" sample="$HERE/go/sample-apiserver" gomod mods etcd_version
     gomod="$(go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" | sed -n 's/.*"GoMod": "\([^"]*\)".*/\1/p')"
     mods="$(sed -n 's|^[[:space:]]*\(k8s\.io/[^ ]*\) => \./staging/src/k8s\.io/.*|\1|p' "$gomod")"
     [ -n "$mods" ] || { echo "no staging replace directives found in $gomod" >&2; exit 1; }
     etcd_version="$(sed -n 's|^[[:space:]]*go\.etcd\.io/etcd/server/v3 \(v[^ ]*\).*|\1|p' "$gomod")"
-    rm -f "$kas/go.mod" "$kas/go.sum" "$etcd/go.mod" "$etcd/go.sum"
+    rm -f "$kas/go.mod" "$kas/go.sum" "$etcd/go.mod" "$etcd/go.sum" "$sample/go.mod" "$sample/go.sum"
     (cd "$kas" && go mod init kube-codegen.invalid/testenv/kube-apiserver >/dev/null 2>&1 \
         && for m in $mods; do go mod edit -replace="$m=$m@$STAGING_VERSION"; done \
         && go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@v${K8S_VERSION}" \
@@ -44,6 +46,11 @@ regen() {
         && go mod tidy)
     (cd "$etcd" && go mod init kube-codegen.invalid/testenv/etcd >/dev/null 2>&1 \
         && go get -tool "go.etcd.io/etcd/server/v3@${etcd_version}" \
+        && go mod tidy)
+    # Its own module: sample-apiserver's dependency versions must not move
+    # the test server's.
+    (cd "$sample" && go mod init kube-codegen.invalid/testenv/sample-apiserver >/dev/null 2>&1 \
+        && go get -tool "k8s.io/sample-apiserver@${STAGING_VERSION}" \
         && go mod tidy)
     if [ "$etcd_version" != "$ETCD_VERSION" ]; then
         echo "k8s.io/kubernetes v${K8S_VERSION} pins etcd ${etcd_version}: set ETCD_VERSION=${etcd_version} in testenv/versions.env" >&2
@@ -56,7 +63,12 @@ if [ "${1:-}" = "--regen" ]; then
 fi
 
 install_controller_gen
-if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/etcd" ] && [ -x "$BIN/kubectl" ]; then
+BINARIES=(etcd kube-apiserver kubectl sample-apiserver)
+missing=()
+for b in "${BINARIES[@]}"; do
+    [ -x "$BIN/$b" ] || missing+=("$b")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
     echo "$BIN"
     exit 0
 fi
@@ -69,16 +81,20 @@ LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} \
  -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${MINOR} \
  -X k8s.io/component-base/version.gitTreeState=clean"
 
-echo "building etcd ${ETCD_VERSION} into $BIN" >&2
-(cd "$HERE/go/etcd" && CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "-s -w" \
-    -o "$TMP_BIN/etcd" go.etcd.io/etcd/server/v3)
-echo "building kube-apiserver v${K8S_VERSION} into $BIN (several minutes on a cold cache)" >&2
-(cd "$HERE/go/kube-apiserver" && CGO_ENABLED=0 go build -mod=readonly -trimpath -pgo=off -ldflags "$LDFLAGS" \
-    -o "$TMP_BIN/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
-echo "building kubectl v${K8S_VERSION} into $BIN" >&2
-(cd "$HERE/go/kube-apiserver" && CGO_ENABLED=0 go build -mod=readonly -trimpath -pgo=off -ldflags "$LDFLAGS" \
-    -o "$TMP_BIN/kubectl" k8s.io/kubernetes/cmd/kubectl)
-mv "$TMP_BIN/etcd" "$BIN/etcd"
-mv "$TMP_BIN/kube-apiserver" "$BIN/kube-apiserver"
-mv "$TMP_BIN/kubectl" "$BIN/kubectl"
+# Each binary is built beside its final name and moved in place when done,
+# so an interrupted build never leaves one that looks complete.
+build() { # <binary> <wrapper module> <package> <ldflags>
+    echo "building $1 into $BIN" >&2
+    (cd "$HERE/go/$2" && CGO_ENABLED=0 go build -mod=readonly -trimpath -pgo=off -ldflags "$4" \
+        -o "$TMP_BIN/$1" "$3")
+    mv "$TMP_BIN/$1" "$BIN/$1"
+}
+for b in "${missing[@]}"; do
+    case "$b" in
+        etcd) build etcd etcd go.etcd.io/etcd/server/v3 "-s -w" ;;
+        kube-apiserver) build kube-apiserver kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$LDFLAGS" ;;
+        kubectl) build kubectl kube-apiserver k8s.io/kubernetes/cmd/kubectl "$LDFLAGS" ;;
+        sample-apiserver) build sample-apiserver sample-apiserver k8s.io/sample-apiserver "$LDFLAGS" ;;
+    esac
+done
 echo "$BIN"

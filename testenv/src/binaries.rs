@@ -115,7 +115,7 @@ fn go_source_key(src: &Path) -> Result<u64> {
     Ok(key)
 }
 
-/// Paths of the three binaries a test environment runs.
+/// Paths of the binaries a test environment runs.
 #[derive(Clone, Debug)]
 pub struct Binaries {
     /// kube-apiserver.
@@ -125,6 +125,10 @@ pub struct Binaries {
     /// kubectl (the one built beside the server when present, else `kubectl`
     /// from `PATH`).
     pub kubectl: PathBuf,
+    /// k8s.io/sample-apiserver, the aggregated API server of
+    /// [`TestEnv::start_sample_apiserver`](crate::TestEnv::start_sample_apiserver)
+    /// (checked there: only the aggregation tests need it).
+    pub sample_apiserver: PathBuf,
 }
 
 impl Binaries {
@@ -159,7 +163,7 @@ impl Binaries {
         }
         let built_kubectl = dir.join("kubectl");
         let kubectl = if built_kubectl.is_file() { built_kubectl } else { PathBuf::from("kubectl") };
-        Ok(Self { kube_apiserver, etcd, kubectl })
+        Ok(Self { kube_apiserver, etcd, kubectl, sample_apiserver: dir.join("sample-apiserver") })
     }
 }
 
@@ -182,6 +186,13 @@ mod tests {
         );
         let kas = include_str!("../go/kube-apiserver/go.mod");
         assert!(kas.contains(&format!("k8s.io/kubernetes v{}", *KUBERNETES_VERSION)));
+        // sample-apiserver is the staging module of the same release.
+        let sample = include_str!("../go/sample-apiserver/go.mod");
+        let staging = format!("v0.{}", KUBERNETES_VERSION.trim_start_matches("1."));
+        assert!(
+            sample.contains(&format!("k8s.io/sample-apiserver {staging}")),
+            "testenv/go/sample-apiserver/go.mod is not at {staging}; run testenv/build.sh --regen"
+        );
     }
 
     #[test]

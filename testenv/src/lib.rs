@@ -20,6 +20,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod aggregated;
 mod binaries;
 mod process;
 pub mod proxy;
@@ -44,6 +45,7 @@ use kube::{Client, Config};
 
 pub use binaries::{Binaries, CONTROLLER_GEN_VERSION, ETCD_VERSION, KUBERNETES_VERSION, controller_gen, go_program};
 pub use k8s_openapi::api::rbac::v1::Subject;
+pub use aggregated::{SAMPLE_ETCD_PREFIX, SAMPLE_GROUP, SAMPLE_NAMESPACE, SampleApiServer};
 use process::Supervised;
 
 /// The name of the unprivileged user every environment has (token auth,
@@ -84,6 +86,8 @@ pub struct TestEnv {
     ca_pem: String,
     etcd_url: String,
     api_port: u16,
+    sample: OnceLock<SampleApiServer>,
+    sample_start: Mutex<()>,
 }
 
 static SHARED: OnceLock<TestEnv> = OnceLock::new();
@@ -160,6 +164,8 @@ impl TestEnv {
             ca_pem,
             etcd_url: format!("http://127.0.0.1:{etcd_port}"),
             api_port,
+            sample: OnceLock::new(),
+            sample_start: Mutex::new(()),
         };
 
         let etcd_url = env.etcd_url.clone();
@@ -232,6 +238,16 @@ impl TestEnv {
             .arg("--disable-admission-plugins=ServiceAccount")
             .arg("--endpoint-reconciler-type=none")
             .arg("--enable-priority-and-fairness=false")
+            // The aggregation layer (aggregated.rs): the client CA and
+            // headers aggregated API servers trust, and the certificate
+            // kube-apiserver proxies to them with.
+            .arg(format!("--requestheader-client-ca-file={}", pki.join("front-proxy-ca.crt").display()))
+            .arg("--requestheader-allowed-names=front-proxy-client")
+            .arg("--requestheader-username-headers=X-Remote-User")
+            .arg("--requestheader-group-headers=X-Remote-Group")
+            .arg("--requestheader-extra-headers-prefix=X-Remote-Extra-")
+            .arg(format!("--proxy-client-cert-file={}", pki.join("front-proxy-client.crt").display()))
+            .arg(format!("--proxy-client-key-file={}", pki.join("front-proxy-client.key").display()))
             .arg(format!("--audit-log-path={}", work.join(audit).display()))
             .arg(format!("--audit-policy-file={}", write_audit_policy(work)?.display()))
             .stdin(Stdio::null())
@@ -743,18 +759,7 @@ fn base64(data: &[u8]) -> String {
 /// Writes a CA, a serving certificate for 127.0.0.1/localhost signed by it,
 /// and the service-account signing key; returns the CA's PEM.
 fn write_pki(pki: &Path) -> Result<String> {
-    let run = |args: &[&str]| -> Result<()> {
-        let out = Command::new("openssl")
-            .args(args)
-            .current_dir(pki)
-            .stdin(Stdio::null())
-            .output()
-            .context("running openssl (install it with `apt-get install openssl`)")?;
-        if !out.status.success() {
-            bail!("openssl {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
-        }
-        Ok(())
-    };
+    let run = |args: &[&str]| openssl(pki, args);
     run(&["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ca.key"])?;
     run(&[
         "req",
@@ -770,32 +775,84 @@ fn write_pki(pki: &Path) -> Result<String> {
         "-out",
         "ca.crt",
     ])?;
-    run(&["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "serving.key"])?;
-    run(&["req", "-new", "-key", "serving.key", "-subj", "/CN=127.0.0.1", "-out", "serving.csr"])?;
-    std::fs::write(
-        pki.join("serving.ext"),
-        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc,IP:10.0.0.1\n",
+    signed_certificate(
+        pki,
+        "ca",
+        "serving",
+        "/CN=127.0.0.1",
+        "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n\
+         subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc,IP:10.0.0.1",
     )?;
+    run(&["genrsa", "-out", "sa.key", "2048"])?;
+    // The front proxy: kube-apiserver's aggregation layer authenticates to
+    // aggregated API servers with this client certificate, and they trust
+    // the user it names in X-Remote-* headers (--requestheader-*).
+    run(&["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "front-proxy-ca.key"])?;
+    run(&[
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        "front-proxy-ca.key",
+        "-sha256",
+        "-days",
+        "7",
+        "-subj",
+        "/CN=kube-codegen-testenv-front-proxy-ca",
+        "-out",
+        "front-proxy-ca.crt",
+    ])?;
+    signed_certificate(
+        pki,
+        "front-proxy-ca",
+        "front-proxy-client",
+        "/CN=front-proxy-client",
+        "extendedKeyUsage=clientAuth",
+    )?;
+    Ok(std::fs::read_to_string(pki.join("ca.crt"))?)
+}
+
+/// A key `<name>.key` and certificate `<name>.crt` in `pki` for `subject`,
+/// signed by `<ca>.crt`/`<ca>.key`, with the extension lines `ext`.
+pub(crate) fn signed_certificate(pki: &Path, ca: &str, name: &str, subject: &str, ext: &str) -> Result<()> {
+    let run = |args: &[&str]| openssl(pki, args);
+    let (key, csr, crt, ext_file) =
+        (format!("{name}.key"), format!("{name}.csr"), format!("{name}.crt"), format!("{name}.ext"));
+    run(&["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", &key])?;
+    run(&["req", "-new", "-key", &key, "-subj", subject, "-out", &csr])?;
+    std::fs::write(pki.join(&ext_file), format!("basicConstraints=critical,CA:FALSE\n{ext}\n"))?;
     run(&[
         "x509",
         "-req",
         "-in",
-        "serving.csr",
+        &csr,
         "-CA",
-        "ca.crt",
+        &format!("{ca}.crt"),
         "-CAkey",
-        "ca.key",
+        &format!("{ca}.key"),
         "-CAcreateserial",
         "-days",
         "7",
         "-sha256",
         "-extfile",
-        "serving.ext",
+        &ext_file,
         "-out",
-        "serving.crt",
-    ])?;
-    run(&["genrsa", "-out", "sa.key", "2048"])?;
-    Ok(std::fs::read_to_string(pki.join("ca.crt"))?)
+        &crt,
+    ])
+}
+
+/// Runs openssl in `dir`; errors with its stderr.
+fn openssl(dir: &Path, args: &[&str]) -> Result<()> {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .context("running openssl (install it with `apt-get install openssl`)")?;
+    if !out.status.success() {
+        bail!("openssl {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(())
 }
 
 /// Records the metadata of every request, so tests can count list and watch
