@@ -56,6 +56,7 @@ impl {{ p.k8s }}::Metadata for super::{{ k.rust_name }} {
 }
 
 impl super::{{ k.rust_name }} {
+{%- if !k.skip_crd %}
     /// The OpenAPI schema of this kind's CRD version without descriptions:
     /// what [`validate`](Self::validate) checks against.
     pub const VALIDATION_SCHEMA: &'static str = {{ k.validation_schema|rust_raw_str }};
@@ -81,6 +82,7 @@ impl super::{{ k.rust_name }} {
     pub fn validate_update(&self, old: &Self) -> ::std::result::Result<(), {{ p.rt }}::validation::FieldErrors> {
         {{ p.rt }}::validation::validate_update(self, old, Self::VALIDATION_SCHEMA)
     }
+{%- endif %}
 {%- if k.has_new %}
     /// A new `{{ k.kind }}` named `name`{% if k.spec.is_some() %} with `spec`{% endif %}, `apiVersion` and `kind` set.
     pub fn new(name: &str{% if let Some(spec) = k.spec %}, spec: {{ spec }}{% endif %}) -> Self {

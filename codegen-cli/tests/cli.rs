@@ -282,6 +282,60 @@ fn bad_two_versions_without_storage() {
     insta::assert_snapshot!("bad_two_versions_without_storage", run.stderr);
 }
 
+bad_input!(
+    bad_skip_crd_with_crd_markers,
+    replace(
+        "#[resource(short_names(\"stu\"))]",
+        "#[resource(skip_crd, short_names(\"stu\"), printcolumn(name = \"School\", type = \"string\", json_path = \".spec.school\"))]"
+    )
+);
+
+#[test]
+fn bad_skip_crd_in_one_version() {
+    let dir = project(|s| s.replace("#[resource(short_names(\"stu\"))]", "#[resource(storage)]"));
+    let v2 = TYPES_RS.replace("#[resource(short_names(\"stu\"))]", "#[resource(skip_crd)]");
+    write(dir.path(), &[("pkg/apis/example/v2/mod.rs", MOD_RS), ("pkg/apis/example/v2/types.rs", &v2)]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1,v2"]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("bad_skip_crd_in_one_version", run.stderr);
+}
+
+/// `skip_crd` (a kind of an aggregated API server): every generator but
+/// the CRD's runs, in every version, without a storage version; the status
+/// subresource still gives the status verbs; no `validate()`.
+#[test]
+fn skip_crd_generates_everything_but_the_crd() {
+    let types = TYPES_RS
+        .replace("#[genclient(no_status)]", "#[genclient]")
+        .replace("#[resource(short_names(\"stu\"))]", "#[resource(skip_crd, subresource(status))]")
+        .replace(
+            "    pub spec: StudentSpec,\n}",
+            "    pub spec: StudentSpec,\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub status: Option<StudentStatus>,\n}\n\n/// Where a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\npub struct StudentStatus {\n    /// Grade.\n    pub grade: i32,\n}",
+        );
+    let dir = project(|_| types.clone());
+    write(dir.path(), &[("pkg/apis/example/v2/mod.rs", MOD_RS), ("pkg/apis/example/v2/types.rs", &types)]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1,v2"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("warning"), "no warnings: {}", run.stderr);
+    assert!(!dir.path().join("config/crd").exists(), "no CRD is written");
+    for v in ["v1", "v2"] {
+        let client =
+            std::fs::read_to_string(dir.path().join(format!("pkg/client/clientset/example/{v}/student.rs"))).unwrap();
+        for verb in
+            ["pub async fn create", "pub async fn update_status", "pub async fn apply_status", "pub async fn watch"]
+        {
+            assert!(client.contains(verb), "{v}: no `{verb}`");
+        }
+        assert!(dir.path().join(format!("pkg/client/informers/example/{v}/student.rs")).exists());
+        assert!(dir.path().join(format!("pkg/client/listers/example/{v}/student.rs")).exists());
+        let register = std::fs::read_to_string(dir.path().join(format!("pkg/apis/example/{v}/register.rs"))).unwrap();
+        assert!(register.contains("impl ::codegen_runtime::__private::k8s_openapi::Resource for super::Student"));
+        assert!(!register.contains("VALIDATION_SCHEMA"), "no validate() without a CRD schema");
+    }
+    let fake = std::fs::read_to_string(dir.path().join("pkg/client/fake/mod.rs")).unwrap();
+    assert!(fake.contains(".with_status_subresource(true)") && !fake.contains("with_validation"));
+}
+
 #[test]
 fn bad_hand_written_file_in_the_way() {
     let dir = project(|s| s.to_string());

@@ -77,7 +77,8 @@ pub struct InlineKind {
     /// `kube::Resource` impls, list type, client, lister and informer, the
     /// `crd()` helpers, and re-exports.
     pub code: String,
-    /// The CRD YAML, as the CLI writes it (without the generated-file header).
+    /// The CRD YAML, as the CLI writes it (without the generated-file
+    /// header); empty for a kind with `skip_crd`.
     pub crd_yaml: String,
 }
 
@@ -448,23 +449,26 @@ pub fn analyze(file: &Path, runtime_path: &str) -> Result<Analysis, Failure> {
             for (k, kv) in v.kinds.iter().zip(&vv.kinds) {
                 // The schema the kind's `validate()` checks against.
                 let mut kv = kv.clone();
-                kv.validation_schema =
-                    crate::emit::validate::validation_schema(&model, v, k, &schema_options, kv.status_subresource);
-                let kv = &kv;
-                let Some(crd) = crd::build(&model, g, &[(v, k)], &crd_options, &mut diags) else { continue };
-                if diags.has_errors() {
-                    continue;
-                }
-                let yaml = format!("---\n{}", crd::to_yaml(&crd));
-                let json = match serde_json::to_string(&crd) {
-                    Ok(j) => j,
-                    Err(e) => {
-                        diags.push(Diagnostic::error(format!("cannot serialize the CRD of `{}`: {e}", k.kind)));
+                let (mut yaml, mut json, mut crd_name) = (String::new(), String::new(), String::new());
+                if !k.skip_crd {
+                    kv.validation_schema =
+                        crate::emit::validate::validation_schema(&model, v, k, &schema_options, kv.status_subresource);
+                    let Some(crd) = crd::build(&model, g, &[(v, k)], &crd_options, &mut diags) else { continue };
+                    if diags.has_errors() {
                         continue;
                     }
-                };
+                    yaml = format!("---\n{}", crd::to_yaml(&crd));
+                    json = match serde_json::to_string(&crd) {
+                        Ok(j) => j,
+                        Err(e) => {
+                            diags.push(Diagnostic::error(format!("cannot serialize the CRD of `{}`: {e}", k.kind)));
+                            continue;
+                        }
+                    };
+                    crd_name = crd.metadata.name.clone();
+                }
+                let kv = &kv;
                 let vis = visibility(&pkg, &k.rust_name);
-                let crd_name = crd.metadata.name.clone();
                 let apply = apply_configs.as_ref().map(|(host_name, body, own_types)| InlineApply {
                     // From the kind's module up to the package root and down to the host's.
                     host_module: {

@@ -154,6 +154,9 @@ pub struct Kind {
     /// type (`Kind::new(name, spec)` takes it).
     pub spec_type: Option<TypeRef>,
     /// The struct (its ident span).
+    /// `#[resource(skip_crd)]`: no CRD, no `validate()` (an aggregated API
+    /// server serves the kind and validates it itself).
+    pub skip_crd: bool,
     pub origin: Origin,
 }
 

@@ -104,7 +104,8 @@ fn build_rs_output_equals_cli_output() {
         assert!(registers > 0);
         let crd_dir = cli_root.join(name).join("crd");
         let mut crds = 0;
-        for entry in std::fs::read_dir(&crd_dir).unwrap() {
+        // `wardle` (skip_crd) writes no CRD directory.
+        for entry in std::fs::read_dir(&crd_dir).into_iter().flatten() {
             let path = entry.unwrap().path();
             let built = &out.files[&out.dir.join("crd").join(path.file_name().unwrap())];
             assert_eq!(built, &std::fs::read_to_string(&path).unwrap(), "{name}: {} differs", path.display());

@@ -97,7 +97,7 @@ fn macro_crds_equal_cli_crds() {
 
         // kind → [(version path, storage)] per CRD file.
         let mut crds: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
-        for (g, v, k) in generation.model.kinds() {
+        for (g, v, k) in generation.model.kinds().filter(|(_, _, k)| !k.skip_crd) {
             let file = format!("{}_{}.yaml", g.name, k.plural);
             let path = format!("crate::{name}::apis::{}::{}::{}", g.package, v.name, k.rust_name);
             crds.entry(file).or_default().push((path, k.storage.is_some()));
@@ -162,5 +162,6 @@ pub fn check_all() -> Result<(), String> {{
     assert!(out.status.success(), "macro-mode fixtures:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     // Every CRD file of every fixture was compared.
     assert_eq!(stdout.lines().filter(|l| l.ends_with(": same")).count(), compared, "{stdout}");
-    assert!(compared >= FIXTURES.len(), "every fixture has a CRD");
+    // Every fixture but `wardle` (served by an aggregated API server) has a CRD.
+    assert!(compared >= FIXTURES.len() - 1, "every fixture has a CRD");
 }

@@ -337,7 +337,14 @@ impl<K: Object> TypedClient<K> {
 
     /// Deletes every object matching the selectors in `list_opts`.
     pub async fn delete_collection(&self, opts: &DeleteOptions, list_opts: &ListOptions) -> Result<()> {
-        self.api.delete_collection(&opts.into(), &list_opts.into()).await?;
+        // The answer (the deleted objects, or a Status) is not decoded: the
+        // items of a built-in or aggregated API server's list have no
+        // `apiVersion`/`kind`, which kube's typed `delete_collection` needs.
+        let url = K::url_path(&(), self.namespace.as_deref());
+        let request = kube::core::Request::new(url)
+            .delete_collection(&opts.into(), &list_opts.into())
+            .map_err(kube::Error::BuildRequest)?;
+        self.client.request_text(request).await?;
         Ok(())
     }
 
@@ -349,7 +356,23 @@ impl<K: Object> TypedClient<K> {
     /// Lists one page: everything, or at most `limit` objects starting at
     /// `continue_token`; the next token is in `metadata.continue_`.
     pub async fn list(&self, opts: &ListOptions) -> Result<ObjectList<K>> {
-        Ok(self.api.list(&opts.into()).await?)
+        self.list_page(&opts.into()).await
+    }
+
+    /// One page, each item decoded on its own: items of a built-in or an
+    /// aggregated API server's list carry no `apiVersion`/`kind`, which a
+    /// Rust kind usually requires (kube's `Api::list` fails on them).
+    async fn list_page(&self, params: &ListParams) -> Result<ObjectList<K>> {
+        let url = K::url_path(&(), self.namespace.as_deref());
+        let request = kube::core::Request::new(url).list(params).map_err(kube::Error::BuildRequest)?;
+        let page: ObjectList<Box<serde_json::value::RawValue>> = self.client.request(request).await?;
+        let items = page
+            .items
+            .iter()
+            .map(|item| crate::object::from_json_filling_type_meta::<K>(item.get()))
+            .collect::<std::result::Result<Vec<K>, _>>()
+            .map_err(kube::Error::SerdeError)?;
+        Ok(ObjectList { types: page.types, metadata: page.metadata, items })
     }
 
     /// Lists every matching object, following continue tokens page by page
@@ -358,7 +381,7 @@ impl<K: Object> TypedClient<K> {
         let mut params: ListParams = opts.into();
         let mut items = Vec::new();
         loop {
-            let page = self.api.list(&params).await?;
+            let page = self.list_page(&params).await?;
             items.extend(page.items);
             match page.metadata.continue_.filter(|c| !c.is_empty()) {
                 Some(token) => {

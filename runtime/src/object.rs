@@ -74,6 +74,38 @@ where
     }
 }
 
+/// Decodes an object of `K` from the JSON text of one object that may lack
+/// `apiVersion` and `kind`. The items of a list from a built-in or an
+/// aggregated API server carry no type meta of their own (client-go's
+/// decoder leaves it empty there; custom resources always have it), while a
+/// Rust kind usually requires both: the missing ones are taken from `K`.
+/// Text that has them decodes in one pass, as with `serde_json::from_str`;
+/// only an object refused for a missing `apiVersion` or `kind` is read again,
+/// through a JSON value. Errors are those of the text as given.
+pub(crate) fn from_json_filling_type_meta<K>(json: &str) -> serde_json::Result<K>
+where
+    K: Resource<DynamicType = ()> + DeserializeOwned,
+{
+    let err = match serde_json::from_str::<K>(json) {
+        Ok(obj) => return Ok(obj),
+        Err(err) => err,
+    };
+    let message = err.to_string();
+    if !(message.starts_with("missing field `apiVersion`") || message.starts_with("missing field `kind`")) {
+        return Err(err);
+    }
+    let Ok(serde_json::Value::Object(mut object)) = serde_json::from_str::<serde_json::Value>(json) else {
+        return Err(err);
+    };
+    if object.contains_key("apiVersion") && object.contains_key("kind") {
+        // A nested object misses it: nothing to fill in at the top.
+        return Err(err);
+    }
+    object.entry("apiVersion").or_insert_with(|| K::api_version(&()).into_owned().into());
+    object.entry("kind").or_insert_with(|| K::kind(&()).into_owned().into());
+    serde_json::from_value(serde_json::Value::Object(object)).map_err(|_| err)
+}
+
 /// client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` for
 /// cluster-scoped objects.
 pub fn meta_namespace_key<K: Resource>(obj: &K) -> String {
@@ -171,6 +203,77 @@ mod tests {
         assert_eq!(meta_namespace_key(&ns), "ns");
         assert_eq!(split_meta_namespace_key("ns/a"), (Some("ns"), "a"));
         assert_eq!(split_meta_namespace_key("a"), (None, "a"));
+    }
+
+    /// A kind as users write it: `apiVersion`/`kind` in a flattened, required `TypeMeta`.
+    #[derive(Clone, Debug, serde::Deserialize)]
+    struct Flunder {
+        #[serde(flatten)]
+        types: kube::core::TypeMeta,
+        #[serde(default)]
+        metadata: ObjectMeta,
+        #[serde(default)]
+        #[allow(dead_code)]
+        owner: Option<Owner>,
+    }
+
+    #[derive(Clone, Debug, serde::Deserialize)]
+    struct Owner {
+        #[allow(dead_code)]
+        kind: String,
+    }
+
+    impl k8s_openapi::Resource for Flunder {
+        const API_VERSION: &'static str = "wardle.example.com/v1alpha1";
+        const GROUP: &'static str = "wardle.example.com";
+        const KIND: &'static str = "Flunder";
+        const VERSION: &'static str = "v1alpha1";
+        const URL_PATH_SEGMENT: &'static str = "flunders";
+        type Scope = NamespaceResourceScope;
+    }
+
+    impl k8s_openapi::Metadata for Flunder {
+        type Ty = ObjectMeta;
+        fn metadata(&self) -> &ObjectMeta {
+            &self.metadata
+        }
+        fn metadata_mut(&mut self) -> &mut ObjectMeta {
+            &mut self.metadata
+        }
+    }
+
+    #[test]
+    fn list_items_without_type_meta_get_the_kinds() {
+        // serde alone refuses the item of an aggregated server's list.
+        let item =
+            r#"{"metadata":{"name":"a","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"o","uid":"u"}]}}"#;
+        assert!(
+            serde_json::from_str::<Flunder>(item).unwrap_err().to_string().starts_with("missing field `apiVersion`")
+        );
+        let filled = from_json_filling_type_meta::<Flunder>(item).unwrap();
+        assert_eq!(filled.types.api_version, "wardle.example.com/v1alpha1");
+        assert_eq!(filled.types.kind, "Flunder");
+        assert_eq!(filled.metadata.name.as_deref(), Some("a"));
+        // Only the missing one is filled in; given ones stay.
+        let only_kind = from_json_filling_type_meta::<Flunder>(r#"{"kind":"Other","metadata":{}}"#).unwrap();
+        assert_eq!(
+            (only_kind.types.api_version.as_str(), only_kind.types.kind.as_str()),
+            ("wardle.example.com/v1alpha1", "Other")
+        );
+        let empty = from_json_filling_type_meta::<Flunder>("{}").unwrap();
+        assert_eq!(empty.types.kind, "Flunder");
+    }
+
+    #[test]
+    fn other_errors_are_those_of_the_text_as_given() {
+        // A nested `kind` is missing: nothing to fill in at the top.
+        let nested = r#"{"apiVersion":"wardle.example.com/v1alpha1","kind":"Flunder","owner":{}}"#;
+        let err = from_json_filling_type_meta::<Flunder>(nested).unwrap_err();
+        assert_eq!(err.to_string(), serde_json::from_str::<Flunder>(nested).unwrap_err().to_string());
+        // A wrong type elsewhere keeps serde's position in the original text.
+        let bad = r#"{"metadata":{"name":7}}"#;
+        let err = from_json_filling_type_meta::<Flunder>(bad).unwrap_err();
+        assert_eq!(err.to_string(), serde_json::from_str::<Flunder>(bad).unwrap_err().to_string());
     }
 
     #[test]

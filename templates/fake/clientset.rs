@@ -30,7 +30,8 @@ impl Clientset {
     /// A fake clientset serving every kind of this crate, seeded with
     /// `objects` (as they are: status kept, watches see them as added).
     /// Creates and updates are defaulted and validated as the API server
-    /// does it (each kind's `validate()`), invalid ones refused with a 422.
+    /// does it (each kind's `validate()`), invalid ones refused with a 422;
+    /// kinds without a CRD (`skip_crd`) are stored as sent.
     /// Must be called inside a Tokio runtime.
     pub fn new(objects: impl ::std::iter::IntoIterator<Item = Object>) -> {{ p.rt }}::Result<Self> {
         let server = {{ p.rt }}::testing::FakeApiServer::new();
@@ -39,7 +40,9 @@ impl Clientset {
             {{ p.rt }}::testing::ResourceInfo::of::<{{ k.api_type }}>()
                 .with_status_subresource({{ k.status_subresource }})
                 .with_schema({{ p.rt }}::__private::serde_json::from_str({{ k.ssa_schema|rust_raw_str }}).unwrap_or_default())
-                .with_validation({{ k.api_type }}::VALIDATION_SCHEMA),
+                {%- if !k.skip_crd %}
+                .with_validation({{ k.api_type }}::VALIDATION_SCHEMA)
+                {%- endif %},
         );
 {% endfor %}{% endfor %}{% endfor %}
         for object in objects {

@@ -32,6 +32,7 @@ pub(crate) mod {{ module }} {
 {%- endif %}
 
     impl super::{{ k.rust_name }} {
+{%- if !k.skip_crd %}
         /// The CustomResourceDefinition of `{{ k.kind }}` as YAML, exactly as `kube-codegen crd` writes it.
         pub const CRD_YAML: &'static str = {{ crd_yaml|rust_str }};
 
@@ -50,6 +51,7 @@ pub(crate) mod {{ module }} {
         pub fn crd_yaml() -> &'static str {
             Self::CRD_YAML
         }
+{%- endif %}
 {%- if k.has_client %}
 {%- if k.namespaced %}
 

@@ -43,9 +43,9 @@ use kube::api::{Api, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
+pub use aggregated::{SAMPLE_ETCD_PREFIX, SAMPLE_GROUP, SAMPLE_NAMESPACE, SampleApiServer};
 pub use binaries::{Binaries, CONTROLLER_GEN_VERSION, ETCD_VERSION, KUBERNETES_VERSION, controller_gen, go_program};
 pub use k8s_openapi::api::rbac::v1::Subject;
-pub use aggregated::{SAMPLE_ETCD_PREFIX, SAMPLE_GROUP, SAMPLE_NAMESPACE, SampleApiServer};
 use process::Supervised;
 
 /// The name of the unprivileged user every environment has (token auth,

@@ -987,7 +987,9 @@ async fn round_trip_report() -> Result<()> {
 /// until it gets a round trip.
 #[test]
 fn every_fixture_kind_has_a_round_trip() -> Result<()> {
-    let fixtures: BTreeSet<&str> = FIXTURES.iter().map(|(name, _)| *name).collect();
+    // `wardle` has no CRDs: its apply round trip runs against
+    // sample-apiserver in tests/e2e_aggregated.rs.
+    let fixtures: BTreeSet<&str> = FIXTURES.iter().map(|(name, _)| *name).filter(|n| *n != "wardle").collect();
     let with_crds: BTreeSet<&str> = CRD_DIRS.iter().map(|(name, _)| *name).collect();
     assert_eq!(with_crds, fixtures, "CRD_DIRS lists every fixture of codegen-core/tests/fixtures/index.rs");
 

@@ -23,6 +23,10 @@ fn generated_crds() -> &'static Vec<PathBuf> {
         let mut crds = Vec::new();
         for (name, groups) in FIXTURES {
             let dir = generate_fixture(&root, name, groups);
+            if !dir.exists() {
+                // `wardle`: served by an aggregated API server (tests/e2e_aggregated.rs).
+                continue;
+            }
             for entry in std::fs::read_dir(dir).expect("crd dir") {
                 crds.push(entry.expect("entry").path());
             }
@@ -64,7 +68,7 @@ async fn install_all(env: &TestEnv) -> Result<Vec<String>> {
 async fn every_fixture_crd_is_accepted_and_established() -> Result<()> {
     let env = TestEnv::shared();
     let names = install_all(env).await?;
-    assert!(names.len() >= FIXTURES.len(), "{names:?}");
+    assert!(names.len() >= FIXTURES.len() - 1, "{names:?}");
     for expected in ["students.example.k8s.io", "users.auth.ilinux.io", "webapps.apps.example.com"] {
         assert!(names.iter().any(|n| n == expected), "{expected} in {names:?}");
     }

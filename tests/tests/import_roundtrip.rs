@@ -26,7 +26,7 @@ const GENERATORS: &[GeneratorKind] = &[GeneratorKind::Deepcopy, GeneratorKind::R
 /// controller-gen's CRDs of the twin of fixture `name`, written to `out`.
 fn controller_gen_crds(controller_gen: &Path, out: &Path, name: &str) -> Vec<PathBuf> {
     crd_diff::run_controller_gen(controller_gen, &workspace().join("tests/controller-gen"), out, name);
-    yaml_files(out)
+    if out.exists() { yaml_files(out) } else { Vec::new() }
 }
 
 #[test]
@@ -42,6 +42,10 @@ fn controller_gen_crds_round_trip_and_compile() {
         String::from("//! controller-gen's CRDs, imported by tests/import_roundtrip.rs.\n#![deny(warnings)]\n");
     for (name, _) in FIXTURES {
         let files = controller_gen_crds(&controller_gen, &tmp.path().join(name), name);
+        if files.is_empty() {
+            // `wardle`: served by an aggregated API server, no CRD to import.
+            continue;
+        }
         let case = format!("twin_{name}");
         let (output, _) = round_trip(&src.join(&case), &files, GENERATORS, &format!("crate::{case}::apis"));
         found.extend(differences("controller-gen", &read_crds(&files), &output));

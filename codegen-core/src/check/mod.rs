@@ -607,6 +607,10 @@ fn lower_kind(
         ClientSpec { verbs, methods: g.methods }
     });
 
+    if let Some(skip) = res.skip_crd {
+        ok &= check_skip_crd(def, &res, skip, diags);
+    }
+
     if !ok {
         return None;
     }
@@ -633,11 +637,42 @@ fn lower_kind(
         validating_webhook: res.validating_webhook,
         annotations: res.annotations.into_iter().map(|(k, v)| (k.value, v)).collect(),
         labels: res.labels.into_iter().map(|(k, v)| (k.value, v)).collect(),
+        skip_crd: res.skip_crd.is_some(),
         type_meta,
         metadata_field: metadata.map_or_else(|| "metadata".into(), |f| f.rust_name.clone()),
         spec_type,
         origin: def.origin.clone(),
     })
+}
+
+/// `#[resource(skip_crd)]` with markers that only shape a CRD: each is an
+/// error (they would be silently dropped). Names, scope, subresources and
+/// admission webhooks stay meaningful for an aggregated API server's kind.
+fn check_skip_crd(def: &TypeDef, res: &crate::markers::Resource, skip: Span, diags: &mut Diagnostics) -> bool {
+    let spans: Vec<(&str, Span)> = [
+        ("short_names", res.short_names.as_ref().map(|s| s.span)),
+        ("categories", res.categories.as_ref().map(|s| s.span)),
+        ("printcolumn", res.print_columns.first().map(|c| c.span)),
+        ("storage", res.storage),
+        ("served", res.served.as_ref().map(|s| s.span)),
+        ("deprecated", res.deprecated.as_ref().map(|d| d.span)),
+        ("annotations", res.annotations.first().map(|(k, _)| k.span)),
+        ("labels", res.labels.first().map(|(k, _)| k.span)),
+        ("selectable_field", res.selectable_fields.first().map(|f| f.span)),
+        ("conversion_webhook", res.conversion_webhook.as_ref().map(|c| c.span)),
+    ]
+    .into_iter()
+    .filter_map(|(key, span)| span.map(|s| (key, s)))
+    .collect();
+    for (key, span) in &spans {
+        diags.push(
+            Diagnostic::error(format!("`{key}` on `{}`, which has `skip_crd`: it only shapes the CRD, and none is generated", def.name))
+                .at(def.origin.with_span(*span).location())
+                .note(format!("`skip_crd` is on line {}", def.origin.with_span(skip).location().line))
+                .help("an aggregated API server serves its own discovery, tables and conversions: remove the marker, or remove `skip_crd` to generate a CRD"),
+        );
+    }
+    spans.is_empty()
 }
 
 /// `#[resource(conversion_webhook(..))]` across the versions of one kind:
@@ -743,6 +778,22 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
                         .help("one CRD serves every version: scope, plural, singular and listKind must agree"),
                     );
                 }
+            }
+            if let Some((v, k)) = versions.iter().find(|(_, k)| k.skip_crd != first.skip_crd) {
+                let (with, without) = if k.skip_crd { (*v, versions[0].0) } else { (versions[0].0, *v) };
+                diags.push(
+                    Diagnostic::error(format!(
+                        "kind `{kind}` has `skip_crd` in version `{}` but not in `{}`",
+                        with.name, without.name
+                    ))
+                    .at(k.origin.location())
+                    .help("one CRD serves every version of a kind, or none does: give `#[resource(skip_crd)]` on every version or on none"),
+                );
+                continue;
+            }
+            if first.skip_crd {
+                // No CRD: the aggregated API server picks its storage version.
+                continue;
             }
             let storage: Vec<&(&Version, &Kind)> = versions.iter().filter(|(_, k)| k.storage.is_some()).collect();
             if versions.len() > 1 && storage.is_empty() {

@@ -352,7 +352,7 @@ pub fn generate(
         for group in &model.groups {
             let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
             for v in &group.versions {
-                for k in &v.kinds {
+                for k in v.kinds.iter().filter(|k| !k.skip_crd) {
                     by_kind.entry(&k.kind).or_default().push((v, k));
                 }
             }

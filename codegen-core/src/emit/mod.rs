@@ -298,7 +298,7 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
                 let options = schema::SchemaOptions::from_settings(settings);
                 let mut v = v.clone();
                 for k in &mut v.kinds {
-                    if let Some(kind) = version.kinds.iter().find(|mk| mk.rust_name == k.rust_name) {
+                    if let Some(kind) = version.kinds.iter().find(|mk| mk.rust_name == k.rust_name && !mk.skip_crd) {
                         k.validation_schema =
                             validate::validation_schema(model, version, kind, &options, k.status_subresource);
                     }

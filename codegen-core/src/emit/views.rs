@@ -99,6 +99,8 @@ pub struct KindView {
     pub has_lister: bool,
     pub has_informer: bool,
     pub status_subresource: bool,
+    /// No CRD (`skip_crd`): no `validate()`, the fake does not validate.
+    pub skip_crd: bool,
     pub client_expansion: bool,
     pub listers_path: String,
     /// The path of the kind's apply configuration from its client module.
@@ -308,6 +310,7 @@ fn kind(
         has_lister: k.has_lister(),
         has_informer: k.has_informer(),
         status_subresource: k.status_subresource,
+        skip_crd: k.skip_crd,
         client_expansion: false,
         listers_path: format!("super::super::super::super::listers::{group_module}::{}", rust_ident(&v.name)),
         apply_config: super::applyconfig::kind_path(

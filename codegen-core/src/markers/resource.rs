@@ -49,6 +49,9 @@ pub struct Resource {
     pub mutating_webhook: Option<super::AdmissionWebhook>,
     /// `validating_webhook` / `validating_webhook(..)`: a validating webhook.
     pub validating_webhook: Option<super::AdmissionWebhook>,
+    /// `skip_crd`: the kind is served by an aggregated API server (or is
+    /// built in), so everything but its CRD is generated.
+    pub skip_crd: Option<Span>,
 }
 
 /// `subresource(scale(spec_replicas_path = .., status_replicas_path = .., label_selector_path = ..))`.
@@ -103,6 +106,7 @@ pub const RESOURCE_KEYS: &[&str] = &[
     "conversion_webhook",
     "mutating_webhook",
     "validating_webhook",
+    "skip_crd",
 ];
 
 /// Parses one `#[resource(...)]` attribute into `out` (several attributes merge).
@@ -202,6 +206,7 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
             }
         }
         "storage" => flag(&mut out.storage, &meta, &key, errors)?,
+        "skip_crd" => flag(&mut out.skip_crd, &meta, &key, errors)?,
         "conversion_webhook" => {
             let webhook = super::conversion::parse(&meta, errors)?;
             set_once(&mut out.conversion_webhook, webhook, &key, errors);
@@ -256,6 +261,7 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
                 "conversion" | "webhookconversion" | "conversionWebhook" => Some("conversion_webhook"),
                 "webhook" | "defaulting_webhook" | "defaulter" | "mutating" => Some("mutating_webhook"),
                 "validation_webhook" | "validator" | "validating" => Some("validating_webhook"),
+                "skip" | "no_crd" | "nocrd" | "skipcrd" | "skipCrd" | "aggregated" | "crd" => Some("skip_crd"),
                 _ => None,
             };
             unknown_key(&meta, "resource", &key, RESOURCE_KEYS, errors, hint)?

@@ -123,12 +123,14 @@ fn clone_object<K: Clone + Resource + Send + Sync + 'static>(obj: &dyn AnyObject
     Arc::new(downcast_ref::<K>(obj).clone())
 }
 
-/// The decoding function of a kind: `K` from JSON, then `transform`.
+/// The decoding function of a kind: `K` from JSON (list items of built-in
+/// and aggregated API servers without `apiVersion`/`kind` get `K`'s), then
+/// `transform`.
 pub(crate) fn decoder<K>(transform: Option<Arc<dyn Fn(K) -> K + Send + Sync>>) -> Arc<Decode>
 where
-    K: Clone + Resource + DeserializeOwned + Send + Sync + 'static,
+    K: Clone + Resource<DynamicType = ()> + DeserializeOwned + Send + Sync + 'static,
 {
-    Arc::new(move |json: &str| match serde_json::from_str::<K>(json) {
+    Arc::new(move |json: &str| match crate::object::from_json_filling_type_meta::<K>(json) {
         Ok(obj) => Item::decoded(match &transform {
             Some(transform) => transform(obj),
             None => obj,
