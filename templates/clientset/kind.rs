@@ -12,6 +12,9 @@ pub struct {{ k.client }} {
     inner: {{ p.rt }}::client::TypedClient<{{ k.rust_name }}>,
 }
 
+// The verbs are `#[inline]`: a crate compiles the ones it calls (each is a
+// future over the runtime's client for this kind), not every verb of every
+// kind of the crate that holds the types.
 impl {{ k.client }} {
 {% if k.namespaced %}
     /// A client for `{{ k.kind }}` objects in `namespace`.
@@ -31,6 +34,7 @@ impl {{ k.client }} {
     }
 {% if k.verbs.create %}
     /// Creates `obj` and returns what the server stored.
+    #[inline]
     pub async fn create(&self, obj: &{{ k.rust_name }}, opts: &{{ p.rt }}::client::CreateOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
         let mut obj = obj.clone();
         obj.set_type_meta();
@@ -38,6 +42,7 @@ impl {{ k.client }} {
     }
 {% endif %}{% if k.verbs.update %}
     /// Replaces `obj` (optimistic concurrency on its resourceVersion).
+    #[inline]
     pub async fn update(&self, obj: &{{ k.rust_name }}, opts: &{{ p.rt }}::client::UpdateOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
         let mut obj = obj.clone();
         obj.set_type_meta();
@@ -45,6 +50,7 @@ impl {{ k.client }} {
     }
 {% endif %}{% if k.verbs.update_status %}
     /// Replaces the status of `obj` through the status subresource.
+    #[inline]
     pub async fn update_status(&self, obj: &{{ k.rust_name }}, opts: &{{ p.rt }}::client::UpdateOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
         let mut obj = obj.clone();
         obj.set_type_meta();
@@ -52,31 +58,37 @@ impl {{ k.client }} {
     }
 {% endif %}{% if k.verbs.delete %}
     /// Deletes the object named `name`.
+    #[inline]
     pub async fn delete(&self, name: &str, opts: &{{ p.rt }}::client::DeleteOptions) -> {{ p.rt }}::Result<()> {
         self.inner.delete(name, opts).await
     }
 {% endif %}{% if k.verbs.delete_collection %}
     /// Deletes every object matching `list_opts`.
+    #[inline]
     pub async fn delete_collection(&self, opts: &{{ p.rt }}::client::DeleteOptions, list_opts: &{{ p.rt }}::client::ListOptions) -> {{ p.rt }}::Result<()> {
         self.inner.delete_collection(opts, list_opts).await
     }
 {% endif %}{% if k.verbs.get %}
     /// Reads the object named `name`.
+    #[inline]
     pub async fn get(&self, name: &str, opts: &{{ p.rt }}::client::GetOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
         self.inner.get(name, opts).await
     }
 {% endif %}{% if k.verbs.list %}
     /// Lists one page of objects (honours `limit` and `continue_token`).
+    #[inline]
     pub async fn list(&self, opts: &{{ p.rt }}::client::ListOptions) -> {{ p.rt }}::Result<{{ p.kube }}::core::ObjectList<{{ k.rust_name }}>> {
         self.inner.list(opts).await
     }
 
     /// Lists every object, following continue tokens.
+    #[inline]
     pub async fn list_all(&self, opts: &{{ p.rt }}::client::ListOptions) -> {{ p.rt }}::Result<::std::vec::Vec<{{ k.rust_name }}>> {
         self.inner.list_all(opts).await
     }
 {% endif %}{% if k.verbs.watch %}
     /// Watches objects matching `opts`.
+    #[inline]
     pub async fn watch(
         &self,
         opts: &{{ p.rt }}::client::ListOptions,
@@ -85,11 +97,13 @@ impl {{ k.client }} {
     }
 {% endif %}{% if k.verbs.patch %}
     /// Patches the object named `name`.
+    #[inline]
     pub async fn patch(&self, name: &str, patch: &{{ p.rt }}::client::PatchType, opts: &{{ p.rt }}::client::PatchOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
         self.inner.patch(name, patch, opts).await
     }
 {% endif %}{% if k.verbs.update_status && k.verbs.patch %}
     /// Patches the status of the object named `name`.
+    #[inline]
     pub async fn patch_status(&self, name: &str, patch: &{{ p.rt }}::client::PatchType, opts: &{{ p.rt }}::client::PatchOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
         self.inner.patch_status(name, patch, opts).await
     }
@@ -98,11 +112,13 @@ impl {{ k.client }} {
     /// exactly the fields `ac` sets. Fields another manager owns with other
     /// values fail with a conflict (see `Error::apply_conflicts`)
     /// unless `opts.force` is set.
+    #[inline]
     pub async fn apply(&self, ac: &{{ k.apply_config }}, opts: &{{ p.rt }}::client::ApplyOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
         self.inner.apply_configuration(ac, opts).await
     }
 {% endif %}{% if k.verbs.apply_status %}
     /// Server-side applies the status in `ac` through the status subresource.
+    #[inline]
     pub async fn apply_status(&self, ac: &{{ k.apply_config }}, opts: &{{ p.rt }}::client::ApplyOptions) -> {{ p.rt }}::Result<{{ k.rust_name }}> {
         self.inner.apply_configuration_status(ac, opts).await
     }
@@ -110,11 +126,13 @@ impl {{ k.client }} {
 {% for m in k.methods %}
 {% if m.update %}
     /// `{{ m.verb }}` on the `{{ m.subresource }}` subresource.
+    #[inline]
     pub async fn {{ m.name }}(&self, name: &str, value: &{{ m.result }}, opts: &{{ p.rt }}::client::UpdateOptions) -> {{ p.rt }}::Result<{{ m.result }}> {
         self.inner.update_subresource({{ m.subresource|rust_str }}, name, value, opts).await
     }
 {% else %}
     /// `{{ m.verb }}` on the `{{ m.subresource }}` subresource.
+    #[inline]
     pub async fn {{ m.name }}(&self, name: &str) -> {{ p.rt }}::Result<{{ m.result }}> {
         self.inner.get_subresource({{ m.subresource|rust_str }}, name).await
     }

@@ -29,6 +29,7 @@ impl StudentClient {
         &self.inner
     }
     /// Creates `obj` and returns what the server stored.
+    #[inline]
     pub async fn create(
         &self,
         obj: &Student,
@@ -39,6 +40,7 @@ impl StudentClient {
         self.inner.create(&obj, opts).await
     }
     /// Replaces `obj` (optimistic concurrency on its resourceVersion).
+    #[inline]
     pub async fn update(
         &self,
         obj: &Student,
@@ -49,6 +51,7 @@ impl StudentClient {
         self.inner.update(&obj, opts).await
     }
     /// Replaces the status of `obj` through the status subresource.
+    #[inline]
     pub async fn update_status(
         &self,
         obj: &Student,
@@ -59,6 +62,7 @@ impl StudentClient {
         self.inner.update_status(&obj, opts).await
     }
     /// Deletes the object named `name`.
+    #[inline]
     pub async fn delete(
         &self,
         name: &str,
@@ -67,6 +71,7 @@ impl StudentClient {
         self.inner.delete(name, opts).await
     }
     /// Deletes every object matching `list_opts`.
+    #[inline]
     pub async fn delete_collection(
         &self,
         opts: &::codegen_runtime::client::DeleteOptions,
@@ -75,6 +80,7 @@ impl StudentClient {
         self.inner.delete_collection(opts, list_opts).await
     }
     /// Reads the object named `name`.
+    #[inline]
     pub async fn get(
         &self,
         name: &str,
@@ -83,6 +89,7 @@ impl StudentClient {
         self.inner.get(name, opts).await
     }
     /// Lists one page of objects (honours `limit` and `continue_token`).
+    #[inline]
     pub async fn list(
         &self,
         opts: &::codegen_runtime::client::ListOptions,
@@ -92,6 +99,7 @@ impl StudentClient {
         self.inner.list(opts).await
     }
     /// Lists every object, following continue tokens.
+    #[inline]
     pub async fn list_all(
         &self,
         opts: &::codegen_runtime::client::ListOptions,
@@ -99,6 +107,7 @@ impl StudentClient {
         self.inner.list_all(opts).await
     }
     /// Watches objects matching `opts`.
+    #[inline]
     pub async fn watch(
         &self,
         opts: &::codegen_runtime::client::ListOptions,
@@ -113,6 +122,7 @@ impl StudentClient {
         self.inner.watch(opts).await
     }
     /// Patches the object named `name`.
+    #[inline]
     pub async fn patch(
         &self,
         name: &str,
@@ -122,6 +132,7 @@ impl StudentClient {
         self.inner.patch(name, patch, opts).await
     }
     /// Patches the status of the object named `name`.
+    #[inline]
     pub async fn patch_status(
         &self,
         name: &str,
@@ -134,6 +145,7 @@ impl StudentClient {
     /// exactly the fields `ac` sets. Fields another manager owns with other
     /// values fail with a conflict (see `Error::apply_conflicts`)
     /// unless `opts.force` is set.
+    #[inline]
     pub async fn apply(
         &self,
         ac: &super::super::super::super::applyconfigurations::example::v1::StudentApplyConfiguration,
@@ -142,6 +154,7 @@ impl StudentClient {
         self.inner.apply_configuration(ac, opts).await
     }
     /// Server-side applies the status in `ac` through the status subresource.
+    #[inline]
     pub async fn apply_status(
         &self,
         ac: &super::super::super::super::applyconfigurations::example::v1::StudentApplyConfiguration,
