@@ -13,6 +13,7 @@ use kube::core::{ObjectList, WatchEvent};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::apply::ApplyConfiguration;
 use crate::{Error, Object, Result};
@@ -364,8 +365,7 @@ impl<K: Object> TypedClient<K> {
     /// Rust kind usually requires (kube's `Api::list` fails on them).
     async fn list_page(&self, params: &ListParams) -> Result<ObjectList<K>> {
         let url = K::url_path(&(), self.namespace.as_deref());
-        let request = kube::core::Request::new(url).list(params).map_err(kube::Error::BuildRequest)?;
-        let page: ObjectList<Box<serde_json::value::RawValue>> = self.client.request(request).await?;
+        let page = list_raw(&self.client, url, params).await?;
         let items = page
             .items
             .iter()
@@ -401,9 +401,9 @@ impl<K: Object> TypedClient<K> {
     /// stream ends when the server closes the watch (see `timeout_seconds`);
     /// an expired version arrives as a `WatchEvent::Error` with code 410.
     pub async fn watch(&self, opts: &ListOptions) -> Result<BoxStream<'static, Result<WatchEvent<K>>>> {
-        let version = opts.resource_version.clone().unwrap_or_default();
-        let stream = self.api.watch(&opts.into(), &version).await?;
-        Ok(stream.map(|event| event.map_err(Error::from)).boxed())
+        let url = K::url_path(&(), self.namespace.as_deref());
+        let events = watch_raw(&self.client, url, opts).await?;
+        Ok(events.map(|event| event.and_then(typed_event::<K>)).boxed())
     }
 
     /// Patches the object `name`.
@@ -530,6 +530,41 @@ impl<K: Object> TypedClient<K> {
 
 fn build_error(err: kube::core::request::Error) -> Error {
     Error::Kube(kube::Error::BuildRequest(err))
+}
+
+/// One list page with its items as JSON text, for every kind: the request
+/// and the page's decoding are compiled once here, not once per kind.
+async fn list_raw(client: &Client, url: String, params: &ListParams) -> Result<ObjectList<Box<RawValue>>> {
+    let request = kube::core::Request::new(url).list(params).map_err(kube::Error::BuildRequest)?;
+    Ok(client.request(request).await?)
+}
+
+/// A watch whose objects are JSON text, for every kind: kube's event stream
+/// (line framing, resumable EOFs, Status lines as errors) is compiled once
+/// here; a kind only decodes its objects ([`typed_event`]).
+async fn watch_raw(
+    client: &Client,
+    url: String,
+    opts: &ListOptions,
+) -> Result<BoxStream<'static, Result<WatchEvent<Box<RawValue>>>>> {
+    let version = opts.resource_version.clone().unwrap_or_default();
+    let request = kube::core::Request::new(url).watch(&opts.into(), &version).map_err(kube::Error::BuildRequest)?;
+    let events = client.request_events::<Box<RawValue>>(request).await?;
+    Ok(events.map(|event| event.map_err(Error::from)).boxed())
+}
+
+/// A watch event of `K` from one with the object as JSON text.
+fn typed_event<K: Object>(event: WatchEvent<Box<RawValue>>) -> Result<WatchEvent<K>> {
+    let decode = |raw: Box<RawValue>| -> Result<K> {
+        crate::object::from_json_filling_type_meta::<K>(raw.get()).map_err(|e| Error::from(kube::Error::SerdeError(e)))
+    };
+    Ok(match event {
+        WatchEvent::Added(obj) => WatchEvent::Added(decode(obj)?),
+        WatchEvent::Modified(obj) => WatchEvent::Modified(decode(obj)?),
+        WatchEvent::Deleted(obj) => WatchEvent::Deleted(decode(obj)?),
+        WatchEvent::Bookmark(bookmark) => WatchEvent::Bookmark(bookmark),
+        WatchEvent::Error(status) => WatchEvent::Error(status),
+    })
 }
 
 /// The body of a server-side apply of `obj` as `name`: the serialized object

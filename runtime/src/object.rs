@@ -103,7 +103,10 @@ where
     }
     object.entry("apiVersion").or_insert_with(|| K::api_version(&()).into_owned().into());
     object.entry("kind").or_insert_with(|| K::kind(&()).into_owned().into());
-    serde_json::from_value(serde_json::Value::Object(object)).map_err(|_| err)
+    // Back to text, so that `K` is decoded by the one deserializer it is
+    // decoded with anyway (a `from_value` would compile another per kind).
+    let filled = serde_json::Value::Object(object).to_string();
+    serde_json::from_str(&filled).map_err(|_| err)
 }
 
 /// client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` for

@@ -40,11 +40,6 @@ impl SampleApiServer {
     pub fn port(&self) -> u16 {
         self.port
     }
-
-    /// The API versions registered as APIServices.
-    pub fn versions(&self) -> [&'static str; 2] {
-        ["v1alpha1", "v1beta1"]
-    }
 }
 
 impl TestEnv {

@@ -1,7 +1,9 @@
-//! `cargo run -p codegen-testenv --bin testenv`: starts the test server for
-//! interactive use (following the example's README, trying kubectl), prints
-//! the kubeconfigs and the start-up time, and stops both processes when you
-//! press Enter or close stdin.
+//! `cargo run -p codegen-testenv --bin testenv [-- --sample-apiserver]`:
+//! starts the test server for interactive use (following the example's
+//! README, trying kubectl), prints the kubeconfigs and the start-up time,
+//! and stops the processes when you press Enter or close stdin. With
+//! `--sample-apiserver`, k8s.io/sample-apiserver is registered too
+//! (`kubectl get flunders`, docs/aggregated.md).
 
 use std::io::BufRead as _;
 use std::time::Instant;
@@ -14,6 +16,14 @@ fn main() -> anyhow::Result<()> {
     println!("export KUBECONFIG={}", env.admin_kubeconfig().display());
     println!("# unprivileged user: {}", env.kubeconfig_for(codegen_testenv::UNPRIVILEGED_USER).display());
     println!("# kubectl: {}", env.binaries().kubectl.display());
+    if std::env::args().skip(1).any(|a| a == "--sample-apiserver") {
+        let server = env.sample_apiserver()?;
+        println!(
+            "# sample-apiserver on 127.0.0.1:{} serves {} through the APIServices",
+            server.port(),
+            codegen_testenv::SAMPLE_GROUP
+        );
+    }
     println!("press Enter (or close stdin) to stop the server");
     let mut line = String::new();
     let _ = std::io::stdin().lock().read_line(&mut line);
