@@ -342,9 +342,8 @@ impl<K: Object> TypedClient<K> {
         // items of a built-in or aggregated API server's list have no
         // `apiVersion`/`kind`, which kube's typed `delete_collection` needs.
         let url = K::url_path(&(), self.namespace.as_deref());
-        let request = kube::core::Request::new(url)
-            .delete_collection(&opts.into(), &list_opts.into())
-            .map_err(kube::Error::BuildRequest)?;
+        let request =
+            kube::core::Request::new(url).delete_collection(&opts.into(), &list_opts.into()).map_err(build_error)?;
         self.client.request_text(request).await?;
         Ok(())
     }
@@ -535,7 +534,7 @@ fn build_error(err: kube::core::request::Error) -> Error {
 /// One list page with its items as JSON text, for every kind: the request
 /// and the page's decoding are compiled once here, not once per kind.
 async fn list_raw(client: &Client, url: String, params: &ListParams) -> Result<ObjectList<Box<RawValue>>> {
-    let request = kube::core::Request::new(url).list(params).map_err(kube::Error::BuildRequest)?;
+    let request = kube::core::Request::new(url).list(params).map_err(build_error)?;
     Ok(client.request(request).await?)
 }
 
@@ -548,7 +547,7 @@ async fn watch_raw(
     opts: &ListOptions,
 ) -> Result<BoxStream<'static, Result<WatchEvent<Box<RawValue>>>>> {
     let version = opts.resource_version.clone().unwrap_or_default();
-    let request = kube::core::Request::new(url).watch(&opts.into(), &version).map_err(kube::Error::BuildRequest)?;
+    let request = kube::core::Request::new(url).watch(&opts.into(), &version).map_err(build_error)?;
     let events = client.request_events::<Box<RawValue>>(request).await?;
     Ok(events.map(|event| event.map_err(Error::from)).boxed())
 }
