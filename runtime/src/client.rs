@@ -341,9 +341,7 @@ impl<K: Object> TypedClient<K> {
         // The answer (the deleted objects, or a Status) is not decoded: the
         // items of a built-in or aggregated API server's list have no
         // `apiVersion`/`kind`, which kube's typed `delete_collection` needs.
-        let url = K::url_path(&(), self.namespace.as_deref());
-        let request =
-            kube::core::Request::new(url).delete_collection(&opts.into(), &list_opts.into()).map_err(build_error)?;
+        let request = self.request().delete_collection(&opts.into(), &list_opts.into()).map_err(build_error)?;
         self.client.request_text(request).await?;
         Ok(())
     }
@@ -363,8 +361,7 @@ impl<K: Object> TypedClient<K> {
     /// aggregated API server's list carry no `apiVersion`/`kind`, which a
     /// Rust kind usually requires (kube's `Api::list` fails on them).
     async fn list_page(&self, params: &ListParams) -> Result<ObjectList<K>> {
-        let url = K::url_path(&(), self.namespace.as_deref());
-        let page = list_raw(&self.client, url, params).await?;
+        let page = list_raw(&self.client, self.request(), params).await?;
         let items = page
             .items
             .iter()
@@ -400,8 +397,7 @@ impl<K: Object> TypedClient<K> {
     /// stream ends when the server closes the watch (see `timeout_seconds`);
     /// an expired version arrives as a `WatchEvent::Error` with code 410.
     pub async fn watch(&self, opts: &ListOptions) -> Result<BoxStream<'static, Result<WatchEvent<K>>>> {
-        let url = K::url_path(&(), self.namespace.as_deref());
-        let events = watch_raw(&self.client, url, opts).await?;
+        let events = watch_raw(&self.client, self.request(), opts).await?;
         Ok(events.map(|event| event.and_then(typed_event::<K>)).boxed())
     }
 
@@ -533,8 +529,12 @@ fn build_error(err: kube::core::request::Error) -> Error {
 
 /// One list page with its items as JSON text, for every kind: the request
 /// and the page's decoding are compiled once here, not once per kind.
-async fn list_raw(client: &Client, url: String, params: &ListParams) -> Result<ObjectList<Box<RawValue>>> {
-    let request = kube::core::Request::new(url).list(params).map_err(build_error)?;
+async fn list_raw(
+    client: &Client,
+    request: kube::core::Request,
+    params: &ListParams,
+) -> Result<ObjectList<Box<RawValue>>> {
+    let request = request.list(params).map_err(build_error)?;
     Ok(client.request(request).await?)
 }
 
@@ -543,11 +543,11 @@ async fn list_raw(client: &Client, url: String, params: &ListParams) -> Result<O
 /// here; a kind only decodes its objects ([`typed_event`]).
 async fn watch_raw(
     client: &Client,
-    url: String,
+    request: kube::core::Request,
     opts: &ListOptions,
 ) -> Result<BoxStream<'static, Result<WatchEvent<Box<RawValue>>>>> {
     let version = opts.resource_version.clone().unwrap_or_default();
-    let request = kube::core::Request::new(url).watch(&opts.into(), &version).map_err(build_error)?;
+    let request = request.watch(&opts.into(), &version).map_err(build_error)?;
     let events = client.request_events::<Box<RawValue>>(request).await?;
     Ok(events.map(|event| event.map_err(Error::from)).boxed())
 }

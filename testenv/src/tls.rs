@@ -4,19 +4,12 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 /// A fresh CA and a serving certificate for `IP:127.0.0.1`, written into
 /// `dir`: `(ca.pem, tls.crt, tls.key)` as PEM. Valid for a day.
 pub fn loopback_certificates(dir: &Path) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>)> {
-    let openssl = |args: &[&str]| -> Result<()> {
-        let out =
-            std::process::Command::new("openssl").args(args).current_dir(dir).output().context("running openssl")?;
-        if !out.status.success() {
-            bail!("openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        }
-        Ok(())
-    };
+    let openssl = |args: &[&str]| crate::openssl(dir, args);
     std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")?;
     let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
     openssl(
