@@ -6,7 +6,7 @@
     and import none. #}
 {% for t in types %}
 #[doc = {{ t.doc|rust_str }}]
-#[derive(Clone, Default, {% if t.derive_debug %}Debug, {% endif %}{% if t.derive_eq %}PartialEq, {% endif %}{{ p.rt }}::__private::serde::Serialize, {{ p.rt }}::__private::serde::Deserialize)]
+#[derive(Clone, Default, {% if t.derive_debug %}Debug, {% endif %}{% if t.derive_eq %}PartialEq, {% endif %}{{ p.rt }}::__private::serde::Serialize)]
 #[serde(crate = "{{ p.rt }}::__private::serde")]
 pub struct {{ t.name }} {
 {%- for f in t.fields %}
@@ -14,10 +14,25 @@ pub struct {{ t.name }} {
 {%- if f.flatten %}
     #[serde(flatten)]
 {%- else %}
-    #[serde(rename = {{ f.json|rust_str }}, default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = {{ f.json|rust_str }}, skip_serializing_if = "Option::is_none")]
 {%- endif %}
     pub {{ f.ident }}: Option<{% if f.boxed %}Box<{{ f.ty }}>{% else %}{{ f.ty }}{% endif %}>,
 {%- endfor %}
+}
+
+impl<'de> {{ p.rt }}::__private::serde::Deserialize<'de> for {{ t.name }} {
+    fn deserialize<D: {{ p.rt }}::__private::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        {{ p.rt }}::apply::deserialize_config(deserializer, |{% if t.fields.is_empty() %}_{% endif %}fields| {
+            Ok(Self {
+{%- for f in t.fields %}{% if !f.flatten %}
+                {{ f.ident }}: fields.take({{ f.json|rust_str }})?,
+{%- endif %}{% endfor %}
+{%- for f in t.fields %}{% if f.flatten %}
+                {{ f.ident }}: fields.rest(),
+{%- endif %}{% endfor %}
+            })
+        })
+    }
 }
 
 impl {{ t.name }} {

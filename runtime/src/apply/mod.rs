@@ -33,10 +33,12 @@
 
 mod builtin;
 mod extract;
+mod fields;
 mod meta;
 
 pub use builtin::{ConfigMapApplyConfiguration, extract_config_map};
 pub use extract::{extract, owned_fields};
+pub use fields::{Fields, deserialize_config};
 pub use meta::{ObjectMetaApplyConfiguration, OwnerReferenceApplyConfiguration};
 
 use serde::Serialize;

@@ -7,26 +7,44 @@
     Default,
     Debug,
     PartialEq,
-    ::codegen_runtime::__private::serde::Serialize,
-    ::codegen_runtime::__private::serde::Deserialize
+    ::codegen_runtime::__private::serde::Serialize
 )]
 #[serde(crate = "::codegen_runtime::__private::serde")]
 pub struct StudentApplyConfiguration {
     /// `apiVersion`, set by `new`.
-    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// `kind`, set by `new`.
-    #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata.
-    #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "metadata", skip_serializing_if = "Option::is_none")]
     pub metadata: Option<::codegen_runtime::apply::ObjectMetaApplyConfiguration>,
     /// The desired state.
-    #[serde(rename = "spec", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "spec", skip_serializing_if = "Option::is_none")]
     pub spec: Option<StudentSpecApplyConfiguration>,
     /// The observed state, written by the controller.
-    #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<StudentStatusApplyConfiguration>,
+}
+impl<'de> ::codegen_runtime::__private::serde::Deserialize<'de>
+for StudentApplyConfiguration {
+    fn deserialize<D: ::codegen_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        ::codegen_runtime::apply::deserialize_config(
+            deserializer,
+            |fields| {
+                Ok(Self {
+                    api_version: fields.take("apiVersion")?,
+                    kind: fields.take("kind")?,
+                    metadata: fields.take("metadata")?,
+                    spec: fields.take("spec")?,
+                    status: fields.take("status")?,
+                })
+            },
+        )
+    }
 }
 impl StudentApplyConfiguration {
     /// The `Student` named `name` in `namespace`, with `apiVersion` and `kind` set.
@@ -200,32 +218,46 @@ pub fn extract_student_status(
     Default,
     Debug,
     PartialEq,
-    ::codegen_runtime::__private::serde::Serialize,
-    ::codegen_runtime::__private::serde::Deserialize
+    ::codegen_runtime::__private::serde::Serialize
 )]
 #[serde(crate = "::codegen_runtime::__private::serde")]
 pub struct StudentConditionApplyConfiguration {
     /// Condition type, e.g. `Ready`.
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     /// `True`, `False` or `Unknown`.
-    #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     /// Machine-readable reason of the last transition.
-    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Human-readable message.
-    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// When the status last changed.
-    #[serde(
-        rename = "lastTransitionTime",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "lastTransitionTime", skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<
         ::codegen_runtime::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
     >,
+}
+impl<'de> ::codegen_runtime::__private::serde::Deserialize<'de>
+for StudentConditionApplyConfiguration {
+    fn deserialize<D: ::codegen_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        ::codegen_runtime::apply::deserialize_config(
+            deserializer,
+            |fields| {
+                Ok(Self {
+                    type_: fields.take("type")?,
+                    status: fields.take("status")?,
+                    reason: fields.take("reason")?,
+                    message: fields.take("message")?,
+                    last_transition_time: fields.take("lastTransitionTime")?,
+                })
+            },
+        )
+    }
 }
 impl StudentConditionApplyConfiguration {
     /// An empty configuration: nothing is sent until a builder sets it.
@@ -272,17 +304,32 @@ impl StudentConditionApplyConfiguration {
     Default,
     Debug,
     PartialEq,
-    ::codegen_runtime::__private::serde::Serialize,
-    ::codegen_runtime::__private::serde::Deserialize
+    ::codegen_runtime::__private::serde::Serialize
 )]
 #[serde(crate = "::codegen_runtime::__private::serde")]
 pub struct StudentSpecApplyConfiguration {
     /// The student's name.
-    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The school the student attends.
-    #[serde(rename = "school", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "school", skip_serializing_if = "Option::is_none")]
     pub school: Option<String>,
+}
+impl<'de> ::codegen_runtime::__private::serde::Deserialize<'de>
+for StudentSpecApplyConfiguration {
+    fn deserialize<D: ::codegen_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        ::codegen_runtime::apply::deserialize_config(
+            deserializer,
+            |fields| {
+                Ok(Self {
+                    name: fields.take("name")?,
+                    school: fields.take("school")?,
+                })
+            },
+        )
+    }
 }
 impl StudentSpecApplyConfiguration {
     /// An empty configuration: nothing is sent until a builder sets it.
@@ -308,21 +355,32 @@ impl StudentSpecApplyConfiguration {
     Default,
     Debug,
     PartialEq,
-    ::codegen_runtime::__private::serde::Serialize,
-    ::codegen_runtime::__private::serde::Deserialize
+    ::codegen_runtime::__private::serde::Serialize
 )]
 #[serde(crate = "::codegen_runtime::__private::serde")]
 pub struct StudentStatusApplyConfiguration {
     /// The `metadata.generation` the status describes.
-    #[serde(
-        rename = "observedGeneration",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// The latest observations, one per condition type.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<StudentConditionApplyConfiguration>>,
+}
+impl<'de> ::codegen_runtime::__private::serde::Deserialize<'de>
+for StudentStatusApplyConfiguration {
+    fn deserialize<D: ::codegen_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        ::codegen_runtime::apply::deserialize_config(
+            deserializer,
+            |fields| {
+                Ok(Self {
+                    observed_generation: fields.take("observedGeneration")?,
+                    conditions: fields.take("conditions")?,
+                })
+            },
+        )
+    }
 }
 impl StudentStatusApplyConfiguration {
     /// An empty configuration: nothing is sent until a builder sets it.

@@ -1,0 +1,107 @@
+//! Reading apply configurations from JSON without a derived deserializer.
+//!
+//! A derived `Deserialize` is the largest piece of code an apply
+//! configuration would expand to, and it is only needed to read one back
+//! (extract, or a configuration kept in a file). Generated configurations
+//! instead implement `Deserialize` in one line through
+//! [`deserialize_config`], and read their fields from [`Fields`]: a field is
+//! one call, and the serde machinery is compiled once per field type.
+
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// The members of a JSON object a configuration is read from.
+#[derive(Debug, Default)]
+pub struct Fields(Map<String, Value>);
+
+impl Fields {
+    /// The member `key`, taken out: `None` when it is absent or `null`,
+    /// as a derived `Option` field with `#[serde(default)]` reads it.
+    ///
+    /// # Errors
+    ///
+    /// The member does not deserialize into `T`; the message names it.
+    pub fn take<T: DeserializeOwned>(&mut self, key: &str) -> Result<Option<T>, serde_json::Error> {
+        match self.0.remove(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => serde_json::from_value(value)
+                .map(Some)
+                .map_err(|e| serde_json::Error::custom(format_args!("field `{key}`: {e}"))),
+        }
+    }
+
+    /// A `#[serde(flatten)]` field: the members no named field took, read
+    /// as `T`, or `None` when they are not one (serde's flattened `Option`).
+    pub fn rest<T: DeserializeOwned>(&self) -> Option<T> {
+        serde_json::from_value(Value::Object(self.0.clone())).ok()
+    }
+}
+
+/// A configuration's `Deserialize`: reads a JSON object from `deserializer`
+/// and builds the configuration with `from` (generated per configuration,
+/// not generic over the deserializer).
+///
+/// # Errors
+///
+/// The input is not an object, or `from` refuses a member.
+pub fn deserialize_config<'de, D: Deserializer<'de>, T>(
+    deserializer: D,
+    from: fn(&mut Fields) -> Result<T, serde_json::Error>,
+) -> Result<T, D::Error> {
+    let mut fields = Fields(Map::deserialize(deserializer)?);
+    from(&mut fields).map_err(D::Error::custom)
+}
+
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// A configuration the way generated code reads one.
+    #[derive(Debug, PartialEq)]
+    struct Config {
+        name: Option<String>,
+        replicas: Option<i32>,
+        rest: Option<BTreeMap<String, i64>>,
+    }
+
+    impl<'de> Deserialize<'de> for Config {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserialize_config(deserializer, |fields| {
+                Ok(Self { name: fields.take("name")?, replicas: fields.take("replicas")?, rest: fields.rest() })
+            })
+        }
+    }
+
+    #[test]
+    fn absent_and_null_members_are_none_and_named_members_are_not_in_the_rest() {
+        let c: Config = serde_json::from_value(json!({"name": "a", "replicas": null, "x": 1})).unwrap();
+        assert_eq!(c.name.as_deref(), Some("a"));
+        assert_eq!(c.replicas, None);
+        assert_eq!(c.rest, Some(BTreeMap::from([("x".to_owned(), 1)])));
+    }
+
+    #[test]
+    fn a_rest_of_another_shape_is_none() {
+        let c: Config = serde_json::from_value(json!({"x": "not a number"})).unwrap();
+        assert_eq!(c.rest, None);
+    }
+
+    #[test]
+    fn a_wrong_member_is_named_in_the_error() {
+        let err = serde_json::from_value::<Config>(json!({"replicas": "three"})).unwrap_err().to_string();
+        assert!(err.contains("field `replicas`"), "{err}");
+        assert!(err.contains("invalid type: string \"three\""), "{err}");
+    }
+
+    #[test]
+    fn only_an_object_is_a_configuration() {
+        let err = serde_json::from_str::<Config>("[1]").unwrap_err().to_string();
+        assert!(err.contains("expected a map"), "{err}");
+    }
+}
