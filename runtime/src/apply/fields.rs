@@ -7,8 +7,8 @@
 //! [`deserialize_config`], and read their fields from [`Fields`]: a field is
 //! one call, and the serde machinery is compiled once per field type.
 
-use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
 /// The members of a JSON object a configuration is read from.
@@ -52,7 +52,6 @@ pub fn deserialize_config<'de, D: Deserializer<'de>, T>(
     let mut fields = Fields(Map::deserialize(deserializer)?);
     from(&mut fields).map_err(D::Error::custom)
 }
-
 
 #[cfg(test)]
 mod tests {
