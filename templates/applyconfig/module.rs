@@ -6,18 +6,26 @@
     and import none. #}
 {% for t in types %}
 #[doc = {{ t.doc|rust_str }}]
-#[derive(Clone, Default, {% if t.derive_debug %}Debug, {% endif %}{% if t.derive_eq %}PartialEq, {% endif %}{{ p.rt }}::__private::serde::Serialize)]
-#[serde(crate = "{{ p.rt }}::__private::serde")]
+#[derive(Clone, Default{% if t.derive_debug %}, Debug{% endif %}{% if t.derive_eq %}, PartialEq{% endif %})]
 pub struct {{ t.name }} {
 {%- for f in t.fields %}
     #[doc = {{ f.doc|rust_str }}]
-{%- if f.flatten %}
-    #[serde(flatten)]
-{%- else %}
-    #[serde(rename = {{ f.json|rust_str }}, skip_serializing_if = "Option::is_none")]
-{%- endif %}
     pub {{ f.ident }}: Option<{% if f.boxed %}Box<{{ f.ty }}>{% else %}{{ f.ty }}{% endif %}>,
 {%- endfor %}
+}
+
+impl {{ p.rt }}::__private::serde::Serialize for {{ t.name }} {
+    fn serialize<S: {{ p.rt }}::__private::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let {% if !t.fields.is_empty() %}mut {% endif %}map = {{ p.rt }}::apply::ConfigWriter::new(serializer)?;
+{%- for f in t.fields %}
+{%- if f.flatten %}
+        map.flatten(&self.{{ f.ident }})?;
+{%- else %}
+        map.field({{ f.json|rust_str }}, &self.{{ f.ident }})?;
+{%- endif %}
+{%- endfor %}
+        map.end()
+    }
 }
 
 impl<'de> {{ p.rt }}::__private::serde::Deserialize<'de> for {{ t.name }} {

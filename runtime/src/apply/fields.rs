@@ -1,4 +1,4 @@
-//! Reading apply configurations from JSON without a derived deserializer.
+//! Reading and writing apply configurations without serde's derives.
 //!
 //! A derived `Deserialize` is the largest piece of code an apply
 //! configuration would expand to, and it is only needed to read one back
@@ -6,9 +6,12 @@
 //! instead implement `Deserialize` in one line through
 //! [`deserialize_config`], and read their fields from [`Fields`]: a field is
 //! one call, and the serde machinery is compiled once per field type.
+//! `Serialize` likewise writes through [`ConfigWriter`], so a generated
+//! crate runs no serde derive for its configurations.
 
-use serde::Deserialize;
-use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde::de::{self, DeserializeOwned, Deserializer};
+use serde::ser::{self, SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The members of a JSON object a configuration is read from.
@@ -27,7 +30,7 @@ impl Fields {
             None | Some(Value::Null) => Ok(None),
             Some(value) => serde_json::from_value(value)
                 .map(Some)
-                .map_err(|e| serde_json::Error::custom(format_args!("field `{key}`: {e}"))),
+                .map_err(|e| <serde_json::Error as de::Error>::custom(format_args!("field `{key}`: {e}"))),
         }
     }
 
@@ -50,7 +53,61 @@ pub fn deserialize_config<'de, D: Deserializer<'de>, T>(
     from: fn(&mut Fields) -> Result<T, serde_json::Error>,
 ) -> Result<T, D::Error> {
     let mut fields = Fields(Map::deserialize(deserializer)?);
-    from(&mut fields).map_err(D::Error::custom)
+    from(&mut fields).map_err(<D::Error as de::Error>::custom)
+}
+
+/// Writes a configuration as a map of its set fields: what a generated
+/// configuration's `Serialize` does, one call per field, in declaration
+/// order, leaving unset (`None`) fields out.
+pub struct ConfigWriter<M>(M);
+
+impl<M: SerializeMap> ConfigWriter<M> {
+    /// Starts the map of a configuration.
+    ///
+    /// # Errors
+    ///
+    /// Those of `serializer`.
+    pub fn new<S: Serializer<SerializeMap = M, Ok = M::Ok, Error = M::Error>>(serializer: S) -> Result<Self, M::Error> {
+        serializer.serialize_map(None).map(Self)
+    }
+
+    /// Writes `key` when `value` is set.
+    ///
+    /// # Errors
+    ///
+    /// Those of the serializer or of `value`.
+    pub fn field<T: Serialize>(&mut self, key: &str, value: &Option<T>) -> Result<(), M::Error> {
+        match value {
+            Some(value) => self.0.serialize_entry(key, value),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the members of a `#[serde(flatten)]` field, when set, into
+    /// this map.
+    ///
+    /// # Errors
+    ///
+    /// The value is not a map (nor `null`), or the serializer's.
+    pub fn flatten<T: Serialize>(&mut self, value: &Option<T>) -> Result<(), M::Error> {
+        let Some(value) = value else { return Ok(()) };
+        match serde_json::to_value(value).map_err(<M::Error as ser::Error>::custom)? {
+            Value::Object(members) => members.iter().try_for_each(|(k, v)| self.0.serialize_entry(k, v)),
+            Value::Null => Ok(()),
+            other => {
+                Err(<M::Error as ser::Error>::custom(format_args!("a flattened field must be a map, not {other}")))
+            }
+        }
+    }
+
+    /// Ends the map.
+    ///
+    /// # Errors
+    ///
+    /// Those of the serializer.
+    pub fn end(self) -> Result<M::Ok, M::Error> {
+        self.0.end()
+    }
 }
 
 #[cfg(test)]
@@ -67,6 +124,16 @@ mod tests {
         name: Option<String>,
         replicas: Option<i32>,
         rest: Option<BTreeMap<String, i64>>,
+    }
+
+    impl Serialize for Config {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = ConfigWriter::new(serializer)?;
+            map.field("name", &self.name)?;
+            map.flatten(&self.rest)?;
+            map.field("replicas", &self.replicas)?;
+            map.end()
+        }
     }
 
     impl<'de> Deserialize<'de> for Config {
@@ -96,6 +163,30 @@ mod tests {
         let err = serde_json::from_value::<Config>(json!({"replicas": "three"})).unwrap_err().to_string();
         assert!(err.contains("field `replicas`"), "{err}");
         assert!(err.contains("invalid type: string \"three\""), "{err}");
+    }
+
+    #[test]
+    fn set_fields_and_flattened_members_are_written_in_order_and_read_back() {
+        let c = Config { name: Some("a".into()), replicas: Some(2), rest: Some(BTreeMap::from([("x".to_owned(), 1)])) };
+        let text = serde_json::to_string(&c).unwrap();
+        assert_eq!(text, r#"{"name":"a","x":1,"replicas":2}"#);
+        assert_eq!(serde_json::from_str::<Config>(&text).unwrap(), c);
+        let empty = Config { name: None, replicas: None, rest: None };
+        assert_eq!(serde_json::to_string(&empty).unwrap(), "{}");
+    }
+
+    #[test]
+    fn a_flattened_field_that_is_not_a_map_is_an_error() {
+        struct Odd(Option<i64>);
+        impl Serialize for Odd {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = ConfigWriter::new(serializer)?;
+                map.flatten(&self.0)?;
+                map.end()
+            }
+        }
+        let err = serde_json::to_string(&Odd(Some(3))).unwrap_err().to_string();
+        assert!(err.contains("a flattened field must be a map, not 3"), "{err}");
     }
 
     #[test]

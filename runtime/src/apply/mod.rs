@@ -38,7 +38,7 @@ mod meta;
 
 pub use builtin::{ConfigMapApplyConfiguration, extract_config_map};
 pub use extract::{extract, owned_fields};
-pub use fields::{Fields, deserialize_config};
+pub use fields::{ConfigWriter, Fields, deserialize_config};
 pub use meta::{ObjectMetaApplyConfiguration, OwnerReferenceApplyConfiguration};
 
 use serde::Serialize;

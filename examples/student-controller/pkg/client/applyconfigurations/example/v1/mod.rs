@@ -2,30 +2,32 @@
 
 //! Apply configurations of the `example/v1` API types.
 /// An apply configuration of a `Student` (`example.k8s.io/v1`).
-#[derive(
-    Clone,
-    Default,
-    Debug,
-    PartialEq,
-    ::codegen_runtime::__private::serde::Serialize
-)]
-#[serde(crate = "::codegen_runtime::__private::serde")]
+#[derive(Clone, Default, Debug, PartialEq)]
 pub struct StudentApplyConfiguration {
     /// `apiVersion`, set by `new`.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// `kind`, set by `new`.
-    #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata.
-    #[serde(rename = "metadata", skip_serializing_if = "Option::is_none")]
     pub metadata: Option<::codegen_runtime::apply::ObjectMetaApplyConfiguration>,
     /// The desired state.
-    #[serde(rename = "spec", skip_serializing_if = "Option::is_none")]
     pub spec: Option<StudentSpecApplyConfiguration>,
     /// The observed state, written by the controller.
-    #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<StudentStatusApplyConfiguration>,
+}
+impl ::codegen_runtime::__private::serde::Serialize for StudentApplyConfiguration {
+    fn serialize<S: ::codegen_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = ::codegen_runtime::apply::ConfigWriter::new(serializer)?;
+        map.field("apiVersion", &self.api_version)?;
+        map.field("kind", &self.kind)?;
+        map.field("metadata", &self.metadata)?;
+        map.field("spec", &self.spec)?;
+        map.field("status", &self.status)?;
+        map.end()
+    }
 }
 impl<'de> ::codegen_runtime::__private::serde::Deserialize<'de>
 for StudentApplyConfiguration {
@@ -213,32 +215,35 @@ pub fn extract_student_status(
     ::codegen_runtime::apply::extract(obj, field_manager, Some("status"))
 }
 /// An apply configuration of `StudentCondition`.
-#[derive(
-    Clone,
-    Default,
-    Debug,
-    PartialEq,
-    ::codegen_runtime::__private::serde::Serialize
-)]
-#[serde(crate = "::codegen_runtime::__private::serde")]
+#[derive(Clone, Default, Debug, PartialEq)]
 pub struct StudentConditionApplyConfiguration {
     /// Condition type, e.g. `Ready`.
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     /// `True`, `False` or `Unknown`.
-    #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     /// Machine-readable reason of the last transition.
-    #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Human-readable message.
-    #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// When the status last changed.
-    #[serde(rename = "lastTransitionTime", skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<
         ::codegen_runtime::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
     >,
+}
+impl ::codegen_runtime::__private::serde::Serialize
+for StudentConditionApplyConfiguration {
+    fn serialize<S: ::codegen_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = ::codegen_runtime::apply::ConfigWriter::new(serializer)?;
+        map.field("type", &self.type_)?;
+        map.field("status", &self.status)?;
+        map.field("reason", &self.reason)?;
+        map.field("message", &self.message)?;
+        map.field("lastTransitionTime", &self.last_transition_time)?;
+        map.end()
+    }
 }
 impl<'de> ::codegen_runtime::__private::serde::Deserialize<'de>
 for StudentConditionApplyConfiguration {
@@ -299,21 +304,23 @@ impl StudentConditionApplyConfiguration {
     }
 }
 /// An apply configuration of `StudentSpec`.
-#[derive(
-    Clone,
-    Default,
-    Debug,
-    PartialEq,
-    ::codegen_runtime::__private::serde::Serialize
-)]
-#[serde(crate = "::codegen_runtime::__private::serde")]
+#[derive(Clone, Default, Debug, PartialEq)]
 pub struct StudentSpecApplyConfiguration {
     /// The student's name.
-    #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The school the student attends.
-    #[serde(rename = "school", skip_serializing_if = "Option::is_none")]
     pub school: Option<String>,
+}
+impl ::codegen_runtime::__private::serde::Serialize for StudentSpecApplyConfiguration {
+    fn serialize<S: ::codegen_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = ::codegen_runtime::apply::ConfigWriter::new(serializer)?;
+        map.field("name", &self.name)?;
+        map.field("school", &self.school)?;
+        map.end()
+    }
 }
 impl<'de> ::codegen_runtime::__private::serde::Deserialize<'de>
 for StudentSpecApplyConfiguration {
@@ -350,21 +357,23 @@ impl StudentSpecApplyConfiguration {
     }
 }
 /// An apply configuration of `StudentStatus`.
-#[derive(
-    Clone,
-    Default,
-    Debug,
-    PartialEq,
-    ::codegen_runtime::__private::serde::Serialize
-)]
-#[serde(crate = "::codegen_runtime::__private::serde")]
+#[derive(Clone, Default, Debug, PartialEq)]
 pub struct StudentStatusApplyConfiguration {
     /// The `metadata.generation` the status describes.
-    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// The latest observations, one per condition type.
-    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<StudentConditionApplyConfiguration>>,
+}
+impl ::codegen_runtime::__private::serde::Serialize for StudentStatusApplyConfiguration {
+    fn serialize<S: ::codegen_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = ::codegen_runtime::apply::ConfigWriter::new(serializer)?;
+        map.field("observedGeneration", &self.observed_generation)?;
+        map.field("conditions", &self.conditions)?;
+        map.end()
+    }
 }
 impl<'de> ::codegen_runtime::__private::serde::Deserialize<'de>
 for StudentStatusApplyConfiguration {
