@@ -84,7 +84,9 @@ impl<M: SerializeMap> ConfigWriter<M> {
     }
 
     /// Writes the members of a `#[serde(flatten)]` field, when set, into
-    /// this map.
+    /// this map (through a JSON value, so in the order of its keys; serde's
+    /// derive keeps a flattened struct's field order, the JSON object is
+    /// the same).
     ///
     /// # Errors
     ///
