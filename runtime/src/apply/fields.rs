@@ -67,7 +67,7 @@ impl<M: SerializeMap> ConfigWriter<M> {
     /// # Errors
     ///
     /// Those of `serializer`.
-    pub fn new<S: Serializer<SerializeMap = M, Ok = M::Ok, Error = M::Error>>(serializer: S) -> Result<Self, M::Error> {
+    pub fn new<S: Serializer<SerializeMap = M>>(serializer: S) -> Result<Self, S::Error> {
         serializer.serialize_map(None).map(Self)
     }
 
