@@ -6,14 +6,17 @@
 //! it.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
+use std::hash::BuildHasher;
 use std::marker::PhantomData;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use hashbrown::HashTable;
 use kube::{Resource, ResourceExt};
 
-use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key, write_meta_key};
+use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key, meta_key_parts};
 
 /// An index function: the values under which an object is filed in one index
 /// (client-go's `IndexFunc`). An object may be filed under several values, or
@@ -49,8 +52,135 @@ pub enum IndexerError {
 /// costs more than the lookup itself. Seeded per process like std's.
 pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// Keys filed under each value of one index.
-type Index = FastMap<String, BTreeSet<Arc<str>>>;
+/// An object in the set of one index value, ordered by its key.
+#[derive(Clone)]
+struct ByKey(ErasedObject);
+
+impl ByKey {
+    fn parts(&self) -> KeyParts<'_> {
+        parts_of(&*self.0)
+    }
+}
+
+impl PartialEq for ByKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for ByKey {}
+
+impl PartialOrd for ByKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ByKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        cmp_keys(self.parts(), other.parts())
+    }
+}
+
+/// The objects filed under each value of one index. The sets hold the
+/// objects themselves, so a query by index reads no second table.
+type Index = FastMap<String, BTreeSet<ByKey>>;
+
+/// A key in its two parts: namespace (empty for cluster-scoped objects)
+/// and name.
+type KeyParts<'a> = (&'a str, &'a str);
+
+fn parts_of(obj: &dyn AnyObject) -> KeyParts<'_> {
+    meta_key_parts(obj.object_meta())
+}
+
+/// The parts of a `namespace/name` or `name` key. Names never contain a
+/// `/` (the API server refuses them), so the first one separates the
+/// namespace; a key starting with `/` names no object.
+fn split_key(key: &str) -> Option<KeyParts<'_>> {
+    match key.split_once('/') {
+        Some(("", _)) => None,
+        Some(parts) => Some(parts),
+        None => Some(("", key)),
+    }
+}
+
+/// Orders keys as their text `namespace/name` (or `name`) would order.
+fn cmp_keys(a: KeyParts<'_>, b: KeyParts<'_>) -> Ordering {
+    if a.0 == b.0 {
+        return a.1.cmp(b.1);
+    }
+    key_text(a).cmp(key_text(b))
+}
+
+/// The bytes of a key's text, without building it.
+fn key_text<'a>((ns, name): KeyParts<'a>) -> impl Iterator<Item = u8> + 'a {
+    let separator: &[u8] = if ns.is_empty() { b"" } else { b"/" };
+    ns.bytes().chain(separator.iter().copied()).chain(name.bytes())
+}
+
+/// The stored objects, each found by the key read from the object itself:
+/// no key is kept beside an object, so a slot is one pointer and no
+/// allocation per object is spent on its key.
+pub(crate) struct Items {
+    table: HashTable<ErasedObject>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl Items {
+    fn with_capacity(capacity: usize) -> Self {
+        Self { table: HashTable::with_capacity(capacity), hasher: Default::default() }
+    }
+
+    fn hash(hasher: &foldhash::fast::RandomState, parts: KeyParts<'_>) -> u64 {
+        hasher.hash_one(parts)
+    }
+
+    fn get(&self, parts: KeyParts<'_>) -> Option<&ErasedObject> {
+        self.table.find(Self::hash(&self.hasher, parts), |obj| {
+            // Reading the reference count first lets its cache line load
+            // while the key is compared, instead of after, when the caller
+            // clones the `Arc` found.
+            std::hint::black_box(Arc::strong_count(obj));
+            parts_of(&**obj) == parts
+        })
+    }
+
+    /// Stores `obj`, returning the object stored under its key before.
+    fn insert(&mut self, obj: ErasedObject) -> Option<ErasedObject> {
+        let hash = Self::hash(&self.hasher, parts_of(&*obj));
+        if let Some(slot) = self.table.find_mut(hash, |stored| parts_of(&**stored) == parts_of(&*obj)) {
+            return Some(std::mem::replace(slot, obj));
+        }
+        let hasher = &self.hasher;
+        self.table.insert_unique(hash, obj, |stored| Self::hash(hasher, parts_of(&**stored)));
+        None
+    }
+
+    /// Removes and returns the object stored under `parts`.
+    pub(crate) fn remove(&mut self, parts: KeyParts<'_>) -> Option<ErasedObject> {
+        let hash = Self::hash(&self.hasher, parts);
+        let entry = self.table.find_entry(hash, |obj| parts_of(&**obj) == parts).ok()?;
+        Some(entry.remove().0)
+    }
+
+    fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &ErasedObject> {
+        self.table.iter()
+    }
+}
+
+impl IntoIterator for Items {
+    type Item = ErasedObject;
+    type IntoIter = hashbrown::hash_table::IntoIter<ErasedObject>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.table.into_iter()
+    }
+}
 
 /// How one index files objects: the built-in namespace index reads the
 /// namespace in place; the others call the user's function.
@@ -80,67 +210,68 @@ impl IndexFn {
 
 /// The data behind the lock.
 struct Store {
-    items: FastMap<Arc<str>, ErasedObject>,
+    items: Items,
     indexers: BTreeMap<String, IndexFn>,
     indices: FastMap<String, Index>,
 }
 
 impl Store {
-    /// Moves `key` from the index values of `old` to those of `new`, in every
-    /// index, dropping values left with no keys so they do not linger in
+    /// Files `new` in place of `old` (the object stored under the same key
+    /// before) in every index: under values only `old` had it is removed,
+    /// under shared ones replaced, under new ones added. Values left with
+    /// no objects are dropped so they do not linger in
     /// [`Indexer::list_index_func_values`].
-    fn update_indices(&mut self, old: Option<&dyn AnyObject>, new: Option<&dyn AnyObject>, key: &Arc<str>) {
+    fn update_indices(&mut self, old: Option<&ErasedObject>, new: Option<&ErasedObject>) {
         for (name, index_fn) in &self.indexers {
-            let old_values = old.map(|o| index_fn.values(o)).unwrap_or_default();
-            let new_values = new.map(|n| index_fn.values(n)).unwrap_or_default();
-            if old_values == new_values {
+            let old_values = old.map(|o| index_fn.values(&**o)).unwrap_or_default();
+            let new_values = new.map(|n| index_fn.values(&**n)).unwrap_or_default();
+            if old_values.is_empty() && new_values.is_empty() {
                 continue;
             }
             let index = match self.indices.get_mut(name.as_str()) {
                 Some(index) => index,
                 None => self.indices.entry(name.clone()).or_default(),
             };
-            for value in old_values.iter().filter(|v| !new_values.contains(v)) {
-                if let Some(keys) = index.get_mut(value.as_ref()) {
-                    keys.remove(key);
-                    if keys.is_empty() {
-                        index.remove(value.as_ref());
+            if let Some(old) = old {
+                for value in old_values.iter().filter(|v| !new_values.contains(v)) {
+                    if let Some(objs) = index.get_mut(value.as_ref()) {
+                        objs.remove(&ByKey(old.clone()));
+                        if objs.is_empty() {
+                            index.remove(value.as_ref());
+                        }
                     }
                 }
             }
-            for value in new_values.iter().filter(|v| !old_values.contains(v)) {
-                match index.get_mut(value.as_ref()) {
-                    Some(keys) => {
-                        keys.insert(key.clone());
-                    }
-                    None => {
-                        index.insert(value.clone().into_owned(), BTreeSet::from([key.clone()]));
+            if let Some(new) = new {
+                for value in &new_values {
+                    match index.get_mut(value.as_ref()) {
+                        // Replaces the old object if it was filed here.
+                        Some(objs) => {
+                            objs.replace(ByKey(new.clone()));
+                        }
+                        None => {
+                            index.insert(value.clone().into_owned(), BTreeSet::from([ByKey(new.clone())]));
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Files every item in one index. The keys of each value are gathered
-    /// first and the value's set is built from them sorted, in one pass,
-    /// instead of by one insertion per key.
+    /// Files every item in one index. The objects of each value are
+    /// gathered first and the value's set is built from them in one sorted
+    /// pass, instead of by one insertion per object.
     fn build_index(&self, index_fn: &IndexFn) -> Index {
-        let mut groups: FastMap<String, Vec<Arc<str>>> = FastMap::default();
-        for (key, obj) in &self.items {
+        let mut groups: FastMap<String, Vec<ByKey>> = FastMap::default();
+        for obj in self.items.iter() {
             index_fn.each_value(&**obj, |value| match groups.get_mut(value.as_ref()) {
-                Some(keys) => keys.push(key.clone()),
+                Some(objs) => objs.push(ByKey(obj.clone())),
                 None => {
-                    groups.insert(value.into_owned(), vec![key.clone()]);
+                    groups.insert(value.into_owned(), vec![ByKey(obj.clone())]);
                 }
             });
         }
-        groups
-            .into_iter()
-            .map(|(value, mut keys)| {
-                keys.sort_unstable();
-                (value, keys.into_iter().collect())
-            })
-            .collect()
+        groups.into_iter().map(|(value, objs)| (value, objs.into_iter().collect())).collect()
     }
 
     fn index(&self, index_name: &str) -> Result<Option<&Index>, IndexerError> {
@@ -150,12 +281,8 @@ impl Store {
         Ok(self.indices.get(index_name))
     }
 
-    fn keys_for(&self, index_name: &str, value: &str) -> Result<Option<&BTreeSet<Arc<str>>>, IndexerError> {
+    fn filed_under(&self, index_name: &str, value: &str) -> Result<Option<&BTreeSet<ByKey>>, IndexerError> {
         Ok(self.index(index_name)?.and_then(|index| index.get(value)))
-    }
-
-    fn objects(&self, keys: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<ErasedObject> {
-        keys.into_iter().filter_map(|key| self.items.get(key.as_ref()).cloned()).collect()
     }
 }
 
@@ -188,7 +315,7 @@ impl ErasedIndexer {
         all.extend(indexers.into_iter().map(|(name, index_func)| (name, IndexFn::Func(index_func))));
         Self {
             store: Arc::new(RwLock::new(Store {
-                items: FastMap::default(),
+                items: Items::with_capacity(0),
                 indexers: all,
                 indices: FastMap::default(),
             })),
@@ -224,34 +351,35 @@ impl ErasedIndexer {
     }
 
     pub(crate) fn update(&self, obj: ErasedObject) -> Option<ErasedObject> {
-        let key = meta_key(obj.object_meta());
         let mut store = self.write();
-        let (key, old) = match store.items.remove_entry(key.as_str()) {
-            Some((key, old)) => (key, Some(old)),
-            None => (Arc::from(key), None),
-        };
-        store.update_indices(old.as_deref(), Some(&*obj), &key);
-        store.items.insert(key, obj);
+        let old = store.items.insert(obj.clone());
+        store.update_indices(old.as_ref(), Some(&obj));
         old
     }
 
-    pub(crate) fn delete_by_key(&self, key: &str) -> Option<ErasedObject> {
+    /// Removes the object stored under the key of `obj`, returning it.
+    pub(crate) fn delete(&self, obj: &dyn AnyObject) -> Option<ErasedObject> {
+        self.delete_parts(parts_of(obj))
+    }
+
+    fn delete_by_key(&self, key: &str) -> Option<ErasedObject> {
+        self.delete_parts(split_key(key)?)
+    }
+
+    fn delete_parts(&self, parts: KeyParts<'_>) -> Option<ErasedObject> {
         let mut store = self.write();
-        let (key, old) = store.items.remove_entry(key)?;
-        store.update_indices(Some(&*old), None, &key);
+        let old = store.items.remove(parts)?;
+        store.update_indices(Some(&old), None);
         Some(old)
     }
 
     /// Replaces the whole content with `items`, rebuilds every index, and
-    /// hands back the previous content by key so the informer can tell
-    /// updates and vanished objects apart.
-    pub(crate) fn replace_returning_old(&self, items: Vec<ErasedObject>) -> FastMap<Arc<str>, ErasedObject> {
-        let mut new_items = FastMap::with_capacity_and_hasher(items.len(), Default::default());
-        let mut key = String::new();
+    /// hands back the previous content so the informer can tell updates and
+    /// vanished objects apart.
+    pub(crate) fn replace_returning_old(&self, items: &[ErasedObject]) -> Items {
+        let mut new_items = Items::with_capacity(items.len());
         for obj in items {
-            key.clear();
-            write_meta_key(&mut key, obj.object_meta());
-            new_items.insert(Arc::<str>::from(key.as_str()), obj);
+            new_items.insert(obj.clone());
         }
         let mut store = self.write();
         let old = std::mem::replace(&mut store.items, new_items);
@@ -261,16 +389,26 @@ impl ErasedIndexer {
         old
     }
 
+    fn get(&self, obj: &dyn AnyObject) -> Option<ErasedObject> {
+        self.read().items.get(parts_of(obj)).cloned()
+    }
+
     pub(crate) fn get_by_key(&self, key: &str) -> Option<ErasedObject> {
-        self.read().items.get(key).cloned()
+        self.get_in(split_key(key)?)
+    }
+
+    /// The object stored under `namespace` (empty for cluster-scoped
+    /// objects) and `name`, without building its key.
+    pub(crate) fn get_in(&self, (namespace, name): KeyParts<'_>) -> Option<ErasedObject> {
+        self.read().items.get((namespace, name)).cloned()
     }
 
     pub(crate) fn list(&self) -> Vec<ErasedObject> {
-        self.read().items.values().cloned().collect()
+        self.read().items.iter().cloned().collect()
     }
 
     fn list_keys(&self) -> Vec<String> {
-        self.read().items.keys().map(|key| key.to_string()).collect()
+        self.read().items.iter().map(|obj| meta_key(obj.object_meta())).collect()
     }
 
     fn len(&self) -> usize {
@@ -279,14 +417,17 @@ impl ErasedIndexer {
 
     pub(crate) fn by_index(&self, index_name: &str, indexed_value: &str) -> Result<Vec<ErasedObject>, IndexerError> {
         let store = self.read();
-        Ok(store.keys_for(index_name, indexed_value)?.map(|keys| store.objects(keys)).unwrap_or_default())
+        Ok(store
+            .filed_under(index_name, indexed_value)?
+            .map(|objs| objs.iter().map(|obj| obj.0.clone()).collect())
+            .unwrap_or_default())
     }
 
     fn index_keys(&self, index_name: &str, indexed_value: &str) -> Result<Vec<String>, IndexerError> {
         let store = self.read();
         Ok(store
-            .keys_for(index_name, indexed_value)?
-            .map(|keys| keys.iter().map(|key| key.to_string()).collect())
+            .filed_under(index_name, indexed_value)?
+            .map(|objs| objs.iter().map(|obj| meta_key(obj.0.object_meta())).collect())
             .unwrap_or_default())
     }
 
@@ -296,13 +437,13 @@ impl ErasedIndexer {
         let Some(index_func) = store.indexers.get(index_name) else {
             return Err(IndexerError::IndexNotFound(index_name.to_owned()));
         };
-        let keys: BTreeSet<&Arc<str>> = index_func
+        let objs: BTreeSet<&ByKey> = index_func
             .values(obj)
             .iter()
             .filter_map(|value| index.and_then(|index| index.get(value.as_ref())))
             .flatten()
             .collect();
-        Ok(store.objects(keys.into_iter().map(|key| &**key)))
+        Ok(objs.into_iter().map(|obj| obj.0.clone()).collect())
     }
 
     fn list_index_func_values(&self, index_name: &str) -> Vec<String> {
@@ -416,7 +557,7 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
 
     /// Removes the object stored under `obj`'s key, returning it.
     pub fn delete(&self, obj: &K) -> Option<Arc<K>> {
-        self.delete_by_key(&meta_key(obj.meta()))
+        self.raw.delete(obj).map(downcast)
     }
 
     /// Removes the object stored under `key`, returning it.
@@ -426,12 +567,13 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
 
     /// Replaces the whole content with `items` and rebuilds every index.
     pub fn replace(&self, items: Vec<Arc<K>>) {
-        self.raw.replace_returning_old(items.into_iter().map(|obj| obj as ErasedObject).collect());
+        let items: Vec<ErasedObject> = items.into_iter().map(|obj| obj as ErasedObject).collect();
+        self.raw.replace_returning_old(&items);
     }
 
     /// The object stored under `obj`'s key.
     pub fn get(&self, obj: &K) -> Option<Arc<K>> {
-        self.get_by_key(&meta_key(obj.meta()))
+        self.raw.get(obj).map(downcast)
     }
 
     /// The object stored under `key` (`namespace/name`, or `name` for
@@ -527,6 +669,8 @@ mod tests {
         assert_eq!(got.as_deref(), Some("x"));
         assert!(indexer.get(&cm("b", "x", None)).is_some());
         assert!(indexer.get_by_key("x").is_none());
+        assert!(indexer.get_by_key("/x").is_none(), "no namespace before the slash names nothing");
+        assert!(indexer.get_by_key("a/x/").is_none());
 
         let ns = Indexer::new();
         ns.add(Arc::new(Namespace {
@@ -651,7 +795,12 @@ mod tests {
         fn indexes_match_a_model(ops in proptest::collection::vec(op(), 0..60)) {
             let indexer = Indexer::with_indexers(by_app());
             let mut model: BTreeMap<String, Arc<ConfigMap>> = BTreeMap::new();
-            let make = |ns: u8, name: u8, app: Option<u8>| cm(&format!("ns{ns}"), &format!("n{name}"), app.map(|a| format!("app{a}")).as_deref());
+            // Namespaces where ordering by the key's text and by the
+            // (namespace, name) pair differ ("a-b/.." < "a/.." < "ab/.."),
+            // and cluster-scoped objects ("") beside them.
+            const NAMESPACES: [&str; 4] = ["a", "a-b", "ab", ""];
+            let make = |ns: u8, name: u8, app: Option<u8>| cm(NAMESPACES[ns as usize], &format!("n{name}"), app.map(|a| format!("app{a}")).as_deref());
+            let key = |ns: u8, name: u8| meta_namespace_key(&*make(ns, name, None));
             for op in ops {
                 match op {
                     Op::Upsert { ns, name, app } => {
@@ -661,7 +810,7 @@ mod tests {
                         prop_assert_eq!(old.is_some(), model_old.is_some());
                     }
                     Op::Delete { ns, name } => {
-                        let key = format!("ns{ns}/n{name}");
+                        let key = key(ns, name);
                         prop_assert_eq!(indexer.delete_by_key(&key).is_some(), model.remove(&key).is_some());
                     }
                     Op::Replace(objs) => {
@@ -672,6 +821,16 @@ mod tests {
                 }
             }
             prop_assert_eq!(sorted(indexer.list_keys()), model.keys().cloned().collect::<Vec<_>>());
+            for ns in 0..NAMESPACES.len() as u8 {
+                for name in 0..6 {
+                    let key = key(ns, name);
+                    let got = indexer.get_by_key(&key);
+                    prop_assert_eq!(got.is_some(), model.contains_key(&key), "get_by_key({})", key);
+                    if let (Some(got), Some(want)) = (got, model.get(&key)) {
+                        prop_assert!(Arc::ptr_eq(&got, want), "get_by_key({}) is the object stored last", key);
+                    }
+                }
+            }
             for (index, value_of) in [
                 ("app", (|o: &ConfigMap| o.labels().get("app").cloned()) as fn(&ConfigMap) -> Option<String>),
                 (NAMESPACE_INDEX, |o: &ConfigMap| o.namespace()),
@@ -684,6 +843,11 @@ mod tests {
                 }
                 prop_assert_eq!(indexer.list_index_func_values(index), expected.keys().cloned().collect::<Vec<_>>());
                 for (value, keys) in expected {
+                    let objs = indexer.by_index(index, &value).unwrap();
+                    prop_assert_eq!(objs.len(), keys.len());
+                    for (obj, key) in objs.iter().zip(&keys) {
+                        prop_assert!(Arc::ptr_eq(obj, &model[key]), "by_index({}, {}) holds the stored {}", index, value, key);
+                    }
                     prop_assert_eq!(indexer.index_keys(index, &value).unwrap(), keys);
                 }
             }

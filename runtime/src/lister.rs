@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use kube::Resource;
 
 use crate::indexer::{Indexer, NAMESPACE_INDEX, downcast_all};
-use crate::object::ErasedObject;
+use crate::object::{ErasedObject, downcast};
 
 pub use kube::core::{Expression, Selector, SelectorExt};
 
@@ -75,7 +75,7 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
     /// The cached cluster-scoped object called `name`. For namespaced kinds
     /// use [`Lister::namespace`].
     pub fn get(&self, name: &str) -> Option<Arc<K>> {
-        self.indexer.get_by_key(name)
+        self.indexer.raw().get_in(("", name)).map(downcast)
     }
 
     /// A lister restricted to namespace `namespace`; the empty string means
@@ -117,7 +117,7 @@ impl<K: Resource + Send + Sync + 'static> NamespaceLister<K> {
 
     /// The cached object called `name` in this namespace.
     pub fn get(&self, name: &str) -> Option<Arc<K>> {
-        self.indexer.get_by_key(&format!("{}/{name}", self.namespace))
+        self.indexer.raw().get_in((&self.namespace, name)).map(downcast)
     }
 
     /// The cached objects in this namespace whose labels match `selector`,

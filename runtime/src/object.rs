@@ -124,13 +124,21 @@ pub(crate) fn meta_key(meta: &ObjectMeta) -> String {
 
 /// Appends [`meta_key`] to `out`, for callers that reuse one buffer.
 pub(crate) fn write_meta_key(out: &mut String, meta: &ObjectMeta) {
-    let name = meta.name.as_deref().or(meta.generate_name.as_deref()).unwrap_or_default();
-    if let Some(ns) = meta.namespace.as_deref().filter(|ns| !ns.is_empty()) {
+    let (ns, name) = meta_key_parts(meta);
+    if !ns.is_empty() {
         out.reserve(ns.len() + 1 + name.len());
         out.push_str(ns);
         out.push('/');
     }
     out.push_str(name);
+}
+
+/// [`meta_key`] in its two parts, read in place: the namespace (empty for
+/// cluster-scoped objects) and the name (the `generateName` when the name
+/// is not set yet).
+pub(crate) fn meta_key_parts(meta: &ObjectMeta) -> (&str, &str) {
+    let name = meta.name.as_deref().or(meta.generate_name.as_deref()).unwrap_or_default();
+    (meta.namespace.as_deref().unwrap_or_default(), name)
 }
 
 /// An object of any kind, as the cache, the watch loop and the handler

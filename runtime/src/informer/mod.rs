@@ -43,7 +43,7 @@ use tokio::time::Instant;
 
 use crate::indexer::{ErasedIndexer, IndexFunc, Indexer, erase_index_funcs};
 use crate::lister::Lister;
-use crate::object::{AnyObject, ErasedObject, Object, meta_key};
+use crate::object::{AnyObject, ErasedObject, Object, meta_key, meta_key_parts};
 
 pub use handler::{
     DeletedFinalStateUnknown, DeletedObject, FilteringResourceEventHandler, ResourceEventHandler,
@@ -584,9 +584,9 @@ impl Shared {
     fn replace(&self, objs: Vec<ErasedObject>) {
         let mut processor = lock(&self.processor);
         let first_list = !self.sync.borrow().synced;
-        let mut old = self.indexer.replace_returning_old(objs.clone());
+        let mut old = self.indexer.replace_returning_old(&objs);
         for new in objs {
-            match old.remove(meta_key(new.object_meta()).as_str()) {
+            match old.remove(meta_key_parts(new.object_meta())) {
                 // Unchanged across the relist: client-go treats an update
                 // with the same resourceVersion as a sync, which only
                 // handlers due a resync get; those get it from their clock.
@@ -595,10 +595,10 @@ impl Shared {
                 None => processor.distribute(Notification::Add { obj: new, is_in_initial_list: first_list }),
             }
         }
-        let mut vanished: Vec<_> = old.into_iter().collect();
+        let mut vanished: Vec<_> = old.into_iter().map(|obj| (meta_key(obj.object_meta()), obj)).collect();
         vanished.sort_by(|(a, _), (b, _)| a.cmp(b));
         for (key, obj) in vanished {
-            processor.distribute(Notification::Delete(Deleted::Tombstone { key: key.to_string(), obj }));
+            processor.distribute(Notification::Delete(Deleted::Tombstone { key, obj }));
         }
         if first_list {
             processor.start_resync_clocks(Instant::now());
@@ -617,7 +617,7 @@ impl Shared {
 
     fn delete(&self, obj: ErasedObject) {
         let mut processor = lock(&self.processor);
-        self.indexer.delete_by_key(&meta_key(obj.object_meta()));
+        self.indexer.delete(&*obj);
         processor.distribute(Notification::Delete(Deleted::Object(obj)));
     }
 
