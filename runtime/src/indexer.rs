@@ -577,7 +577,9 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
     }
 
     /// The object stored under `key` (`namespace/name`, or `name` for
-    /// cluster-scoped objects).
+    /// cluster-scoped objects). The key is matched against each object's own
+    /// namespace and name, the namespace being the text before the first
+    /// `/` (names cannot contain one).
     pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
         self.raw.get_by_key(key).map(downcast)
     }

@@ -75,7 +75,7 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
     /// The cached cluster-scoped object called `name`. For namespaced kinds
     /// use [`Lister::namespace`].
     pub fn get(&self, name: &str) -> Option<Arc<K>> {
-        self.indexer.raw().get_in(("", name)).map(downcast)
+        self.indexer.get_by_key(name)
     }
 
     /// A lister restricted to namespace `namespace`; the empty string means
