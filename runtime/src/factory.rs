@@ -10,7 +10,7 @@ use std::time::Duration;
 use kube::Client;
 use kube::runtime::watcher;
 
-use crate::informer::{InformerConfig, Shared, SharedIndexInformer, Transform};
+use crate::informer::{InformerConfig, ManagedFields, Shared, SharedIndexInformer, Transform};
 use crate::object::Object;
 
 /// Adjusts the watch of every informer a factory makes, e.g. to set label or
@@ -40,7 +40,7 @@ struct Inner {
     /// `Transform<K>` per `TypeId::of::<K>()`.
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     watch_idle_timeout: Option<Duration>,
-    strip_managed_fields: bool,
+    managed_fields: ManagedFields,
     state: Mutex<State>,
 }
 
@@ -104,7 +104,7 @@ impl SharedInformerFactory {
             custom_resync: HashMap::new(),
             transforms: HashMap::new(),
             watch_idle_timeout: Some(crate::informer::DEFAULT_WATCH_IDLE_TIMEOUT),
-            strip_managed_fields: false,
+            managed_fields: ManagedFields::Decoded,
         }
     }
 
@@ -162,14 +162,17 @@ impl SharedInformerFactory {
     }
 
     fn config_for<K: Object>(&self) -> InformerConfig<K> {
-        let own = self.inner.transforms.get(&TypeId::of::<K>()).and_then(|t| t.downcast_ref::<Transform<K>>()).cloned();
-        let transform = match (self.inner.strip_managed_fields, own) {
-            (false, own) => own,
-            (true, None) => Some(Arc::new(strip_managed_fields::<K>) as Transform<K>),
-            (true, Some(own)) => Some(Arc::new(move |obj: K| own(strip_managed_fields(obj))) as Transform<K>),
-        };
+        let transform =
+            self.inner.transforms.get(&TypeId::of::<K>()).and_then(|t| t.downcast_ref::<Transform<K>>()).cloned();
         let (watcher_config, resync, watch_idle_timeout) = self.base_config(TypeId::of::<K>());
-        InformerConfig { watcher_config, resync, transform, indexers: BTreeMap::new(), watch_idle_timeout }
+        InformerConfig {
+            watcher_config,
+            resync,
+            transform,
+            indexers: BTreeMap::new(),
+            watch_idle_timeout,
+            managed_fields: self.inner.managed_fields,
+        }
     }
 
     /// The watch configuration, resync period and idle timeout of the
@@ -233,8 +236,9 @@ impl SharedInformerFactory {
 
 /// `obj` without `metadata.managedFields`: a transform for
 /// [`SharedInformerFactoryBuilder::transform`] or
-/// [`InformerConfig::transform`], which
-/// [`SharedInformerFactoryBuilder::strip_managed_fields`] applies to every kind.
+/// [`InformerConfig::transform`]. [`ManagedFields::Dropped`] (what
+/// [`SharedInformerFactoryBuilder::strip_managed_fields`] sets for every
+/// kind) does the same while decoding, without decoding them first.
 pub fn strip_managed_fields<K: Object>(mut obj: K) -> K {
     obj.meta_mut().managed_fields = None;
     obj
@@ -249,7 +253,7 @@ pub struct SharedInformerFactoryBuilder {
     custom_resync: HashMap<TypeId, Duration>,
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     watch_idle_timeout: Option<Duration>,
-    strip_managed_fields: bool,
+    managed_fields: ManagedFields,
 }
 
 impl fmt::Debug for SharedInformerFactoryBuilder {
@@ -259,7 +263,7 @@ impl fmt::Debug for SharedInformerFactoryBuilder {
             .field("tweak_list_options", &self.tweak_list_options.is_some())
             .field("default_resync", &self.default_resync)
             .field("watch_idle_timeout", &self.watch_idle_timeout)
-            .field("strip_managed_fields", &self.strip_managed_fields)
+            .field("managed_fields", &self.managed_fields)
             .finish_non_exhaustive()
     }
 }
@@ -314,9 +318,20 @@ impl SharedInformerFactoryBuilder {
     /// kind's: they are most of an object's memory in the cache and few
     /// controllers read them. Off by default, so nothing a handler or lister
     /// could read disappears unasked; with it on, read `managedFields` (for
-    /// `extract_<kind>`) from the API server, not the cache.
-    pub fn strip_managed_fields(mut self, strip: bool) -> Self {
-        self.strip_managed_fields = strip;
+    /// `extract_<kind>`) from the API server, not the cache. The same as
+    /// `managed_fields(ManagedFields::Dropped)` (`false`:
+    /// [`ManagedFields::Decoded`]).
+    pub fn strip_managed_fields(self, strip: bool) -> Self {
+        self.managed_fields(if strip { ManagedFields::Dropped } else { ManagedFields::Decoded })
+    }
+
+    /// Where every informer keeps `metadata.managedFields`
+    /// ([`InformerConfig::managed_fields`]): decoded in each object (the
+    /// default), as JSON text beside it ([`ManagedFields::Text`]: a fraction
+    /// of the memory, read with `lister.managed_fields(&obj)`), or nowhere.
+    /// Applied before any transform of the kind's.
+    pub fn managed_fields(mut self, managed_fields: ManagedFields) -> Self {
+        self.managed_fields = managed_fields;
         self
     }
 
@@ -331,7 +346,7 @@ impl SharedInformerFactoryBuilder {
                 custom_resync: self.custom_resync,
                 transforms: self.transforms,
                 watch_idle_timeout: self.watch_idle_timeout,
-                strip_managed_fields: self.strip_managed_fields,
+                managed_fields: self.managed_fields,
                 state: Mutex::new(State::default()),
             }),
         }
@@ -393,7 +408,8 @@ mod tests {
             ..Default::default()
         };
         let plain = SharedInformerFactory::builder(unreachable_client()).build();
-        assert!(plain.config_for::<ConfigMap>().transform.is_none(), "kept by default");
+        let config = plain.config_for::<ConfigMap>();
+        assert_eq!((config.transform.is_none(), config.managed_fields), (true, ManagedFields::Decoded));
 
         let stripping = SharedInformerFactory::builder(unreachable_client())
             .strip_managed_fields(true)
@@ -404,14 +420,33 @@ mod tests {
                 cm
             })
             .build();
-        let cm = (stripping.config_for::<ConfigMap>().transform.expect("a transform"))(with_fields());
-        assert_eq!((cm.metadata.managed_fields.is_none(), cm.labels()["stripped-first"].as_str()), (true, "true"));
-        let secret = Secret {
-            metadata: ObjectMeta { managed_fields: with_fields().metadata.managed_fields, ..Default::default() },
-            ..Default::default()
+        let cached = |config: InformerConfig<ConfigMap>| async move {
+            let events = futures::stream::iter([
+                Ok(watcher::Event::Init),
+                Ok(watcher::Event::InitApply(with_fields())),
+                Ok(watcher::Event::InitDone),
+            ]);
+            let informer = SharedIndexInformer::from_stream(events, config);
+            informer.start();
+            assert!(timeout(GUARD, informer.wait_for_cache_sync()).await.unwrap());
+            let cm = informer.lister().get("a").expect("cached");
+            let fields = informer.lister().managed_fields(&cm).unwrap();
+            informer.shutdown().await;
+            (cm, fields)
         };
-        let secret = (stripping.config_for::<Secret>().transform.expect("every kind"))(secret);
-        assert!(secret.metadata.managed_fields.is_none());
+        let (cm, fields) = cached(stripping.config_for::<ConfigMap>()).await;
+        assert_eq!((cm.metadata.managed_fields.is_none(), cm.labels()["stripped-first"].as_str()), (true, "true"));
+        assert_eq!(fields, None, "dropped, not kept apart");
+        assert_eq!(stripping.config_for::<Secret>().managed_fields, ManagedFields::Dropped, "every kind");
+
+        let (cm, fields) = cached(plain.config_for::<ConfigMap>()).await;
+        assert_eq!(cm.metadata.managed_fields, with_fields().metadata.managed_fields);
+        assert_eq!(fields, with_fields().metadata.managed_fields);
+
+        let as_text = SharedInformerFactory::builder(unreachable_client()).managed_fields(ManagedFields::Text).build();
+        let (cm, fields) = cached(as_text.config_for::<ConfigMap>()).await;
+        assert_eq!(cm.metadata.managed_fields, None, "kept apart from the object");
+        assert_eq!(fields, with_fields().metadata.managed_fields, "and read back");
     }
 
     #[tokio::test]

@@ -14,6 +14,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use hashbrown::HashTable;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::{Resource, ResourceExt};
 
 use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key, meta_key_parts};
@@ -208,11 +209,25 @@ impl IndexFn {
     }
 }
 
+/// The `managedFields` of cached objects kept as JSON text
+/// ([`ManagedFields::Text`](crate::informer::ManagedFields::Text)), by the
+/// address of the object they belong to (see [`address`]).
+pub(crate) type ManagedTexts = FastMap<usize, Box<str>>;
+
+/// The address of a shared object: the same for an `Arc<K>` and the
+/// `ErasedObject` made from it, and unique among live objects, so a text
+/// filed under it while its object is cached cannot belong to another.
+pub(crate) fn address<T: ?Sized>(obj: &Arc<T>) -> usize {
+    Arc::as_ptr(obj).cast::<()>() as usize
+}
+
 /// The data behind the lock.
 struct Store {
     items: Items,
     indexers: BTreeMap<String, IndexFn>,
     indices: FastMap<String, Index>,
+    /// Texts of cached objects only: an entry leaves with its object.
+    managed: ManagedTexts,
 }
 
 impl Store {
@@ -318,6 +333,7 @@ impl ErasedIndexer {
                 items: Items::with_capacity(0),
                 indexers: all,
                 indices: FastMap::default(),
+                managed: ManagedTexts::default(),
             })),
         }
     }
@@ -351,9 +367,23 @@ impl ErasedIndexer {
     }
 
     pub(crate) fn update(&self, obj: ErasedObject) -> Option<ErasedObject> {
+        self.update_with_text(obj, None)
+    }
+
+    /// [`update`](Self::update), keeping `managed` (the object's
+    /// `managedFields` as JSON text) beside the object.
+    pub(crate) fn update_with_text(&self, obj: ErasedObject, managed: Option<Box<str>>) -> Option<ErasedObject> {
         let mut store = self.write();
         let old = store.items.insert(obj.clone());
         store.update_indices(old.as_ref(), Some(&obj));
+        if let Some(old) = &old
+            && !store.managed.is_empty()
+        {
+            store.managed.remove(&address(old));
+        }
+        if let Some(text) = managed {
+            store.managed.insert(address(&obj), text);
+        }
         old
     }
 
@@ -370,23 +400,44 @@ impl ErasedIndexer {
         let mut store = self.write();
         let old = store.items.remove(parts)?;
         store.update_indices(Some(&old), None);
+        if !store.managed.is_empty() {
+            store.managed.remove(&address(&old));
+        }
         Some(old)
     }
 
     /// Replaces the whole content with `items`, rebuilds every index, and
     /// hands back the previous content so the informer can tell updates and
-    /// vanished objects apart.
-    pub(crate) fn replace_returning_old(&self, items: &[ErasedObject]) -> Items {
+    /// vanished objects apart. `managed` holds the `managedFields` texts of
+    /// new items; an item that was cached already (the same `Arc`) keeps
+    /// the text it had.
+    pub(crate) fn replace_returning_old(&self, items: &[ErasedObject], mut managed: ManagedTexts) -> Items {
         let mut new_items = Items::with_capacity(items.len());
         for obj in items {
             new_items.insert(obj.clone());
         }
         let mut store = self.write();
         let old = std::mem::replace(&mut store.items, new_items);
+        let mut old_managed = std::mem::take(&mut store.managed);
+        if !old_managed.is_empty() {
+            for obj in items {
+                let at = address(obj);
+                if let Some(text) = old_managed.remove(&at) {
+                    managed.entry(at).or_insert(text);
+                }
+            }
+        }
+        store.managed = managed;
         let indices =
             store.indexers.iter().map(|(name, index_func)| (name.clone(), store.build_index(index_func))).collect();
         store.indices = indices;
         old
+    }
+
+    /// The `managedFields` text kept for the cached object at `at` (see
+    /// [`address`]).
+    pub(crate) fn managed_text(&self, at: usize) -> Option<Box<str>> {
+        self.read().managed.get(&at).cloned()
     }
 
     fn get(&self, obj: &dyn AnyObject) -> Option<ErasedObject> {
@@ -568,7 +619,23 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
     /// Replaces the whole content with `items` and rebuilds every index.
     pub fn replace(&self, items: Vec<Arc<K>>) {
         let items: Vec<ErasedObject> = items.into_iter().map(|obj| obj as ErasedObject).collect();
-        self.raw.replace_returning_old(&items);
+        self.raw.replace_returning_old(&items, ManagedTexts::default());
+    }
+
+    /// The `metadata.managedFields` of `obj`, an object handed out by this
+    /// cache: those in the object itself, or, when its informer keeps them
+    /// as text beside it ([`ManagedFields::Text`]), those decoded from that
+    /// text. `Ok(None)` when there are none, or when `obj` has left the
+    /// cache since (a text is kept only while its object is cached: the
+    /// `old` object of an update has none). Errors only if the kept text
+    /// does not decode.
+    ///
+    /// [`ManagedFields::Text`]: crate::informer::ManagedFields::Text
+    pub fn managed_fields(&self, obj: &Arc<K>) -> Result<Option<Vec<ManagedFieldsEntry>>, serde_json::Error> {
+        if let Some(fields) = &obj.meta().managed_fields {
+            return Ok(Some(fields.clone()));
+        }
+        self.raw.managed_text(address(obj)).map(|text| serde_json::from_str(&text)).transpose()
     }
 
     /// The object stored under `obj`'s key.
@@ -657,6 +724,48 @@ mod tests {
     fn sorted(mut keys: Vec<String>) -> Vec<String> {
         keys.sort();
         keys
+    }
+
+    #[test]
+    fn managed_fields_texts_stay_only_while_their_object_is_cached() {
+        let indexer: Indexer<ConfigMap> = Indexer::new();
+        let text = |manager: &str| Some(format!(r#"[{{"manager":"{manager}"}}]"#).into_boxed_str());
+        let managers = |obj: &Arc<ConfigMap>| {
+            indexer.managed_fields(obj).unwrap().map(|fields| fields.into_iter().map(|f| f.manager).collect::<Vec<_>>())
+        };
+        let (a1, a2, b) = (cm("ns", "a", None), cm("ns", "a", None), cm("ns", "b", None));
+        indexer.raw().update_with_text(a1.clone(), text("one"));
+        indexer.raw().update_with_text(b.clone(), text("bee"));
+        assert_eq!(managers(&a1), Some(vec![Some("one".to_owned())]));
+        assert_eq!(managers(&cm("ns", "a", None)), None, "another object with the same key");
+
+        indexer.raw().update_with_text(a2.clone(), text("two"));
+        assert_eq!((managers(&a1), managers(&a2)), (None, Some(vec![Some("two".to_owned())])));
+        indexer.update(a1.clone());
+        assert_eq!((managers(&a1), managers(&a2)), (None, None), "a typed update keeps no text");
+
+        // A relist keeps the text of an object it keeps, drops the others'.
+        let c = cm("ns", "c", None);
+        let texts: ManagedTexts = [(address(&c), text("sea").unwrap())].into_iter().collect();
+        let items: Vec<ErasedObject> = vec![b.clone(), c.clone()];
+        indexer.raw().replace_returning_old(&items, texts);
+        assert_eq!(
+            (managers(&b), managers(&c)),
+            (Some(vec![Some("bee".to_owned())]), Some(vec![Some("sea".to_owned())]))
+        );
+        indexer.delete(&b);
+        assert_eq!(managers(&b), None);
+        assert_eq!(indexer.raw().read().managed.len(), 1, "no text outlives its object");
+
+        // Fields in the object itself come first; a text that does not
+        // decode is an error, not an absence.
+        let mut with_fields = (*cm("ns", "d", None)).clone();
+        with_fields.metadata.managed_fields = Some(vec![Default::default()]);
+        let d = Arc::new(with_fields);
+        indexer.raw().update_with_text(d.clone(), Some("{".into()));
+        assert_eq!(indexer.managed_fields(&d).unwrap(), Some(vec![Default::default()]));
+        indexer.raw().update_with_text(c.clone(), Some("{".into()));
+        assert!(indexer.managed_fields(&c).is_err());
     }
 
     #[test]

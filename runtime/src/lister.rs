@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::Resource;
 
 use crate::indexer::{Indexer, NAMESPACE_INDEX, downcast_all};
@@ -87,6 +88,12 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
     /// The indexer behind this lister, for queries by custom index.
     pub fn indexer(&self) -> &Indexer<K> {
         &self.indexer
+    }
+
+    /// The `metadata.managedFields` of `obj`, an object this lister handed
+    /// out, wherever the informer keeps them ([`Indexer::managed_fields`]).
+    pub fn managed_fields(&self, obj: &Arc<K>) -> Result<Option<Vec<ManagedFieldsEntry>>, serde_json::Error> {
+        self.indexer.managed_fields(obj)
     }
 }
 

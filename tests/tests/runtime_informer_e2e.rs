@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use codegen_runtime::factory::SharedInformerFactory;
 use codegen_runtime::informer::{
-    DeletedObject, InformerConfig, ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer,
+    DeletedObject, InformerConfig, ManagedFields, ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer,
     wait_for_cache_sync,
 };
 use codegen_runtime::lister::everything;
@@ -21,6 +21,7 @@ use codegen_testenv::TestEnv;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::NamespaceResourceScope;
 use kube::api::{Api, DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::runtime::watcher;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -158,6 +159,54 @@ async fn informer_over_a_crd_sees_add_update_delete() -> Result<()> {
     assert!(informer.lister().namespace(&ns).get("wang").is_none());
     assert_eq!(informer.lister().list(&everything()).len(), 1);
     factory.shutdown().await;
+    Ok(())
+}
+
+/// With `ManagedFields::Text` the cached objects carry no managedFields,
+/// and the lister hands back exactly those the API server has, after the
+/// initial list (paged or streamed) and after a watch event.
+#[tokio::test]
+async fn managed_fields_kept_as_text_read_back_as_the_server_has_them() -> Result<()> {
+    let (client, ns) = setup("informer-managed").await?;
+    let api: Api<Student> = Api::namespaced(client.clone(), &ns);
+    api.patch("kept", &PatchParams::apply("e2e-apply"), &Patch::Apply(&student("kept", "peking"))).await?;
+    let label = json!({ "metadata": { "labels": { "by": "merge" } } });
+    api.patch(
+        "kept",
+        &PatchParams { field_manager: Some("e2e-merge".into()), ..Default::default() },
+        &Patch::Merge(&label),
+    )
+    .await?;
+    let on_server = |obj: Student| obj.metadata.managed_fields;
+
+    for streaming in [false, true] {
+        let mut config = InformerConfig { managed_fields: ManagedFields::Text, ..Default::default() };
+        if streaming {
+            config.watcher_config = watcher::Config::default().streaming_lists();
+        }
+        let informer = SharedIndexInformer::new(api.clone(), config);
+        let (handler, mut seen) = recorder();
+        informer.add_event_handler(handler);
+        informer.start();
+        assert!(timeout(GUARD, informer.wait_for_cache_sync()).await?);
+        let listed_school = if streaming { "tsinghua" } else { "peking" };
+        assert_eq!(next(&mut seen).await?, add("kept", listed_school, true));
+        let cached = informer.lister().namespace(&ns).get("kept").context("cached")?;
+        assert_eq!(cached.metadata.managed_fields, None, "not in the object");
+        let kept = informer.lister().managed_fields(&cached)?;
+        let managers: Vec<_> = kept.iter().flatten().filter_map(|entry| entry.manager.as_deref()).collect();
+        assert_eq!(managers, ["e2e-apply", "e2e-merge"], "streaming: {streaming}");
+        assert_eq!(kept, on_server(api.get("kept").await?), "streaming: {streaming}");
+
+        let school = if streaming { "fudan" } else { "tsinghua" };
+        api.patch("kept", &PatchParams::apply("e2e-apply"), &Patch::Apply(&student("kept", school))).await?;
+        let Seen::Update(_, _, new_school) = next(&mut seen).await? else { panic!("an update") };
+        assert_eq!(new_school, school);
+        let updated = informer.lister().namespace(&ns).get("kept").context("cached")?;
+        assert_eq!(informer.lister().managed_fields(&updated)?, on_server(api.get("kept").await?));
+        assert_eq!(informer.lister().managed_fields(&cached)?, None, "the old object has left the cache");
+        informer.shutdown().await;
+    }
     Ok(())
 }
 

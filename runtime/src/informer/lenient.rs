@@ -17,6 +17,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
+use std::ops::Range;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -25,9 +26,12 @@ use futures::Stream;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::Resource;
 use kube::api::{ApiResource, ObjectMeta};
-use serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
+use serde::de::{
+    Deserialize, DeserializeOwned, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor,
+};
 use serde_json::value::RawValue;
 
+use super::ManagedFields;
 use crate::object::{AnyObject, ErasedObject, downcast_ref, meta_key};
 
 /// An object the informer saw but could not decode into its Rust type: a
@@ -67,11 +71,12 @@ pub(crate) type Decode = dyn Fn(&str) -> Item + Send + Sync;
 /// Copies an object of the kind (for [`Item`]'s `meta_mut` on a shared one).
 type CloneObject = fn(&dyn AnyObject) -> ErasedObject;
 
-/// An item of a list page or a watch event: an object of the watched kind,
-/// or why it is not one.
+/// An item of a list page or a watch event: an object of the watched kind
+/// (with its `managedFields` as JSON text when they are kept apart from
+/// it), or why it is not one.
 #[derive(Clone)]
 pub(crate) enum Item {
-    Decoded(ErasedObject, CloneObject),
+    Decoded(ErasedObject, CloneObject, Option<Box<str>>),
     Malformed(Box<Bad>),
 }
 
@@ -86,16 +91,17 @@ pub(crate) struct Bad {
 impl fmt::Debug for Item {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Item::Decoded(obj, _) => f.debug_tuple("Decoded").field(&meta_key(obj.object_meta())).finish(),
+            Item::Decoded(obj, _, _) => f.debug_tuple("Decoded").field(&meta_key(obj.object_meta())).finish(),
             Item::Malformed(bad) => f.debug_tuple("Malformed").field(bad).finish(),
         }
     }
 }
 
 impl Item {
-    /// A decoded object of kind `K`.
-    pub(crate) fn decoded<K: Clone + Resource + Send + Sync + 'static>(obj: K) -> Self {
-        Item::Decoded(Arc::new(obj), clone_object::<K>)
+    /// A decoded object of kind `K`, and its `managedFields` as JSON text
+    /// when they are kept apart from it.
+    pub(crate) fn decoded<K: Clone + Resource + Send + Sync + 'static>(obj: K, managed: Option<Box<str>>) -> Self {
+        Item::Decoded(Arc::new(obj), clone_object::<K>, managed)
     }
 
     /// The report of a malformed item (`None` for a decoded one).
@@ -125,18 +131,123 @@ fn clone_object<K: Clone + Resource + Send + Sync + 'static>(obj: &dyn AnyObject
 
 /// The decoding function of a kind: `K` from JSON (list items of built-in
 /// and aggregated API servers without `apiVersion`/`kind` get `K`'s), then
-/// `transform`.
-pub(crate) fn decoder<K>(transform: Option<Arc<dyn Fn(K) -> K + Send + Sync>>) -> Arc<Decode>
+/// `transform`. Unless `managed` is [`ManagedFields::Decoded`], the text of
+/// `metadata.managedFields` is cut out of the object's text before it is
+/// decoded (no JSON value trees are built for it) and kept or dropped.
+pub(crate) fn decoder<K>(transform: Option<Arc<dyn Fn(K) -> K + Send + Sync>>, managed: ManagedFields) -> Arc<Decode>
 where
     K: Clone + Resource<DynamicType = ()> + DeserializeOwned + Send + Sync + 'static,
 {
-    Arc::new(move |json: &str| match crate::object::from_json_filling_type_meta::<K>(json) {
-        Ok(obj) => Item::decoded(match &transform {
-            Some(transform) => transform(obj),
-            None => obj,
-        }),
-        Err(err) => Item::Malformed(Box::new(Bad::new(json, &err))),
+    Arc::new(move |json: &str| {
+        let span = if managed == ManagedFields::Decoded { None } else { managed_fields_span(json) };
+        let (json, kept) = match span {
+            Some(span) => {
+                let mut rest = String::with_capacity(json.len() - span.len() + 4);
+                rest.push_str(&json[..span.start]);
+                rest.push_str("null");
+                rest.push_str(&json[span.end..]);
+                let kept = (managed == ManagedFields::Text).then(|| Box::from(&json[span]));
+                (Cow::Owned(rest), kept)
+            }
+            None => (Cow::Borrowed(json), None),
+        };
+        match crate::object::from_json_filling_type_meta::<K>(&json) {
+            Ok(obj) => Item::decoded(
+                match &transform {
+                    Some(transform) => transform(obj),
+                    None => obj,
+                },
+                kept,
+            ),
+            Err(err) => Item::Malformed(Box::new(Bad::new(&json, &err))),
+        }
     })
+}
+
+/// Where the value of `metadata.managedFields` is in the JSON text of one
+/// object, as a byte range (`None` when it is absent, `null`, or the text
+/// does not get that far as JSON). Only the object's members up to the end
+/// of `metadata` are read; the API server writes `metadata` before `spec`
+/// and `status`, and inside it `managedFields` last.
+pub(crate) fn managed_fields_span(json: &str) -> Option<Range<usize>> {
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_str(json);
+    // The probe stops once `metadata` is read, which leaves the document
+    // unfinished: the error that gives is expected.
+    let _ = de.deserialize_map(Members { wanted: "metadata", then: Then::Metadata(json, &mut found) });
+    found
+}
+
+/// What [`Members`] does with the member it is after.
+enum Then<'a, 'b> {
+    /// It is the object's `metadata`: look for `managedFields` in it.
+    Metadata(&'a str, &'b mut Option<Range<usize>>),
+    /// It is `managedFields`: record where its value is in the text.
+    Span(&'a str, &'b mut Option<Range<usize>>),
+}
+
+/// Reads the members of a JSON object up to and including the one called
+/// `wanted`, skipping the others without building anything.
+struct Members<'a, 'b> {
+    wanted: &'static str,
+    then: Then<'a, 'b>,
+}
+
+impl<'de> Visitor<'de> for Members<'de, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(is_wanted) = map.next_key_seed(IsKey(self.wanted))? {
+            if !is_wanted {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            match self.then {
+                Then::Metadata(json, found) => {
+                    let metadata: &'de RawValue = map.next_value()?;
+                    let mut de = serde_json::Deserializer::from_str(metadata.get());
+                    let wanted = Members { wanted: "managedFields", then: Then::Span(json, found) };
+                    let _ = de.deserialize_map(wanted);
+                }
+                Then::Span(json, found) => {
+                    let value: &'de RawValue = map.next_value()?;
+                    let start = (value.get().as_ptr() as usize).checked_sub(json.as_ptr() as usize);
+                    *found = start
+                        .map(|start| start..start + value.get().len())
+                        .filter(|span| span.end <= json.len() && value.get() != "null");
+                }
+            }
+            return Ok(());
+        }
+        Ok(())
+    }
+}
+
+/// A map key: whether it is the one wanted (read in place, not copied).
+struct IsKey(&'static str);
+
+impl<'de> DeserializeSeed<'de> for IsKey {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for IsKey {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a key")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<bool, E> {
+        Ok(key == self.0)
+    }
 }
 
 /// Only the metadata of an object that does not decode as a whole.
@@ -309,14 +420,14 @@ impl Resource for Item {
 
     fn meta(&self) -> &ObjectMeta {
         match self {
-            Item::Decoded(obj, _) => obj.object_meta(),
+            Item::Decoded(obj, _, _) => obj.object_meta(),
             Item::Malformed(bad) => &bad.meta,
         }
     }
 
     fn meta_mut(&mut self) -> &mut ObjectMeta {
         match self {
-            Item::Decoded(obj, clone) => {
+            Item::Decoded(obj, clone, _) => {
                 // Copy on write: the cache may share the object already.
                 if Arc::get_mut(obj).is_none() {
                     *obj = clone(&**obj);
@@ -335,6 +446,7 @@ impl Resource for Item {
 mod tests {
     use futures::StreamExt;
     use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 
     use super::*;
 
@@ -342,13 +454,13 @@ mod tests {
     /// installed, the way the watch does.
     fn with_decoder<T: DeserializeOwned + Send + 'static>(json: &'static str) -> T {
         let stream = futures::stream::once(async move { serde_json::from_str::<T>(json).unwrap() }).boxed();
-        let mut decoding = Decoding::new(stream, decoder::<ConfigMap>(None));
+        let mut decoding = Decoding::new(stream, decoder::<ConfigMap>(None, ManagedFields::Decoded));
         futures::executor::block_on(decoding.next()).unwrap()
     }
 
     fn config_map(item: &Item) -> &ConfigMap {
         match item {
-            Item::Decoded(obj, _) => downcast_ref::<ConfigMap>(&**obj),
+            Item::Decoded(obj, _, _) => downcast_ref::<ConfigMap>(&**obj),
             Item::Malformed(bad) => panic!("malformed: {bad:?}"),
         }
     }
@@ -386,6 +498,73 @@ mod tests {
         let kube::core::WatchEvent::Modified(obj) = event else { panic!("a MODIFIED event") };
         let report = obj.malformed("v1", "ConfigMap").unwrap();
         assert_eq!((report.key.as_str(), report.path.as_str()), ("ns/bad", "data"));
+    }
+
+    #[test]
+    fn finds_the_managed_fields_of_the_metadata_only() {
+        let span = |json: &str| managed_fields_span(json).map(|span| json[span].to_owned());
+        let fields = r#"[{"manager":"m","fieldsV1":{"f:data":{"f:a":{}}}}]"#;
+        let json = format!(r#"{{"kind":"ConfigMap","metadata":{{"name":"a","managedFields":{fields}}},"data":{{}}}}"#);
+        assert_eq!(span(&json).as_deref(), Some(fields));
+        // Escaped keys, metadata after the rest, nested look-alikes.
+        let json = format!(
+            r#"{{"spec":{{"metadata":{{"managedFields":[1]}}}},"metadata":{{"labels":{{"managedFields":"x"}},"manag\u0065dFields":{fields}}}}}"#
+        );
+        assert_eq!(span(&json).as_deref(), Some(fields));
+        for none in [
+            r#"{"metadata":{"name":"a"},"data":{}}"#,
+            r#"{"metadata":{"name":"a","managedFields":null}}"#,
+            r#"{"spec":{"metadata":{"managedFields":[1]}}}"#,
+            r#"{"metadata":{"name":"a","managedFields":[{"manager":"m""#,
+            r#"{"metadata":"#,
+            r#"[]"#,
+            "",
+        ] {
+            assert_eq!(span(none), None, "{none}");
+        }
+    }
+
+    /// Decodes one item as a ConfigMap informer keeping managedFields as
+    /// `managed` does.
+    fn decode(json: &str, managed: ManagedFields) -> Item {
+        let decode = decoder::<ConfigMap>(None, managed);
+        DECODER.with(|installed| *installed.borrow_mut() = Some(decode));
+        let item = serde_json::from_str::<Item>(json).unwrap();
+        DECODER.with(|installed| *installed.borrow_mut() = None);
+        item
+    }
+
+    #[test]
+    fn managed_fields_are_decoded_kept_as_text_or_dropped() {
+        let fields = r#"[{"manager":"kubectl","operation":"Apply","apiVersion":"v1","time":"2026-01-02T03:04:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:a":{}}}}]"#;
+        let json = format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"a","namespace":"ns","managedFields":{fields}}},"data":{{"a":"b"}}}}"#
+        );
+        let decoded = decode(&json, ManagedFields::Decoded);
+        let Item::Decoded(_, _, None) = &decoded else { panic!("no text when decoded") };
+        let entries = config_map(&decoded).metadata.managed_fields.clone().expect("decoded in the object");
+        assert_eq!(entries[0].manager.as_deref(), Some("kubectl"));
+
+        let text = decode(&json, ManagedFields::Text);
+        let Item::Decoded(_, _, Some(kept)) = &text else { panic!("kept as text") };
+        assert_eq!(&**kept, fields);
+        assert_eq!(serde_json::from_str::<Vec<ManagedFieldsEntry>>(kept).unwrap(), entries);
+        let mut without = config_map(&decoded).clone();
+        without.metadata.managed_fields = None;
+        assert_eq!(config_map(&text), &without, "the rest decodes as before");
+
+        let dropped = decode(&json, ManagedFields::Dropped);
+        let Item::Decoded(_, _, None) = &dropped else { panic!("nothing kept when dropped") };
+        assert_eq!(config_map(&dropped), &without);
+    }
+
+    #[test]
+    fn a_bad_object_without_its_managed_fields_is_reported_where_it_is_bad() {
+        let json = r#"{"metadata":{"name":"bad","namespace":"ns","managedFields":[{"manager":"m"}]},"data":{"a":1}}"#;
+        for managed in [ManagedFields::Decoded, ManagedFields::Text, ManagedFields::Dropped] {
+            let report = decode(json, managed).malformed("v1", "ConfigMap").expect("malformed");
+            assert_eq!((report.key.as_str(), report.path.as_str()), ("ns/bad", "data.a"), "{managed:?}");
+        }
     }
 
     #[test]

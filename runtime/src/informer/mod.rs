@@ -41,7 +41,7 @@ use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::indexer::{ErasedIndexer, IndexFunc, Indexer, erase_index_funcs};
+use crate::indexer::{ErasedIndexer, IndexFunc, Indexer, ManagedTexts, address, erase_index_funcs};
 use crate::lister::Lister;
 use crate::object::{AnyObject, ErasedObject, Object, meta_key, meta_key_parts};
 
@@ -99,6 +99,30 @@ pub struct InformerConfig<K> {
     /// default of [`DEFAULT_WATCH_IDLE_TIMEOUT`]. `None` waits forever.
     /// Only for informers over an `Api`, not over a stream.
     pub watch_idle_timeout: Option<Duration>,
+    /// Where each object's `metadata.managedFields` are kept: in the object
+    /// (the default), as JSON text beside it, or nowhere. Applied before
+    /// `transform`.
+    pub managed_fields: ManagedFields,
+}
+
+/// What an informer keeps of each object's `metadata.managedFields`, the
+/// server-side apply bookkeeping that is most of a typical object's size
+/// once decoded: k8s-openapi types each `fieldsV1` as a JSON value tree,
+/// where client-go keeps its raw bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ManagedFields {
+    /// In the object, decoded, as any `Api::get` returns it.
+    #[default]
+    Decoded,
+    /// As the JSON text the API server sent, beside the cached object
+    /// instead of in it: cached objects have `managedFields: None`, and
+    /// [`Lister::managed_fields`] / [`Indexer::managed_fields`] decode them
+    /// on demand for an object while it is cached. The text is cut out of
+    /// each object before it is decoded, so no value trees are built.
+    Text,
+    /// Dropped before the object is decoded (what client-go's common
+    /// `TransformStripManagedFields` does after).
+    Dropped,
 }
 
 /// The default [`InformerConfig::watch_idle_timeout`]: two and a half
@@ -113,6 +137,7 @@ impl<K> Default for InformerConfig<K> {
             transform: None,
             indexers: BTreeMap::new(),
             watch_idle_timeout: Some(DEFAULT_WATCH_IDLE_TIMEOUT),
+            managed_fields: ManagedFields::Decoded,
         }
     }
 }
@@ -125,6 +150,7 @@ impl<K> Clone for InformerConfig<K> {
             transform: self.transform.clone(),
             indexers: self.indexers.clone(),
             watch_idle_timeout: self.watch_idle_timeout,
+            managed_fields: self.managed_fields,
         }
     }
 }
@@ -137,6 +163,7 @@ impl<K> fmt::Debug for InformerConfig<K> {
             .field("transform", &self.transform.is_some())
             .field("indexers", &self.indexers.keys().collect::<Vec<_>>())
             .field("watch_idle_timeout", &self.watch_idle_timeout)
+            .field("managed_fields", &self.managed_fields)
             .finish()
     }
 }
@@ -228,7 +255,7 @@ impl<K: Object> SharedIndexInformer<K> {
             Some(ns) => Api::<Item>::namespaced_with(client, &ns, &resource),
             None => Api::<Item>::all_with(client, &resource),
         };
-        let decode = lenient::decoder::<K>(config.transform.clone());
+        let decode = lenient::decoder::<K>(config.transform.clone(), config.managed_fields);
         let source = Source::Api(Box::new((api, config.watcher_config.clone(), decode)));
         Self::with_source(source, config)
     }
@@ -242,11 +269,25 @@ impl<K: Object> SharedIndexInformer<K> {
         config: InformerConfig<K>,
     ) -> Self {
         let transform = config.transform.clone();
-        let item = move |obj: K| {
-            Item::decoded(match &transform {
+        let managed = config.managed_fields;
+        let item = move |mut obj: K| {
+            let text = match managed {
+                ManagedFields::Decoded => None,
+                ManagedFields::Text => obj
+                    .meta_mut()
+                    .managed_fields
+                    .take()
+                    .and_then(|fields| serde_json::to_string(&fields).ok().map(String::into_boxed_str)),
+                ManagedFields::Dropped => {
+                    obj.meta_mut().managed_fields = None;
+                    None
+                }
+            };
+            let obj = match &transform {
                 Some(transform) => transform(obj),
                 None => obj,
-            })
+            };
+            Item::decoded(obj, text)
         };
         let events = events.map(move |event| {
             event.map(|event| match event {
@@ -517,11 +558,13 @@ impl Shared {
 
     fn on_event(&self, event: watcher::Event<Item>, relist: &mut Relist) {
         match event {
-            watcher::Event::Init => {
-                relist.objects.clear();
-                relist.malformed.clear();
+            watcher::Event::Init => relist.clear(),
+            watcher::Event::InitApply(Item::Decoded(obj, _, managed)) => {
+                if let Some(text) = managed {
+                    relist.managed.insert(address(&obj), text);
+                }
+                relist.objects.push(obj);
             }
-            watcher::Event::InitApply(Item::Decoded(obj, _)) => relist.objects.push(obj),
             watcher::Event::InitApply(bad) => {
                 let Some(report) = bad.malformed(&self.api_version, &self.kind) else { return };
                 // The last version that decoded stays cached.
@@ -531,7 +574,7 @@ impl Shared {
                 relist.malformed.insert(report.key.clone(), report);
             }
             watcher::Event::InitDone => {
-                self.replace(std::mem::take(&mut relist.objects));
+                self.replace(std::mem::take(&mut relist.objects), std::mem::take(&mut relist.managed));
                 let found = std::mem::take(&mut relist.malformed);
                 let new: Vec<MalformedObject> = {
                     let mut known = lock(&self.malformed);
@@ -543,9 +586,9 @@ impl Shared {
                     self.report(report);
                 }
             }
-            watcher::Event::Apply(Item::Decoded(obj, _)) => {
+            watcher::Event::Apply(Item::Decoded(obj, _, managed)) => {
                 lock(&self.malformed).remove(meta_key(obj.object_meta()).as_str());
-                self.apply(obj);
+                self.apply(obj, managed);
             }
             watcher::Event::Apply(bad) => {
                 let Some(report) = bad.malformed(&self.api_version, &self.kind) else { return };
@@ -554,7 +597,7 @@ impl Shared {
                     self.report(&report);
                 }
             }
-            watcher::Event::Delete(Item::Decoded(obj, _)) => {
+            watcher::Event::Delete(Item::Decoded(obj, _, _)) => {
                 lock(&self.malformed).remove(meta_key(obj.object_meta()).as_str());
                 self.delete(obj);
             }
@@ -581,10 +624,10 @@ impl Shared {
 
     /// client-go's `Replace` followed by `processDeltas`: known objects get
     /// an update, new ones an add, vanished ones a tombstone.
-    fn replace(&self, objs: Vec<ErasedObject>) {
+    fn replace(&self, objs: Vec<ErasedObject>, managed: ManagedTexts) {
         let mut processor = lock(&self.processor);
         let first_list = !self.sync.borrow().synced;
-        let mut old = self.indexer.replace_returning_old(&objs);
+        let mut old = self.indexer.replace_returning_old(&objs, managed);
         for new in objs {
             match old.remove(meta_key_parts(new.object_meta())) {
                 // Unchanged across the relist: client-go treats an update
@@ -606,10 +649,10 @@ impl Shared {
         }
     }
 
-    fn apply(&self, obj: ErasedObject) {
+    fn apply(&self, obj: ErasedObject, managed: Option<Box<str>>) {
         let mut processor = lock(&self.processor);
         let is_in_initial_list = !self.sync.borrow().synced;
-        match self.indexer.update(obj.clone()) {
+        match self.indexer.update_with_text(obj.clone(), managed) {
             Some(old) => processor.distribute(Notification::Update { old, new: obj }),
             None => processor.distribute(Notification::Add { obj, is_in_initial_list }),
         }
@@ -651,7 +694,7 @@ impl Shared {
 /// stop or the informer is dropped. Holds the informer only weakly, so an
 /// informer dropped without `shutdown` still ends its task.
 async fn run(shared: Weak<Shared>, resync_changed: Arc<Notify>, mut watch: Watch, mut stop: oneshot::Receiver<()>) {
-    let mut relist = Relist { objects: Vec::new(), malformed: BTreeMap::new() };
+    let mut relist = Relist { objects: Vec::new(), managed: ManagedTexts::default(), malformed: BTreeMap::new() };
     let mut events_done = false;
     let mut last_heard = Instant::now();
     loop {
@@ -677,8 +720,7 @@ async fn run(shared: Weak<Shared>, resync_changed: Arc<Notify>, mut watch: Watch
                 ));
                 shared.on_error(&watcher::Error::WatchFailed(kube::Error::SerdeError(silent)));
                 watch.events = reopen(watch.strategy());
-                relist.objects.clear();
-                relist.malformed.clear();
+                relist.clear();
                 last_heard = Instant::now();
             }
             event = watch.events.next(), if !events_done => {
@@ -733,8 +775,7 @@ impl Shared {
                     tracing::warn!(kind = %self.kind, "the API server refuses streaming lists ({err}); listing page by page instead");
                     watch.streaming = false;
                     watch.events = reopen(watcher::InitialListStrategy::ListWatch);
-                    relist.objects.clear();
-                    relist.malformed.clear();
+                    relist.clear();
                 }
             }
             None => return true,
@@ -783,7 +824,17 @@ fn refuses_streaming(err: &watcher::Error) -> bool {
 /// What a relist has brought so far.
 struct Relist {
     objects: Vec<ErasedObject>,
+    /// The `managedFields` texts of `objects`, when kept apart.
+    managed: ManagedTexts,
     malformed: BTreeMap<String, MalformedObject>,
+}
+
+impl Relist {
+    fn clear(&mut self) {
+        self.objects.clear();
+        self.managed.clear();
+        self.malformed.clear();
+    }
 }
 
 /// Same object at the same resourceVersion (an object without one always
