@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
-use codegen_runtime::informer::{InformerConfig, ResourceEventHandlerFuncs, SharedIndexInformer};
+use codegen_runtime::informer::{InformerConfig, ManagedFields, ResourceEventHandlerFuncs, SharedIndexInformer};
 use codegen_testenv::TestEnv;
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::NamespaceResourceScope;
@@ -452,6 +452,8 @@ fn variants() -> Vec<Variant> {
         v("codegen informer + 1 handler", Run::Rust("informer-handler"), Some(GO_HANDLER)),
         v("codegen informer, streaming list", Run::Rust("informer-streaming"), Some(GO_DEFAULT)),
         v("codegen informer, paged lists with resourceVersion=0", Run::Rust("informer-cache-list"), Some(GO_PAGED)),
+        v("codegen informer, managedFields as text", Run::Rust("informer-text"), Some(GO_PAGED)),
+        v("codegen informer, streaming, managedFields as text", Run::Rust("informer-streaming-text"), Some(GO_DEFAULT)),
         v("codegen informer, no managedFields", Run::Rust("informer-stripped"), Some(GO_STRIPPED)),
         v(
             "codegen informer, streaming, no managedFields",
@@ -509,6 +511,8 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
             | "informer-streaming"
             | "informer-stripped"
             | "informer-streaming-stripped"
+            | "informer-text"
+            | "informer-streaming-text"
             | "informer-cache-list" => {
                 let mut config = InformerConfig::default();
                 if variant.starts_with("informer-streaming") {
@@ -518,10 +522,11 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
                     config.watcher_config = watcher::Config::default().any_semantic();
                 }
                 if variant.ends_with("-stripped") {
-                    config.transform = Some(Arc::new(|mut w: Widget| {
-                        w.metadata.managed_fields = None;
-                        w
-                    }));
+                    // What `strip_managed_fields(true)` sets.
+                    config.managed_fields = ManagedFields::Dropped;
+                }
+                if variant.ends_with("-text") {
+                    config.managed_fields = ManagedFields::Text;
                 }
                 let informer = SharedIndexInformer::new(api, config);
                 let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
