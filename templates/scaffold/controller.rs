@@ -12,7 +12,7 @@ use anyhow::{Result, anyhow};
 use codegen_runtime::client::UpdateOptions;
 use codegen_runtime::events::EventRecorder;
 use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
-use codegen_runtime::informer::{DeletedObject, ResourceEventHandlerFuncs};
+use codegen_runtime::informer::{DeletedObject, ManagedFields, ResourceEventHandlerFuncs};
 use codegen_runtime::signal::ShutdownSignal;
 use codegen_runtime::workqueue::RateLimitingQueue;
 use codegen_runtime::{meta_namespace_key, split_meta_namespace_key};
@@ -54,7 +54,11 @@ impl Controller {
     #[codegen_macros::rbac(groups = "{{ group }}", resources = "{{ plural }}", verbs = "list;watch")]
     #[codegen_macros::rbac(groups = "events.k8s.io", resources = "events", verbs = "create;patch")]
     pub fn new(client: kube::Client, options: ControllerOptions) -> Arc<Self> {
-        let mut builder = RuntimeFactory::builder(client.clone());
+        // managedFields stay the server's JSON text beside each cached
+        // object (`lister.managed_fields(&obj)` reads them): about half the
+        // memory of decoding them into every object. `ManagedFields::Decoded`
+        // keeps them in the objects.
+        let mut builder = RuntimeFactory::builder(client.clone()).managed_fields(ManagedFields::Text);
         if let Some(ns) = &options.namespace {
             builder = builder.namespace(ns.clone());
         }
