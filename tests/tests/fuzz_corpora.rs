@@ -50,4 +50,5 @@ targets! {
     field_selector => codegen_runtime::fuzz::field_selector,
     fake_server => codegen_runtime::fuzz::fake_server,
     workqueue => codegen_runtime::fuzz::workqueue,
+    informer_item => codegen_runtime::fuzz::informer_item,
 }

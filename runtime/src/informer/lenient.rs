@@ -165,65 +165,91 @@ where
 }
 
 /// Where the value of `metadata.managedFields` is in the JSON text of one
-/// object, as a byte range (`None` when it is absent, `null`, or the text
-/// does not get that far as JSON). Only the object's members up to the end
-/// of `metadata` are read; the API server writes `metadata` before `spec`
-/// and `status`, and inside it `managedFields` last.
+/// object, as a byte range: `None` when it is absent or `null`, when the
+/// text is not a JSON object with an object `metadata`, and when the object
+/// has two `metadata` members or its metadata two `managedFields` (the
+/// object is then decoded as a whole, as without this probe, so that it
+/// decodes to the same object either way). Nothing is built while reading.
 pub(crate) fn managed_fields_span(json: &str) -> Option<Range<usize>> {
-    let mut found = None;
+    let metadata = only_member(json, "metadata")?;
+    let fields = only_member(metadata, "managedFields")?;
+    if fields == "null" {
+        return None;
+    }
+    let start = (fields.as_ptr() as usize).checked_sub(json.as_ptr() as usize)?;
+    Some(start..start + fields.len()).filter(|span| span.end <= json.len())
+}
+
+/// The text of the value of the member `key` of the JSON object `json`, a
+/// slice of `json`: `None` unless `json` is one JSON object with exactly
+/// one such member.
+fn only_member<'a>(json: &'a str, key: &'static str) -> Option<&'a str> {
     let mut de = serde_json::Deserializer::from_str(json);
-    // The probe stops once `metadata` is read, which leaves the document
-    // unfinished: the error that gives is expected.
-    let _ = de.deserialize_map(Members { wanted: "metadata", then: Then::Metadata(json, &mut found) });
-    found
+    let value = de.deserialize_map(OnlyMember(key)).ok()??;
+    de.end().ok()?;
+    Some(value.get())
 }
 
-/// What [`Members`] does with the member it is after.
-enum Then<'a, 'b> {
-    /// It is the object's `metadata`: look for `managedFields` in it.
-    Metadata(&'a str, &'b mut Option<Range<usize>>),
-    /// It is `managedFields`: record where its value is in the text.
-    Span(&'a str, &'b mut Option<Range<usize>>),
-}
+/// Reads the members of a JSON object, keeping the text of the one called
+/// `.0` and skipping the others without building anything; a second one of
+/// that name is an error.
+struct OnlyMember(&'static str);
 
-/// Reads the members of a JSON object up to and including the one called
-/// `wanted`, skipping the others without building anything.
-struct Members<'a, 'b> {
-    wanted: &'static str,
-    then: Then<'a, 'b>,
-}
-
-impl<'de> Visitor<'de> for Members<'de, '_> {
-    type Value = ();
+impl<'de> Visitor<'de> for OnlyMember {
+    type Value = Option<&'de RawValue>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "an object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(is_wanted) = map.next_key_seed(IsKey(self.wanted))? {
-            if !is_wanted {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(wanted) = map.next_key_seed(IsKey(self.0))? {
+            if !wanted {
                 map.next_value::<IgnoredAny>()?;
-                continue;
+            } else if found.replace(map.next_value::<&'de RawValue>()?).is_some() {
+                return Err(A::Error::custom(format_args!("two `{}` members", self.0)));
             }
-            match self.then {
-                Then::Metadata(json, found) => {
-                    let metadata: &'de RawValue = map.next_value()?;
-                    let mut de = serde_json::Deserializer::from_str(metadata.get());
-                    let wanted = Members { wanted: "managedFields", then: Then::Span(json, found) };
-                    let _ = de.deserialize_map(wanted);
-                }
-                Then::Span(json, found) => {
-                    let value: &'de RawValue = map.next_value()?;
-                    let start = (value.get().as_ptr() as usize).checked_sub(json.as_ptr() as usize);
-                    *found = start
-                        .map(|start| start..start + value.get().len())
-                        .filter(|span| span.end <= json.len() && value.get() != "null");
-                }
-            }
-            return Ok(());
         }
-        Ok(())
+        Ok(found)
+    }
+}
+
+/// The property of the fuzz target `informer_item` (see
+/// [`crate::fuzz::informer_item`]), on ConfigMaps.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn check_item(json: &str) {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+
+    let span = managed_fields_span(json);
+    if let Some(span) = &span {
+        assert!(serde_json::from_str::<&RawValue>(&json[span.clone()]).is_ok(), "the span is not one JSON value");
+        let rest = format!("{}null{}", &json[..span.start], &json[span.end..]);
+        assert!(serde_json::from_str::<IgnoredAny>(&rest).is_ok(), "the text without managedFields is not JSON");
+    }
+    let decode = |managed| decoder::<ConfigMap>(None, managed)(json);
+    let Item::Decoded(decoded, _, kept) = decode(ManagedFields::Decoded) else { return };
+    assert!(kept.is_none(), "text kept although decoded");
+    let decoded = downcast_ref::<ConfigMap>(&*decoded);
+    for managed in [ManagedFields::Text, ManagedFields::Dropped] {
+        let Item::Decoded(obj, _, kept) = decode(managed) else {
+            panic!("decodes with managedFields decoded, not with {managed:?}")
+        };
+        let mut obj = downcast_ref::<ConfigMap>(&*obj).clone();
+        if span.is_some() {
+            assert_eq!(obj.metadata.managed_fields, None, "{managed:?} left them in the object");
+        }
+        obj.metadata.managed_fields = match (managed, kept) {
+            (ManagedFields::Text, Some(text)) => {
+                Some(serde_json::from_str::<Vec<ManagedFieldsEntry>>(&text).expect("the kept text reads back"))
+            }
+            (_, Some(_)) => panic!("{managed:?} kept text"),
+            (ManagedFields::Text, None) => obj.metadata.managed_fields,
+            (_, None) if span.is_some() => decoded.metadata.managed_fields.clone(),
+            (_, None) => obj.metadata.managed_fields,
+        };
+        assert_eq!(&obj, decoded, "{managed:?} decodes to another object");
     }
 }
 
@@ -501,7 +527,7 @@ mod tests {
     }
 
     #[test]
-    fn finds_the_managed_fields_of_the_metadata_only() {
+    fn finds_the_managed_fields_of_the_metadata_only_when_unambiguous() {
         let span = |json: &str| managed_fields_span(json).map(|span| json[span].to_owned());
         let fields = r#"[{"manager":"m","fieldsV1":{"f:data":{"f:a":{}}}}]"#;
         let json = format!(r#"{{"kind":"ConfigMap","metadata":{{"name":"a","managedFields":{fields}}},"data":{{}}}}"#);
@@ -517,6 +543,9 @@ mod tests {
             r#"{"spec":{"metadata":{"managedFields":[1]}}}"#,
             r#"{"metadata":{"name":"a","managedFields":[{"manager":"m""#,
             r#"{"metadata":"#,
+            r#"{"metadata":{"managedFields":[1]},"metadata":{"name":"b"}}"#,
+            r#"{"metadata":{"managedFields":[1],"managedFields":[2]}}"#,
+            r#"{"metadata":{"managedFields":[1]}} trailing"#,
             r#"[]"#,
             "",
         ] {

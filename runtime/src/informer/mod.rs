@@ -17,7 +17,7 @@
 //! so an informer adds little to the build of a crate that uses it.
 
 mod handler;
-mod lenient;
+pub(crate) mod lenient;
 mod processor;
 mod sync;
 
@@ -118,7 +118,10 @@ pub enum ManagedFields {
     /// instead of in it: cached objects have `managedFields: None`, and
     /// [`Lister::managed_fields`] / [`Indexer::managed_fields`] decode them
     /// on demand for an object while it is cached. The text is cut out of
-    /// each object before it is decoded, so no value trees are built.
+    /// each object before it is decoded, so no value trees are built, and
+    /// it is not checked then: managedFields that do not fit their type
+    /// (which the API server never sends) leave the object cached, and
+    /// reading them is the error.
     Text,
     /// Dropped before the object is decoded (what client-go's common
     /// `TransformStripManagedFields` does after).
