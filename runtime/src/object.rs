@@ -117,20 +117,16 @@ pub fn meta_namespace_key<K: Resource>(obj: &K) -> String {
 
 /// [`meta_namespace_key`] from the metadata alone.
 pub(crate) fn meta_key(meta: &ObjectMeta) -> String {
-    let mut key = String::new();
-    write_meta_key(&mut key, meta);
-    key
-}
-
-/// Appends [`meta_key`] to `out`, for callers that reuse one buffer.
-pub(crate) fn write_meta_key(out: &mut String, meta: &ObjectMeta) {
-    let (ns, name) = meta_key_parts(meta);
-    if !ns.is_empty() {
-        out.reserve(ns.len() + 1 + name.len());
-        out.push_str(ns);
-        out.push('/');
+    match meta_key_parts(meta) {
+        ("", name) => name.to_owned(),
+        (ns, name) => {
+            let mut key = String::with_capacity(ns.len() + 1 + name.len());
+            key.push_str(ns);
+            key.push('/');
+            key.push_str(name);
+            key
+        }
     }
-    out.push_str(name);
 }
 
 /// [`meta_key`] in its two parts, read in place: the namespace (empty for
