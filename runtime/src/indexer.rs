@@ -414,7 +414,14 @@ impl ErasedIndexer {
     pub(crate) fn replace_returning_old(&self, items: &[ErasedObject], mut managed: ManagedTexts) -> Items {
         let mut new_items = Items::with_capacity(items.len());
         for obj in items {
-            new_items.insert(obj.clone());
+            // An object displaced by a later one with its key takes its
+            // text along: no text may outlive its object's place here.
+            if let Some(displaced) = new_items.insert(obj.clone())
+                && !managed.is_empty()
+                && !Arc::ptr_eq(&displaced, obj)
+            {
+                managed.remove(&address(&displaced));
+            }
         }
         let mut store = self.write();
         let old = std::mem::replace(&mut store.items, new_items);
@@ -756,6 +763,15 @@ mod tests {
         indexer.delete(&b);
         assert_eq!(managers(&b), None);
         assert_eq!(indexer.raw().read().managed.len(), 1, "no text outlives its object");
+
+        // Two objects with one key in one relist: the later one stays, with
+        // its text only.
+        let (e1, e2) = (cm("ns", "e", None), cm("ns", "e", None));
+        let texts: ManagedTexts =
+            [(address(&e1), text("first").unwrap()), (address(&e2), text("second").unwrap())].into_iter().collect();
+        indexer.raw().replace_returning_old(&[e1.clone() as ErasedObject, e2.clone()], texts);
+        assert_eq!((managers(&e1), managers(&e2)), (None, Some(vec![Some("second".to_owned())])));
+        assert_eq!(indexer.raw().read().managed.len(), 1);
 
         // Fields in the object itself come first; a text that does not
         // decode is an error, not an absence.
