@@ -19,7 +19,7 @@ use codegen_runtime::signal::ShutdownSignal;
 use codegen_runtime::workqueue::RateLimitingQueue;
 use codegen_runtime::{meta_namespace_key, split_meta_namespace_key};
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::runtime::watcher;
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -395,10 +395,8 @@ impl Controller {
                 // extract.
                 let managed_fields =
                     self.config_maps.managed_fields(&existing).map_err(|e| SyncError::Transient(e.into()))?;
-                let existing = ConfigMap {
-                    metadata: ObjectMeta { managed_fields, ..existing.metadata.clone() },
-                    ..(*existing).clone()
-                };
+                let mut existing = (*existing).clone();
+                existing.metadata.managed_fields = managed_fields;
                 extract_config_map(&existing, FIELD_MANAGER)? == desired
             }
         };

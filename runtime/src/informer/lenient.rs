@@ -556,11 +556,7 @@ mod tests {
     /// Decodes one item as a ConfigMap informer keeping managedFields as
     /// `managed` does.
     fn decode(json: &str, managed: ManagedFields) -> Item {
-        let decode = decoder::<ConfigMap>(None, managed);
-        DECODER.with(|installed| *installed.borrow_mut() = Some(decode));
-        let item = serde_json::from_str::<Item>(json).unwrap();
-        DECODER.with(|installed| *installed.borrow_mut() = None);
-        item
+        decoder::<ConfigMap>(None, managed)(json)
     }
 
     #[test]
