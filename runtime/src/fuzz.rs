@@ -3,14 +3,17 @@
 //! (`tests/tests/fuzz_corpora.rs`). Each takes the fuzzer's bytes and panics
 //! only when the runtime broke a promise.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Bytes;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::{Value, json};
 
+use crate::indexer::{Indexer, NAMESPACE_INDEX};
 use crate::testing::selector::{FieldSelector, LabelSelector};
 use crate::testing::{FakeApiServer, ResourceInfo};
 use crate::workqueue::{ItemExponentialFailureRateLimiter, RateLimiter, WorkQueue};
@@ -363,5 +366,100 @@ pub fn workqueue(data: &[u8]) {
 pub fn informer_item(data: &[u8]) {
     if let Ok(json) = std::str::from_utf8(data) {
         crate::informer::lenient::check_item(json);
+    }
+}
+
+/// One operation on an indexer.
+#[derive(Arbitrary, Debug)]
+enum IndexerOp {
+    Add { key: u8, version: u8 },
+    Delete(u8),
+    DeleteByKey(u8),
+    Replace(Vec<(u8, u8)>),
+}
+
+/// Namespaces and names of the keys an [`IndexerOp`] names: namespaced and
+/// cluster-scoped, short and too long for the indexer to keep beside the
+/// object, and pairs whose texts run together alike (`d` + `efault0`,
+/// `default` + `0`...).
+const INDEXER_NAMESPACES: [&str; 4] = ["", "default", "d", "namespace-namespace-namespace-"];
+const INDEXER_NAMES: [&str; 4] = ["efault", "", "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn-", "x"];
+
+fn indexer_key(key: u8) -> (String, String) {
+    let ns = INDEXER_NAMESPACES[usize::from(key & 3)];
+    let name = format!("{}{}", INDEXER_NAMES[usize::from((key >> 2) & 3)], (key >> 4) % 4);
+    (ns.to_owned(), name)
+}
+
+fn key_text((ns, name): &(String, String)) -> String {
+    if ns.is_empty() { name.clone() } else { format!("{ns}/{name}") }
+}
+
+fn config_map(key: u8, version: u8) -> Arc<ConfigMap> {
+    let (ns, name) = indexer_key(key);
+    Arc::new(ConfigMap {
+        metadata: ObjectMeta {
+            namespace: (!ns.is_empty()).then_some(ns),
+            name: Some(name),
+            resource_version: Some(version.to_string()),
+            ..ObjectMeta::default()
+        },
+        ..ConfigMap::default()
+    })
+}
+
+fn version_of(obj: &ConfigMap) -> Option<u8> {
+    obj.metadata.resource_version.as_deref().and_then(|v| v.parse().ok())
+}
+
+/// The indexer against a map from key to version: every operation returns
+/// what the map says was there, and afterwards every key is found with its
+/// version, no other key is, the keys listed are the map's, and the
+/// namespace index files each object under its namespace.
+pub fn indexer(data: &[u8]) {
+    let Ok(ops) = Vec::<IndexerOp>::arbitrary_take_rest(Unstructured::new(data)) else { return };
+    let indexer = Indexer::<ConfigMap>::new();
+    let mut model: BTreeMap<(String, String), u8> = BTreeMap::new();
+    for op in ops {
+        match op {
+            IndexerOp::Add { key, version } => {
+                let old = indexer.add(config_map(key, version));
+                assert_eq!(old.as_deref().and_then(version_of), model.insert(indexer_key(key), version), "add");
+            }
+            IndexerOp::Delete(key) => {
+                let old = indexer.delete(&config_map(key, 0));
+                assert_eq!(old.as_deref().and_then(version_of), model.remove(&indexer_key(key)), "delete");
+            }
+            IndexerOp::DeleteByKey(key) => {
+                let old = indexer.delete_by_key(&key_text(&indexer_key(key)));
+                assert_eq!(old.as_deref().and_then(version_of), model.remove(&indexer_key(key)), "delete_by_key");
+            }
+            IndexerOp::Replace(items) => {
+                indexer.replace(items.iter().map(|&(key, version)| config_map(key, version)).collect());
+                model = items.iter().map(|&(key, version)| (indexer_key(key), version)).collect();
+            }
+        }
+        assert_eq!(indexer.len(), model.len(), "len");
+        for key in 0..=u8::MAX {
+            let key = indexer_key(key);
+            let found = indexer.get_by_key(&key_text(&key));
+            assert_eq!(found.as_deref().and_then(version_of), model.get(&key).copied(), "get_by_key {key:?}");
+        }
+        let mut listed = indexer.list_keys();
+        listed.sort();
+        let mut expected: Vec<String> = model.keys().map(key_text).collect();
+        expected.sort();
+        assert_eq!(listed, expected, "list_keys");
+        for ns in INDEXER_NAMESPACES {
+            let filed: BTreeSet<String> = indexer
+                .by_index(NAMESPACE_INDEX, ns)
+                .expect("the namespace index exists")
+                .iter()
+                .map(|obj| obj.metadata.name.clone().unwrap_or_default())
+                .collect();
+            let expected: BTreeSet<String> =
+                model.keys().filter(|(n, _)| n == ns).map(|(_, name)| name.clone()).collect();
+            assert_eq!(filed, expected, "namespace {ns:?}");
+        }
     }
 }

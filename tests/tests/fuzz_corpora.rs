@@ -51,4 +51,5 @@ targets! {
     fake_server => codegen_runtime::fuzz::fake_server,
     workqueue => codegen_runtime::fuzz::workqueue,
     informer_item => codegen_runtime::fuzz::informer_item,
+    indexer => codegen_runtime::fuzz::indexer,
 }

@@ -9,15 +9,17 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
-use std::hash::BuildHasher;
 use std::marker::PhantomData;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use hashbrown::HashTable;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::{Resource, ResourceExt};
 
 use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key, meta_key_parts};
+
+mod items;
+
+pub(crate) use items::Items;
 
 /// An index function: the values under which an object is filed in one index
 /// (client-go's `IndexFunc`). An object may be filed under several values, or
@@ -118,69 +120,6 @@ fn cmp_keys(a: KeyParts<'_>, b: KeyParts<'_>) -> Ordering {
 fn key_text<'a>((ns, name): KeyParts<'a>) -> impl Iterator<Item = u8> + 'a {
     let separator: &[u8] = if ns.is_empty() { b"" } else { b"/" };
     ns.bytes().chain(separator.iter().copied()).chain(name.bytes())
-}
-
-/// The stored objects, each found by the key read from the object itself:
-/// no key is kept beside an object, so a slot is one pointer and no
-/// allocation per object is spent on its key.
-pub(crate) struct Items {
-    table: HashTable<ErasedObject>,
-    hasher: foldhash::fast::RandomState,
-}
-
-impl Items {
-    fn with_capacity(capacity: usize) -> Self {
-        Self { table: HashTable::with_capacity(capacity), hasher: Default::default() }
-    }
-
-    fn hash(hasher: &foldhash::fast::RandomState, parts: KeyParts<'_>) -> u64 {
-        hasher.hash_one(parts)
-    }
-
-    fn get(&self, parts: KeyParts<'_>) -> Option<&ErasedObject> {
-        self.table.find(Self::hash(&self.hasher, parts), |obj| {
-            // Reading the reference count first lets its cache line load
-            // while the key is compared, instead of after, when the caller
-            // clones the `Arc` found.
-            std::hint::black_box(Arc::strong_count(obj));
-            parts_of(&**obj) == parts
-        })
-    }
-
-    /// Stores `obj`, returning the object stored under its key before.
-    fn insert(&mut self, obj: ErasedObject) -> Option<ErasedObject> {
-        let hash = Self::hash(&self.hasher, parts_of(&*obj));
-        if let Some(slot) = self.table.find_mut(hash, |stored| parts_of(&**stored) == parts_of(&*obj)) {
-            return Some(std::mem::replace(slot, obj));
-        }
-        let hasher = &self.hasher;
-        self.table.insert_unique(hash, obj, |stored| Self::hash(hasher, parts_of(&**stored)));
-        None
-    }
-
-    /// Removes and returns the object stored under `parts`.
-    pub(crate) fn remove(&mut self, parts: KeyParts<'_>) -> Option<ErasedObject> {
-        let hash = Self::hash(&self.hasher, parts);
-        let entry = self.table.find_entry(hash, |obj| parts_of(&**obj) == parts).ok()?;
-        Some(entry.remove().0)
-    }
-
-    fn len(&self) -> usize {
-        self.table.len()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &ErasedObject> {
-        self.table.iter()
-    }
-}
-
-impl IntoIterator for Items {
-    type Item = ErasedObject;
-    type IntoIter = hashbrown::hash_table::IntoIter<ErasedObject>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.table.into_iter()
-    }
 }
 
 /// How one index files objects: the built-in namespace index reads the

@@ -1,0 +1,322 @@
+//! The indexer's table of objects: open addressing with linear probing,
+//! each slot one cache line holding the object and its key's text.
+//!
+//! A lookup hashes the key, reads one slot (rarely the next few) and
+//! compares the key with the text kept in the slot, so it touches the
+//! object only to hand back a counted reference to it. Keys too long to
+//! keep in a slot are compared with the object's own namespace and name.
+
+use std::hash::BuildHasher;
+
+use super::{KeyParts, parts_of};
+use crate::object::ErasedObject;
+
+/// Bytes of key text a slot holds: namespace and name, without the `/`.
+const INLINE: usize = 42;
+
+/// `ns_len` of a slot whose key is longer than [`INLINE`].
+const LONG: u8 = u8::MAX;
+
+/// One place of the table, aligned so that it fills one cache line.
+#[repr(align(64))]
+pub(crate) struct Slot {
+    obj: ErasedObject,
+    /// The low 32 bits of the key's hash: where the slot belongs
+    /// (`hash & mask`) and a quick test before the key is compared.
+    hash: u32,
+    /// Length of the namespace at the start of `text`, or [`LONG`].
+    ns_len: u8,
+    /// Length of the name after the namespace in `text`.
+    name_len: u8,
+    text: [u8; INLINE],
+}
+
+impl Slot {
+    fn new(obj: ErasedObject, hash: u32) -> Self {
+        let (mut ns_len, mut name_len, mut text) = (LONG, 0, [0; INLINE]);
+        let (ns, name) = parts_of(&*obj);
+        if ns.len() + name.len() <= INLINE {
+            text[..ns.len()].copy_from_slice(ns.as_bytes());
+            text[ns.len()..ns.len() + name.len()].copy_from_slice(name.as_bytes());
+            // Both fit in a `u8`: together they are at most `INLINE`.
+            ns_len = ns.len() as u8;
+            name_len = name.len() as u8;
+        }
+        Self { obj, hash, ns_len, name_len, text }
+    }
+
+    fn has_key(&self, hash: u32, (ns, name): KeyParts<'_>) -> bool {
+        if self.hash != hash {
+            return false;
+        }
+        if self.ns_len == LONG {
+            return parts_of(&*self.obj) == (ns, name);
+        }
+        let (ns_len, name_len) = (usize::from(self.ns_len), usize::from(self.name_len));
+        ns.len() == ns_len
+            && name.len() == name_len
+            && self.text[..ns_len] == *ns.as_bytes()
+            && self.text[ns_len..ns_len + name_len] == *name.as_bytes()
+    }
+}
+
+/// The stored objects, each under the key read from the object itself.
+pub(crate) struct Items {
+    /// A power of two long (or empty), never fuller than
+    /// [`fits`](Self::fits) allows: a probe always ends at an empty slot.
+    slots: Box<[Option<Slot>]>,
+    len: usize,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl Items {
+    pub(super) fn with_capacity(capacity: usize) -> Self {
+        let mut items = Self { slots: Box::default(), len: 0, hasher: Default::default() };
+        if capacity > 0 {
+            items.slots = empty_slots(slots_for(capacity));
+        }
+        items
+    }
+
+    /// Whether `len` objects fit in `slots` places: at most 13 in 16 are
+    /// taken, so that probes stay short.
+    fn fits(len: usize, slots: usize) -> bool {
+        len <= slots / 16 * 13
+    }
+
+    fn mask(&self) -> usize {
+        self.slots.len().wrapping_sub(1)
+    }
+
+    fn hash(&self, parts: KeyParts<'_>) -> u32 {
+        // The low bits: foldhash mixes them as well as the high ones.
+        self.hasher.hash_one(parts) as u32
+    }
+
+    /// The index of the slot holding `parts`.
+    fn find(&self, hash: u32, parts: KeyParts<'_>) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.mask();
+        let mut at = hash as usize & mask;
+        loop {
+            match &self.slots[at] {
+                None => return None,
+                Some(slot) if slot.has_key(hash, parts) => return Some(at),
+                Some(_) => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    pub(super) fn get(&self, parts: KeyParts<'_>) -> Option<&ErasedObject> {
+        let at = self.find(self.hash(parts), parts)?;
+        self.slots[at].as_ref().map(|slot| &slot.obj)
+    }
+
+    /// Stores `obj`, returning the object stored under its key before.
+    pub(super) fn insert(&mut self, obj: ErasedObject) -> Option<ErasedObject> {
+        let parts = parts_of(&*obj);
+        let hash = self.hash(parts);
+        if let Some(at) = self.find(hash, parts) {
+            let slot = self.slots[at].as_mut().expect("found slots are taken");
+            return Some(std::mem::replace(&mut slot.obj, obj));
+        }
+        if !Self::fits(self.len + 1, self.slots.len()) {
+            self.grow();
+        }
+        self.place(Slot::new(obj, hash));
+        self.len += 1;
+        None
+    }
+
+    /// Puts `slot` in the first free place from where it belongs.
+    fn place(&mut self, slot: Slot) {
+        let mask = self.mask();
+        let mut at = slot.hash as usize & mask;
+        while self.slots[at].is_some() {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = Some(slot);
+    }
+
+    fn grow(&mut self) {
+        let slots = slots_for(self.len + 1).max(self.slots.len() * 2);
+        let old = std::mem::replace(&mut self.slots, empty_slots(slots));
+        for slot in old.into_vec().into_iter().flatten() {
+            self.place(slot);
+        }
+    }
+
+    /// Removes and returns the object stored under `parts`.
+    pub(crate) fn remove(&mut self, parts: KeyParts<'_>) -> Option<ErasedObject> {
+        let at = self.find(self.hash(parts), parts)?;
+        let removed = self.slots[at].take().map(|slot| slot.obj);
+        self.len -= 1;
+        // Moves back the slots after the hole that may sit there, so that
+        // no probe stops at the hole before reaching them.
+        let mask = self.mask();
+        let (mut hole, mut next) = (at, at);
+        loop {
+            next = (next + 1) & mask;
+            let Some(slot) = &self.slots[next] else { break };
+            let home = slot.hash as usize & mask;
+            if next.wrapping_sub(home) & mask >= next.wrapping_sub(hole) & mask {
+                self.slots[hole] = self.slots[next].take();
+                hole = next;
+            }
+        }
+        removed
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &ErasedObject> {
+        self.slots.iter().flatten().map(|slot| &slot.obj)
+    }
+}
+
+impl IntoIterator for Items {
+    type Item = ErasedObject;
+    type IntoIter = std::iter::FlatMap<
+        std::vec::IntoIter<Option<Slot>>,
+        Option<ErasedObject>,
+        fn(Option<Slot>) -> Option<ErasedObject>,
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.slots.into_vec().into_iter().flat_map(|slot| slot.map(|slot| slot.obj))
+    }
+}
+
+/// The number of slots (a power of two) that holds `len` objects.
+fn slots_for(len: usize) -> usize {
+    let mut slots = 16;
+    while !Items::fits(len, slots) {
+        slots *= 2;
+    }
+    slots
+}
+
+fn empty_slots(len: usize) -> Box<[Option<Slot>]> {
+    std::iter::repeat_with(|| None).take(len).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    use super::*;
+
+    fn object(ns: &str, name: &str, version: u32) -> ErasedObject {
+        Arc::new(ConfigMap {
+            metadata: ObjectMeta {
+                namespace: (!ns.is_empty()).then(|| ns.to_owned()),
+                name: Some(name.to_owned()),
+                resource_version: Some(version.to_string()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        })
+    }
+
+    fn version(obj: &ErasedObject) -> &str {
+        obj.object_meta().resource_version.as_deref().unwrap_or_default()
+    }
+
+    /// Keys short and long (kept in the slot, compared on the object),
+    /// namespaced and cluster-scoped, and pairs a naive concatenation
+    /// would confuse (`ab` + `c` against `a` + `bc`).
+    fn key(i: usize) -> (String, String) {
+        let ns = match i % 4 {
+            0 => String::new(),
+            1 => format!("ns-{}", i % 7),
+            2 => format!("a{}", i % 3),
+            _ => "long-namespace-".repeat(3),
+        };
+        let name = if i.is_multiple_of(5) { format!("{i}-{}", "n".repeat(40)) } else { format!("{}{i}", i % 3) };
+        (ns, name)
+    }
+
+    /// The table against a `BTreeMap` through inserts, replacements and
+    /// removals that make it grow and punch holes into probe runs.
+    #[test]
+    fn agrees_with_a_map_through_inserts_replacements_and_removals() {
+        let mut items = Items::with_capacity(0);
+        let mut model: BTreeMap<(String, String), u32> = BTreeMap::new();
+        let mut step = 0u32;
+        for round in 0..3usize {
+            for i in 0..2_000usize {
+                step += 1;
+                let (ns, name) = key(i * 7 % 1_999 + round);
+                let old = items.insert(object(&ns, &name, step));
+                let expected = model.insert((ns, name), step);
+                assert_eq!(old.as_ref().map(|o| version(o).to_owned()), expected.map(|v| v.to_string()));
+            }
+            for i in (0..2_000usize).step_by(3) {
+                let (ns, name) = key(i + round * 11);
+                let removed = items.remove((&ns, &name));
+                let expected = model.remove(&(ns, name));
+                assert_eq!(removed.as_ref().map(|o| version(o).to_owned()), expected.map(|v| v.to_string()));
+            }
+            assert_eq!(items.len(), model.len());
+            for ((ns, name), v) in &model {
+                let found = items.get((ns, name)).unwrap_or_else(|| panic!("{ns}/{name} is missing"));
+                assert_eq!(version(found), v.to_string());
+            }
+            let mut listed: Vec<_> =
+                items.iter().map(|o| parts_of(&**o)).map(|(a, b)| (a.to_owned(), b.to_owned())).collect();
+            listed.sort();
+            assert_eq!(listed, model.keys().cloned().collect::<Vec<_>>());
+        }
+        let drained: Vec<_> = items.into_iter().collect();
+        assert_eq!(drained.len(), model.len());
+    }
+
+    #[test]
+    fn namespace_and_name_are_compared_apart() {
+        let mut items = Items::with_capacity(0);
+        let long = "x".repeat(INLINE);
+        items.insert(object("ab", "c", 1));
+        items.insert(object(&long, "c", 2));
+        assert!(items.get(("a", "bc")).is_none());
+        assert!(items.get(("", "abc")).is_none());
+        assert!(items.get((&long[1..], "xc")).is_none());
+        assert_eq!(items.get(("ab", "c")).map(version), Some("1"));
+        assert_eq!(items.get((&long, "c")).map(version), Some("2"));
+    }
+
+    #[test]
+    fn a_slot_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Option<Slot>>(), 64);
+        assert_eq!(std::mem::align_of::<Option<Slot>>(), 64);
+    }
+
+    #[test]
+    fn an_empty_table_finds_and_removes_nothing() {
+        let mut items = Items::with_capacity(0);
+        assert!(items.get(("ns", "a")).is_none());
+        assert!(items.remove(("ns", "a")).is_none());
+        assert_eq!(items.iter().count(), 0);
+        assert_eq!(items.into_iter().count(), 0);
+    }
+
+    #[test]
+    fn sized_tables_hold_their_capacity_without_growing() {
+        for capacity in [1, 13, 14, 100, 10_000] {
+            let mut items = Items::with_capacity(capacity);
+            let slots = items.slots.len();
+            for i in 0..capacity {
+                items.insert(object("ns", &format!("o-{i}"), 1));
+            }
+            assert_eq!(items.slots.len(), slots, "capacity {capacity}");
+            assert_eq!(items.len(), capacity);
+        }
+    }
+}
