@@ -100,10 +100,13 @@ fn parts_of(obj: &dyn AnyObject) -> KeyParts<'_> {
 /// The parts of a `namespace/name` or `name` key. Names never contain a
 /// `/` (the API server refuses them), so the first one separates the
 /// namespace; a key starting with `/` names no object.
+#[inline(always)]
 fn split_key(key: &str) -> Option<KeyParts<'_>> {
-    match key.split_once('/') {
-        Some(("", _)) => None,
-        Some(parts) => Some(parts),
+    // A loop over the bytes rather than `split_once`: keys are short, and
+    // this stays inline in a lookup.
+    match key.bytes().position(|b| b == b'/') {
+        Some(0) => None,
+        Some(at) => Some((&key[..at], &key[at + 1..])),
         None => Some(("", key)),
     }
 }
@@ -213,19 +216,28 @@ impl Store {
     }
 
     /// Files every item in one index. The objects of each value are
-    /// gathered first and the value's set is built from them in one sorted
-    /// pass, instead of by one insertion per object.
+    /// gathered first with their keys, sorted by the keys (read from each
+    /// object once, not at every comparison), and the value's set is built
+    /// from them in one pass, instead of by one insertion per object.
     fn build_index(&self, index_fn: &IndexFn) -> Index {
-        let mut groups: FastMap<String, Vec<ByKey>> = FastMap::default();
+        let mut groups: FastMap<String, Vec<(KeyParts<'_>, &ErasedObject)>> = FastMap::default();
         for obj in self.items.iter() {
+            let key = parts_of(&**obj);
             index_fn.each_value(&**obj, |value| match groups.get_mut(value.as_ref()) {
-                Some(objs) => objs.push(ByKey(obj.clone())),
+                Some(objs) => objs.push((key, obj)),
                 None => {
-                    groups.insert(value.into_owned(), vec![ByKey(obj.clone())]);
+                    groups.insert(value.into_owned(), vec![(key, obj)]);
                 }
             });
         }
-        groups.into_iter().map(|(value, objs)| (value, objs.into_iter().collect())).collect()
+        groups
+            .into_iter()
+            .map(|(value, mut objs)| {
+                objs.sort_unstable_by(|a, b| cmp_keys(a.0, b.0));
+                // In order already: collecting checks that in one pass.
+                (value, objs.into_iter().map(|(_, obj)| ByKey(obj.clone())).collect())
+            })
+            .collect()
     }
 
     fn index(&self, index_name: &str) -> Result<Option<&Index>, IndexerError> {
