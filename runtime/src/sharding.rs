@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::leaderelection::{LeaderElectionConfig, LeaderElector, Outcome};
+use crate::leaderelection::{LeaderElectionConfig, LeaderElector};
 use crate::signal::ShutdownSignal;
 
 /// The shard of `key` out of `shards`: FNV-1a (64 bit) of the key, modulo
@@ -100,9 +100,27 @@ pub async fn run_shards(
                         () = tokio::time::sleep(retry) => continue,
                     }
                 }
+                // Campaign only while other shards leave room: a campaign
+                // still running when this replica fills its quota would
+                // otherwise take a freed shard from a standby, only to give
+                // it back.
+                let mut held = ownership.subscribe();
+                let room_gone = async move {
+                    let full =
+                        held.wait_for(|held| held.iter().filter(|s| **s != shard).count() >= max_held).await.is_ok();
+                    if !full {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                let until = async {
+                    tokio::select! {
+                        () = stop.recv() => {}
+                        () = room_gone => {}
+                    }
+                };
                 let elector = LeaderElector::new(client.clone(), config.clone())?;
-                let outcome = elector
-                    .run(stop.recv(), |mut leading| {
+                elector
+                    .run(until, |mut leading| {
                         let ownership = ownership.clone();
                         async move {
                             if ownership.owned().len() >= max_held {
@@ -117,9 +135,6 @@ pub async fn run_shards(
                         }
                     })
                     .await?;
-                if outcome == Outcome::NeverLed {
-                    break;
-                }
             }
             Ok::<(), crate::leaderelection::Error>(())
         });
@@ -168,14 +183,17 @@ mod tests {
         let server = FakeApiServer::new();
         server.register::<Lease>();
         let mut replicas = Vec::new();
+        let mut names = Vec::new();
         for name in ["a", "b", "c"] {
             let (ownership, stop) = (ShardOwnership::new(2), ShutdownSignal::manual());
             let task = tokio::spawn(run_shards(server.client(), config(name), ownership.clone(), 1, stop.clone()));
             replicas.push((ownership, stop, task));
+            names.push(name);
         }
         let held = |replicas: &[(ShardOwnership, ShutdownSignal, _)]| -> Vec<BTreeSet<u32>> {
             replicas.iter().map(|r| r.0.owned()).collect()
         };
+        let leases: kube::Api<Lease> = kube::Api::namespaced(server.client(), "default");
         let split = |sets: &[BTreeSet<u32>]| {
             let all: Vec<u32> = sets.iter().flatten().copied().collect();
             let mut unique = all.clone();
@@ -191,13 +209,21 @@ mod tests {
         // The holder of shard 0 stops; the standby takes shard 0 over.
         let index = replicas.iter().position(|r| r.0.owned().contains(&0)).unwrap();
         let (_, stop, task) = replicas.remove(index);
+        names.remove(index);
+        let busy = names[replicas.iter().position(|r| r.0.owned().contains(&1)).unwrap()];
         stop.trigger();
         task.await.unwrap().unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let mut holders_of_0 = BTreeSet::new();
         while !split(&held(&replicas)) {
             assert!(tokio::time::Instant::now() < deadline, "shard 0 not taken over: {:?}", held(&replicas));
+            let lease = leases.get("shard-0").await.unwrap();
+            holders_of_0.extend(lease.spec.and_then(|spec| spec.holder_identity));
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        // The replica holding shard 1 left shard 0 to the standby: it did not
+        // campaign past its quota of one shard.
+        assert!(!holders_of_0.contains(busy), "{busy} held shard 0 too: {holders_of_0:?}");
         for (_, stop, task) in replicas {
             stop.trigger();
             task.await.unwrap().unwrap();
