@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::Resource;
 
 use crate::indexer::{Indexer, NAMESPACE_INDEX, downcast_all};
-use crate::object::{ErasedObject, downcast};
+use crate::object::{ErasedObject, downcast, downcast_ref};
 
 pub use kube::core::{Expression, Selector, SelectorExt};
 
@@ -79,6 +79,13 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
         self.indexer.get_by_key(name)
     }
 
+    /// `f` of the cached cluster-scoped object called `name`, without
+    /// handing out an `Arc`: see [`Indexer::get_by_key_with`], whose rules
+    /// for `f` apply.
+    pub fn get_with<R>(&self, name: &str, f: impl FnOnce(&K) -> R) -> Option<R> {
+        self.indexer.get_by_key_with(name, f)
+    }
+
     /// A lister restricted to namespace `namespace`; the empty string means
     /// all namespaces (client-go's `metav1.NamespaceAll`).
     pub fn namespace(&self, namespace: &str) -> NamespaceLister<K> {
@@ -94,6 +101,15 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
     /// out, wherever the informer keeps them ([`Indexer::managed_fields`]).
     pub fn managed_fields(&self, obj: &Arc<K>) -> Result<Option<Vec<ManagedFieldsEntry>>, serde_json::Error> {
         self.indexer.managed_fields(obj)
+    }
+
+    /// A copy of `obj` with its `metadata.managedFields` in it
+    /// ([`Indexer::with_managed_fields`]): pass it to `extract_<kind>`.
+    pub fn with_managed_fields(&self, obj: &Arc<K>) -> Result<K, serde_json::Error>
+    where
+        K: Clone,
+    {
+        self.indexer.with_managed_fields(obj)
     }
 }
 
@@ -125,6 +141,13 @@ impl<K: Resource + Send + Sync + 'static> NamespaceLister<K> {
     /// The cached object called `name` in this namespace.
     pub fn get(&self, name: &str) -> Option<Arc<K>> {
         self.indexer.raw().get_in((&self.namespace, name)).map(downcast)
+    }
+
+    /// `f` of the cached object called `name` in this namespace, without
+    /// handing out an `Arc`: see [`Indexer::get_by_key_with`], whose rules
+    /// for `f` apply.
+    pub fn get_with<R>(&self, name: &str, f: impl FnOnce(&K) -> R) -> Option<R> {
+        self.indexer.raw().with_in((&self.namespace, name), |obj| f(downcast_ref(obj)))
     }
 
     /// The cached objects in this namespace whose labels match `selector`,
@@ -196,6 +219,8 @@ mod tests {
         assert_eq!(a.namespace(), "a");
         assert!(a.get("web-1").is_some());
         assert!(a.get("web-2").is_none());
+        assert_eq!(a.get_with("web-1", |cm| cm.labels()["tier"].clone()).as_deref(), Some("front"));
+        assert_eq!(a.get_with("web-2", |_| ()), None, "web-2 is in namespace b");
         assert_eq!(names(a.list(&everything())), ["a/db-1", "a/web-1"]);
         let web: Selector = [("app", "web")].into_iter().collect();
         assert_eq!(names(lister.namespace("b").list(&web)), ["b/web-2"]);
@@ -213,6 +238,8 @@ mod tests {
         let lister = Lister::new(indexer);
         assert_eq!(lister.get("prod").map(|n| n.name_any()).as_deref(), Some("prod"));
         assert!(lister.get("dev").is_none());
+        assert_eq!(lister.get_with("prod", |n| n.name_any()).as_deref(), Some("prod"));
+        assert_eq!(lister.get_with("dev", |n| n.name_any()), None);
         assert_eq!(lister.list(&everything()).len(), 1);
     }
 }

@@ -31,6 +31,13 @@ impl {{ k.lister }} {
     pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<{{ k.rust_name }}>> {
         self.inner.get(name)
     }
+
+    /// `f` of the cached object named `name`, without handing out an `Arc`;
+    /// `f` runs under the cache's read lock ([`get_by_key_with`]({{ p.rt }}::indexer::Indexer::get_by_key_with)).
+    #[inline]
+    pub fn get_with<R>(&self, name: &str, f: impl ::std::ops::FnOnce(&{{ k.rust_name }}) -> R) -> ::std::option::Option<R> {
+        self.inner.get_with(name, f)
+    }
 {% endif %}
     /// The runtime's generic lister.
     pub fn inner(&self) -> &{{ p.rt }}::lister::Lister<{{ k.rust_name }}> {
@@ -55,6 +62,13 @@ impl {{ k.ns_lister }} {
     #[inline]
     pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<{{ k.rust_name }}>> {
         self.inner.get(name)
+    }
+
+    /// `f` of the cached object named `name` in the namespace, without handing out an `Arc`;
+    /// `f` runs under the cache's read lock ([`get_by_key_with`]({{ p.rt }}::indexer::Indexer::get_by_key_with)).
+    #[inline]
+    pub fn get_with<R>(&self, name: &str, f: impl ::std::ops::FnOnce(&{{ k.rust_name }}) -> R) -> ::std::option::Option<R> {
+        self.inner.get_with(name, f)
     }
 }
 {% endif %}

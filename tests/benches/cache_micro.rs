@@ -73,6 +73,8 @@ enum Show {
 
 struct Figure {
     key: &'static str,
+    /// The client-go figure it is compared with, when not `key`.
+    anchor: Option<&'static str>,
     label: &'static str,
     show: Show,
     /// The target for the ratio (Rust throughput / Go throughput).
@@ -82,61 +84,91 @@ struct Figure {
 const FIGURES: &[Figure] = &[
     Figure {
         key: "get_by_key",
+        anchor: None,
         label: "indexer get_by_key, 100,000 objects",
         show: Show::Time("ns"),
         target: Some(1.5),
     },
     Figure {
         key: "get_by_key_read",
+        anchor: None,
         label: "indexer get_by_key and a read of the object, 100,000 objects",
         show: Show::Time("ns"),
         target: None,
     },
     Figure {
+        key: "get_by_key_with",
+        anchor: Some("get_by_key"),
+        label: "indexer get_by_key_with (borrowed, no `Arc`), 100,000 objects",
+        show: Show::Time("ns"),
+        target: Some(1.5),
+    },
+    Figure {
+        key: "get_by_key_with_read",
+        anchor: Some("get_by_key_read"),
+        label: "indexer get_by_key_with and a read of the object, 100,000 objects",
+        show: Show::Time("ns"),
+        target: None,
+    },
+    Figure {
         key: "namespace_list_1k",
+        anchor: None,
         label: "namespace list, 1,000 of 100,000",
         show: Show::Time("µs"),
         target: None,
     },
     Figure {
         key: "namespace_list_selector_1k",
+        anchor: None,
         label: "namespace list, 1,000 of 100,000, label selector",
         show: Show::Time("µs"),
         target: None,
     },
     Figure {
         key: "list_selector_100k",
+        anchor: None,
         label: "cluster list, label selector over 100,000",
         show: Show::Time("ms"),
         target: None,
     },
-    Figure { key: "replace_100k", label: "indexer replace of 100,000", show: Show::Time("ms"), target: Some(1.0) },
+    Figure {
+        key: "replace_100k",
+        anchor: None,
+        label: "indexer replace of 100,000",
+        show: Show::Time("ms"),
+        target: Some(1.0),
+    },
     Figure {
         key: "queue_add_get_done",
+        anchor: None,
         label: "work queue add+get+done, one thread",
         show: Show::MillionsPerSecond,
         target: None,
     },
     Figure {
         key: "queue_add_rate_limited",
+        anchor: None,
         label: "rate-limited queue add_rate_limited",
         show: Show::MillionsPerSecond,
         target: None,
     },
     Figure {
         key: "queue_add_rate_limited_forget",
+        anchor: None,
         label: "rate-limited queue add_rate_limited + forget",
         show: Show::MillionsPerSecond,
         target: None,
     },
     Figure {
         key: "dispatch_initial_list_10k",
+        anchor: None,
         label: "dispatch to 3 handlers, initial list of 10,000",
         show: Show::EventsPerSecond(EVENTS as f64),
         target: Some(2.0),
     },
     Figure {
         key: "dispatch_watch_20k",
+        anchor: None,
         label: "dispatch to 3 handlers, 20,000 watch events",
         show: Show::EventsPerSecond(2.0 * EVENTS as f64),
         target: Some(2.0),
@@ -191,8 +223,10 @@ fn parent() -> Result<()> {
                 c.arg("--child");
                 c
             };
-            if let Some(only) = &only {
-                command.args(["--only", only]);
+            if only.is_some() {
+                let keys: Vec<&str> =
+                    figures.iter().map(|f| if side == 0 { f.anchor.unwrap_or(f.key) } else { f.key }).collect();
+                command.args(["--only", &keys.join(",")]);
             }
             let name = ["client-go", "codegen-runtime"][side];
             let out = command.output().with_context(|| format!("running the {name} side"))?;
@@ -203,7 +237,8 @@ fn parent() -> Result<()> {
             let measured: BTreeMap<String, f64> =
                 serde_json::from_str(line.trim()).with_context(|| format!("the {name} side printed {line:?}"))?;
             for figure in &figures {
-                let ns = *measured.get(figure.key).with_context(|| format!("{name} did not measure {}", figure.key))?;
+                let key = if side == 0 { figure.anchor.unwrap_or(figure.key) } else { figure.key };
+                let ns = *measured.get(key).with_context(|| format!("{name} did not measure {key}"))?;
                 if round > 0 {
                     results[side].entry(figure.key).or_default().push(ns);
                 }
@@ -353,6 +388,29 @@ fn indexer_figures(selected: &dyn Fn(&str) -> bool, figures: &mut BTreeMap<&str,
     // The same lookups, each followed by a read of the object found, as a
     // caller reads it: client-go hands back a pointer without touching the
     // object, an `Arc` is counted in the object's first cache line.
+    // The lookups of `get_by_key`, borrowing the object instead of
+    // counting a reference to it (client-go's figure is `get_by_key`).
+    if selected("get_by_key_with") {
+        let (mut next, mut missing) = (0, 0);
+        figures.insert(
+            "get_by_key_with",
+            measure(10_000, || {
+                for _ in 0..10_000 {
+                    next = (next + 7919) % OBJECTS;
+                    if indexer
+                        .get_by_key_with(black_box(&keys[next]), |obj| black_box(obj as *const ConfigMap))
+                        .is_none()
+                    {
+                        missing += 1;
+                    }
+                }
+            }),
+        );
+        if missing != 0 {
+            bail!("get_by_key_with: {missing} keys missing");
+        }
+    }
+
     if selected("get_by_key_read") {
         let (mut next, mut read) = (0, 0);
         figures.insert(
@@ -368,6 +426,26 @@ fn indexer_figures(selected: &dyn Fn(&str) -> bool, figures: &mut BTreeMap<&str,
         );
         if read == 0 {
             bail!("get_by_key_read: nothing read");
+        }
+    }
+
+    if selected("get_by_key_with_read") {
+        let (mut next, mut read) = (0, 0);
+        figures.insert(
+            "get_by_key_with_read",
+            measure(10_000, || {
+                for _ in 0..10_000 {
+                    next = (next + 7919) % OBJECTS;
+                    read += indexer
+                        .get_by_key_with(black_box(&keys[next]), |obj| {
+                            obj.metadata.resource_version.as_ref().map_or(0, String::len)
+                        })
+                        .unwrap_or(0);
+                }
+            }),
+        );
+        if read == 0 {
+            bail!("get_by_key_with_read: nothing read");
         }
     }
 

@@ -412,6 +412,17 @@ impl ErasedIndexer {
         self.read().items.get((namespace, name)).cloned()
     }
 
+    /// `f` of the object stored under `namespace` and `name`, called under
+    /// the read lock and without counting a reference to the object.
+    pub(crate) fn with_in<R>(&self, parts: KeyParts<'_>, f: impl FnOnce(&dyn AnyObject) -> R) -> Option<R> {
+        self.read().items.get(parts).map(|obj| f(&**obj))
+    }
+
+    /// [`with_in`](Self::with_in) by `namespace/name` key.
+    pub(crate) fn with_by_key<R>(&self, key: &str, f: impl FnOnce(&dyn AnyObject) -> R) -> Option<R> {
+        self.with_in(split_key(key)?, f)
+    }
+
     pub(crate) fn list(&self) -> Vec<ErasedObject> {
         self.read().items.iter().cloned().collect()
     }
@@ -596,6 +607,20 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
         self.raw.managed_text(address(obj)).map(|text| serde_json::from_str(&text)).transpose()
     }
 
+    /// A copy of `obj` (an object handed out by this cache) with its
+    /// `metadata.managedFields` in it, as [`managed_fields`](Self::managed_fields)
+    /// reads them: what `extract_<kind>` needs of a cached object when its
+    /// informer keeps them as text (the default).
+    pub fn with_managed_fields(&self, obj: &Arc<K>) -> Result<K, serde_json::Error>
+    where
+        K: Clone,
+    {
+        let managed_fields = self.managed_fields(obj)?;
+        let mut copy = K::clone(obj);
+        copy.meta_mut().managed_fields = managed_fields;
+        Ok(copy)
+    }
+
     /// The object stored under `obj`'s key.
     pub fn get(&self, obj: &K) -> Option<Arc<K>> {
         self.raw.get(obj).map(downcast)
@@ -607,6 +632,20 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
     /// `/` (names cannot contain one).
     pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
         self.raw.get_by_key(key).map(downcast)
+    }
+
+    /// `f` of the object stored under `key`, or `None` when there is none:
+    /// [`get_by_key`](Self::get_by_key) for callers that only read the
+    /// object. It hands out no `Arc`, so the lookup does not write to the
+    /// object's memory (an `Arc` clone counts a reference there, which
+    /// costs a cache miss per lookup in a large cache).
+    ///
+    /// `f` runs while the cache is locked for reading: keep it short, and
+    /// do not call into this indexer (or a lister or informer over it) from
+    /// `f`, as a writer waiting for the lock would block that call and `f`
+    /// with it.
+    pub fn get_by_key_with<R>(&self, key: &str, f: impl FnOnce(&K) -> R) -> Option<R> {
+        self.raw.with_by_key(key, |obj| f(downcast_ref(obj)))
     }
 
     /// Every stored object, in no particular order.
@@ -685,6 +724,26 @@ mod tests {
     }
 
     #[test]
+    fn get_by_key_with_reads_the_stored_object_without_a_new_reference() {
+        let indexer: Indexer<ConfigMap> = Indexer::new();
+        let web = cm("ns", "web", Some("web"));
+        indexer.add(web.clone());
+        indexer.add(cm("", "cluster", None));
+        let refs = Arc::strong_count(&web);
+        let app = indexer.get_by_key_with("ns/web", |cm| {
+            assert_eq!(Arc::strong_count(&web), refs, "no Arc was cloned for f");
+            cm.labels().get("app").cloned()
+        });
+        assert_eq!(app, Some(Some("web".to_owned())));
+        assert_eq!(indexer.get_by_key_with("cluster", |cm| cm.name_any()).as_deref(), Some("cluster"));
+        for missing in ["ns/db", "web", "other/web", "", "/web"] {
+            assert_eq!(indexer.get_by_key_with(missing, |_| ()), None, "{missing:?}");
+        }
+        indexer.delete(&web);
+        assert_eq!(indexer.get_by_key_with("ns/web", |_| ()), None);
+    }
+
+    #[test]
     fn managed_fields_texts_stay_only_while_their_object_is_cached() {
         let indexer: Indexer<ConfigMap> = Indexer::new();
         let text = |manager: &str| Some(format!(r#"[{{"manager":"{manager}"}}]"#).into_boxed_str());
@@ -695,6 +754,11 @@ mod tests {
         indexer.raw().update_with_text(a1.clone(), text("one"));
         indexer.raw().update_with_text(b.clone(), text("bee"));
         assert_eq!(managers(&a1), Some(vec![Some("one".to_owned())]));
+        let copy = indexer.with_managed_fields(&a1).unwrap();
+        assert_eq!(
+            (copy.metadata.managed_fields.map(|f| f.len()), a1.metadata.managed_fields.is_none()),
+            (Some(1), true)
+        );
         assert_eq!(managers(&cm("ns", "a", None)), None, "another object with the same key");
 
         indexer.raw().update_with_text(a2.clone(), text("two"));

@@ -53,4 +53,14 @@ impl StudentNamespaceLister {
     pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<Student>> {
         self.inner.get(name)
     }
+    /// `f` of the cached object named `name` in the namespace, without handing out an `Arc`;
+    /// `f` runs under the cache's read lock ([`get_by_key_with`](::codegen_runtime::indexer::Indexer::get_by_key_with)).
+    #[inline]
+    pub fn get_with<R>(
+        &self,
+        name: &str,
+        f: impl ::std::ops::FnOnce(&Student) -> R,
+    ) -> ::std::option::Option<R> {
+        self.inner.get_with(name, f)
+    }
 }
