@@ -104,7 +104,7 @@ impl SharedInformerFactory {
             custom_resync: HashMap::new(),
             transforms: HashMap::new(),
             watch_idle_timeout: Some(crate::informer::DEFAULT_WATCH_IDLE_TIMEOUT),
-            managed_fields: ManagedFields::Decoded,
+            managed_fields: ManagedFields::Text,
         }
     }
 
@@ -315,20 +315,21 @@ impl SharedInformerFactoryBuilder {
 
     /// Drops `metadata.managedFields` from every object before it is cached
     /// (client-go's common `SetTransform` use), before any transform of the
-    /// kind's: they are most of an object's memory in the cache and few
-    /// controllers read them. Off by default, so nothing a handler or lister
-    /// could read disappears unasked; with it on, read `managedFields` (for
-    /// `extract_<kind>`) from the API server, not the cache. The same as
-    /// `managed_fields(ManagedFields::Dropped)` (`false`:
-    /// [`ManagedFields::Decoded`]).
+    /// kind's. Off by default: they are kept as text beside each object
+    /// ([`ManagedFields::Text`]), so nothing a lister could read disappears
+    /// unasked; with it on, read `managedFields` (for `extract_<kind>`) from
+    /// the API server, not the cache. The same as
+    /// `managed_fields(ManagedFields::Dropped)` (`false`: the default,
+    /// [`ManagedFields::Text`]).
     pub fn strip_managed_fields(self, strip: bool) -> Self {
-        self.managed_fields(if strip { ManagedFields::Dropped } else { ManagedFields::Decoded })
+        self.managed_fields(if strip { ManagedFields::Dropped } else { ManagedFields::Text })
     }
 
     /// Where every informer keeps `metadata.managedFields`
-    /// ([`InformerConfig::managed_fields`]): decoded in each object (the
-    /// default), as JSON text beside it ([`ManagedFields::Text`]: a fraction
-    /// of the memory, read with `lister.managed_fields(&obj)`), or nowhere.
+    /// ([`InformerConfig::managed_fields`]): as JSON text beside each object
+    /// ([`ManagedFields::Text`], the default: read with
+    /// `lister.managed_fields(&obj)`), decoded in it
+    /// ([`ManagedFields::Decoded`]: about ten times the memory), or nowhere.
     /// Applied before any transform of the kind's.
     pub fn managed_fields(mut self, managed_fields: ManagedFields) -> Self {
         self.managed_fields = managed_fields;
@@ -409,7 +410,7 @@ mod tests {
         };
         let plain = SharedInformerFactory::builder(unreachable_client()).build();
         let config = plain.config_for::<ConfigMap>();
-        assert_eq!((config.transform.is_none(), config.managed_fields), (true, ManagedFields::Decoded));
+        assert_eq!((config.transform.is_none(), config.managed_fields), (true, ManagedFields::Text));
 
         let stripping = SharedInformerFactory::builder(unreachable_client())
             .strip_managed_fields(true)
@@ -440,13 +441,16 @@ mod tests {
         assert_eq!(stripping.config_for::<Secret>().managed_fields, ManagedFields::Dropped, "every kind");
 
         let (cm, fields) = cached(plain.config_for::<ConfigMap>()).await;
-        assert_eq!(cm.metadata.managed_fields, with_fields().metadata.managed_fields);
-        assert_eq!(fields, with_fields().metadata.managed_fields);
-
-        let as_text = SharedInformerFactory::builder(unreachable_client()).managed_fields(ManagedFields::Text).build();
-        let (cm, fields) = cached(as_text.config_for::<ConfigMap>()).await;
-        assert_eq!(cm.metadata.managed_fields, None, "kept apart from the object");
+        assert_eq!(cm.metadata.managed_fields, None, "kept apart from the object by default");
         assert_eq!(fields, with_fields().metadata.managed_fields, "and read back");
+        let unstripped = SharedInformerFactory::builder(unreachable_client()).strip_managed_fields(false).build();
+        assert_eq!(unstripped.config_for::<ConfigMap>().managed_fields, ManagedFields::Text, "the default");
+
+        let decoded =
+            SharedInformerFactory::builder(unreachable_client()).managed_fields(ManagedFields::Decoded).build();
+        let (cm, fields) = cached(decoded.config_for::<ConfigMap>()).await;
+        assert_eq!(cm.metadata.managed_fields, with_fields().metadata.managed_fields, "in the object");
+        assert_eq!(fields, with_fields().metadata.managed_fields);
     }
 
     #[tokio::test]

@@ -448,12 +448,16 @@ fn variants() -> Vec<Variant> {
     let v = |name, run, counterpart| Variant { name, run, counterpart };
     vec![
         v("kube reflector", Run::Rust("reflector"), Some(GO_PAGED)),
-        v("codegen informer", Run::Rust("informer"), Some(GO_PAGED)),
+        v("codegen informer (managedFields as text, the default)", Run::Rust("informer"), Some(GO_PAGED)),
         v("codegen informer + 1 handler", Run::Rust("informer-handler"), Some(GO_HANDLER)),
         v("codegen informer, streaming list", Run::Rust("informer-streaming"), Some(GO_DEFAULT)),
         v("codegen informer, paged lists with resourceVersion=0", Run::Rust("informer-cache-list"), Some(GO_PAGED)),
-        v("codegen informer, managedFields as text", Run::Rust("informer-text"), Some(GO_PAGED)),
-        v("codegen informer, streaming, managedFields as text", Run::Rust("informer-streaming-text"), Some(GO_DEFAULT)),
+        v("codegen informer, managedFields decoded", Run::Rust("informer-decoded"), Some(GO_PAGED)),
+        v(
+            "codegen informer, streaming, managedFields decoded",
+            Run::Rust("informer-streaming-decoded"),
+            Some(GO_DEFAULT),
+        ),
         v("codegen informer, no managedFields", Run::Rust("informer-stripped"), Some(GO_STRIPPED)),
         v(
             "codegen informer, streaming, no managedFields",
@@ -511,8 +515,8 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
             | "informer-streaming"
             | "informer-stripped"
             | "informer-streaming-stripped"
-            | "informer-text"
-            | "informer-streaming-text"
+            | "informer-decoded"
+            | "informer-streaming-decoded"
             | "informer-cache-list" => {
                 let mut config = InformerConfig::default();
                 if variant.starts_with("informer-streaming") {
@@ -525,8 +529,8 @@ fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
                     // What `strip_managed_fields(true)` sets.
                     config.managed_fields = ManagedFields::Dropped;
                 }
-                if variant.ends_with("-text") {
-                    config.managed_fields = ManagedFields::Text;
+                if variant.ends_with("-decoded") {
+                    config.managed_fields = ManagedFields::Decoded;
                 }
                 let informer = SharedIndexInformer::new(api, config);
                 let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();

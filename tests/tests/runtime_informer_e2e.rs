@@ -162,9 +162,9 @@ async fn informer_over_a_crd_sees_add_update_delete() -> Result<()> {
     Ok(())
 }
 
-/// With `ManagedFields::Text` the cached objects carry no managedFields,
-/// and the lister hands back exactly those the API server has, after the
-/// initial list (paged or streamed) and after a watch event.
+/// With `ManagedFields::Text` (the default) the cached objects carry no
+/// managedFields, and the lister hands back exactly those the API server
+/// has, after the initial list (paged or streamed) and after a watch event.
 #[tokio::test]
 async fn managed_fields_kept_as_text_read_back_as_the_server_has_them() -> Result<()> {
     let (client, ns) = setup("informer-managed").await?;
@@ -180,7 +180,8 @@ async fn managed_fields_kept_as_text_read_back_as_the_server_has_them() -> Resul
     let on_server = |obj: Student| obj.metadata.managed_fields;
 
     for streaming in [false, true] {
-        let mut config = InformerConfig { managed_fields: ManagedFields::Text, ..Default::default() };
+        let mut config = InformerConfig::default();
+        assert_eq!(config.managed_fields, ManagedFields::Text);
         if streaming {
             config.watcher_config = watcher::Config::default().streaming_lists();
         }
@@ -197,6 +198,8 @@ async fn managed_fields_kept_as_text_read_back_as_the_server_has_them() -> Resul
         let managers: Vec<_> = kept.iter().flatten().filter_map(|entry| entry.manager.as_deref()).collect();
         assert_eq!(managers, ["e2e-apply", "e2e-merge"], "streaming: {streaming}");
         assert_eq!(kept, on_server(api.get("kept").await?), "streaming: {streaming}");
+        let whole = informer.lister().with_managed_fields(&cached)?;
+        assert_eq!((whole.metadata.managed_fields, whole.spec.school), (kept, cached.spec.school.clone()));
 
         let school = if streaming { "fudan" } else { "tsinghua" };
         api.patch("kept", &PatchParams::apply("e2e-apply"), &Patch::Apply(&student("kept", school))).await?;

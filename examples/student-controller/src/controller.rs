@@ -11,7 +11,7 @@ use codegen_runtime::apply::{ConfigMapApplyConfiguration, OwnerReferenceApplyCon
 use codegen_runtime::client::{ApplyOptions, DeleteOptions, PatchOptions, PatchType, TypedClient};
 use codegen_runtime::events::{EventRecorder, EventType};
 use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
-use codegen_runtime::informer::{DeletedObject, MalformedObject, ManagedFields, ResourceEventHandlerFuncs};
+use codegen_runtime::informer::{DeletedObject, MalformedObject, ResourceEventHandlerFuncs};
 use codegen_runtime::lister::Lister;
 use codegen_runtime::lister::everything;
 use codegen_runtime::sharding::{ShardOwnership, shard_of};
@@ -123,9 +123,7 @@ impl Controller {
             if let Some(resync) = options.resync {
                 builder = builder.default_resync(resync);
             }
-            // managedFields as the server's text beside each cached object,
-            // not decoded in it: about half the cache's memory.
-            builder.watch_idle_timeout(options.watch_idle_timeout).managed_fields(ManagedFields::Text)
+            builder.watch_idle_timeout(options.watch_idle_timeout)
         };
         let factory = SharedInformerFactory::from_runtime(builder().build());
         let config_maps_factory = builder()
@@ -391,12 +389,10 @@ impl Controller {
                     });
                 }
                 // The informers keep managedFields as text beside each
-                // cached object (`ManagedFields::Text`): put them back for
-                // extract.
-                let managed_fields =
-                    self.config_maps.managed_fields(&existing).map_err(|e| SyncError::Transient(e.into()))?;
-                let mut existing = (*existing).clone();
-                existing.metadata.managed_fields = managed_fields;
+                // cached object (`ManagedFields::Text`, the default): put
+                // them back for extract.
+                let existing =
+                    self.config_maps.with_managed_fields(&existing).map_err(|e| SyncError::Transient(e.into()))?;
                 extract_config_map(&existing, FIELD_MANAGER)? == desired
             }
         };

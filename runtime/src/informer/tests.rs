@@ -350,6 +350,8 @@ async fn transform_runs_before_caching() {
             cm.labels_mut().insert("seen".into(), "yes".into());
             cm
         })),
+        // Kept in the object, so that only the transform takes them out.
+        managed_fields: ManagedFields::Decoded,
         ..Default::default()
     };
     let (informer, mut feed) = informer(config);
