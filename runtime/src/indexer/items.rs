@@ -1,15 +1,22 @@
 //! The indexer's table of objects: open addressing with linear probing,
-//! each slot one cache line holding the object and its key's text.
+//! each slot one cache line holding the object and its key's text, and
+//! beside the slots one byte per slot with seven bits of the key's hash.
 //!
-//! A lookup hashes the key, reads one slot (rarely the next few) and
-//! compares the key with the text kept in the slot, so it touches the
-//! object only to hand back a counted reference to it. Keys too long to
-//! keep in a slot are compared with the object's own namespace and name.
+//! A lookup hashes the key, scans the bytes (128 KiB for 100,000 objects,
+//! so they mostly stay in the core's cache) for its own, reads the one slot
+//! whose byte matches (rarely another) and compares the key with the text
+//! kept in the slot, so it touches the object only to hand back a counted
+//! reference to it. Keys too long to keep in a slot are compared with the
+//! object's own namespace and name.
 //!
-//! The parts of a lookup are `#[inline(always)]`: with calls between them
-//! (hashing, probing, comparing) a lookup among 100,000 objects took about
-//! a third longer, presumably because fewer lookups of a loop then overlap
-//! their cache misses.
+//! Which slot to read is decided by the bytes alone, so the branches of a
+//! lookup rarely wait for a slot to arrive from memory, and the processor
+//! goes on to the next lookup of a loop meanwhile: with the probe run
+//! followed slot by slot instead, a lookup among 100,000 objects took about
+//! a fifth longer (×1.15 to ×1.22, medians of 21 alternating rounds). The
+//! parts of a lookup are `#[inline(always)]` for the same reason: with
+//! calls between them (hashing, probing, comparing) it took about a third
+//! longer.
 
 use std::hash::BuildHasher;
 
@@ -21,6 +28,16 @@ const INLINE: usize = 40;
 
 /// [`Head::ns_len`] of a key longer than [`INLINE`].
 const LONG: u8 = u8::MAX;
+
+/// The byte of an empty slot in [`Items::tags`].
+const EMPTY: u8 = 0;
+
+/// The byte kept in [`Items::tags`] for a key of `hash`: its top seven
+/// bits (the low ones choose the slot) and a high bit, never [`EMPTY`].
+#[inline(always)]
+fn tag_of(hash: u32) -> u8 {
+    0x80 | (hash >> 25) as u8
+}
 
 /// One place of the table, aligned so that it fills one cache line.
 #[repr(align(64))]
@@ -86,15 +103,17 @@ pub(crate) struct Items {
     /// A power of two long (or empty), never fuller than
     /// [`fits`](Self::fits) allows: a probe always ends at an empty slot.
     slots: Box<[Option<Slot>]>,
+    /// [`tag_of`] the key in each slot, [`EMPTY`] for an empty one.
+    tags: Box<[u8]>,
     len: usize,
     hasher: foldhash::fast::RandomState,
 }
 
 impl Items {
     pub(super) fn with_capacity(capacity: usize) -> Self {
-        let mut items = Self { slots: Box::default(), len: 0, hasher: Default::default() };
+        let mut items = Self { slots: Box::default(), tags: Box::default(), len: 0, hasher: Default::default() };
         if capacity > 0 {
-            items.slots = empty_slots(slots_for(capacity));
+            (items.slots, items.tags) = empty_slots(slots_for(capacity));
         }
         items
     }
@@ -125,14 +144,30 @@ impl Items {
             return Err(None);
         }
         let mask = self.mask();
+        let tag = tag_of(probe.head.hash);
         let mut at = probe.head.hash as usize & mask;
         loop {
-            match &self.slots[at] {
-                None => return Err(Some(at)),
-                Some(slot) if slot.has_key(probe) => return Ok(at),
-                Some(_) => at = (at + 1) & mask,
+            let here = self.tags[at];
+            if here == EMPTY {
+                return Err(Some(at));
             }
+            if here == tag && self.slots[at].as_ref().is_some_and(|slot| slot.has_key(probe)) {
+                return Ok(at);
+            }
+            at = (at + 1) & mask;
         }
+    }
+
+    /// Puts `slot` at `at`, an empty place.
+    fn set(&mut self, at: usize, slot: Slot) {
+        self.tags[at] = tag_of(slot.head.hash);
+        self.slots[at] = Some(slot);
+    }
+
+    /// Empties the place `at`.
+    fn take(&mut self, at: usize) -> Option<Slot> {
+        self.tags[at] = EMPTY;
+        self.slots[at].take()
     }
 
     #[inline(always)]
@@ -156,7 +191,7 @@ impl Items {
         match vacant {
             // The first empty slot from where the key belongs is where
             // `place` would put it.
-            Some(at) if Self::fits(self.len + 1, self.slots.len()) => self.slots[at] = Some(slot),
+            Some(at) if Self::fits(self.len + 1, self.slots.len()) => self.set(at, slot),
             _ => {
                 self.grow();
                 self.place(slot);
@@ -170,15 +205,16 @@ impl Items {
     fn place(&mut self, slot: Slot) {
         let mask = self.mask();
         let mut at = slot.head.hash as usize & mask;
-        while self.slots[at].is_some() {
+        while self.tags[at] != EMPTY {
             at = (at + 1) & mask;
         }
-        self.slots[at] = Some(slot);
+        self.set(at, slot);
     }
 
     fn grow(&mut self) {
-        let slots = slots_for(self.len + 1).max(self.slots.len() * 2);
-        let old = std::mem::replace(&mut self.slots, empty_slots(slots));
+        let (slots, tags) = empty_slots(slots_for(self.len + 1).max(self.slots.len() * 2));
+        self.tags = tags;
+        let old = std::mem::replace(&mut self.slots, slots);
         for slot in old.into_vec().into_iter().flatten() {
             self.place(slot);
         }
@@ -187,7 +223,7 @@ impl Items {
     /// Removes and returns the object stored under `parts`.
     pub(crate) fn remove(&mut self, parts: KeyParts<'_>) -> Option<ErasedObject> {
         let at = self.search(&self.probe(parts)).ok()?;
-        let removed = self.slots[at].take().map(|slot| slot.obj);
+        let removed = self.take(at).map(|slot| slot.obj);
         self.len -= 1;
         // Moves back the slots after the hole that may sit there, so that
         // no probe stops at the hole before reaching them.
@@ -198,7 +234,9 @@ impl Items {
             let Some(slot) = &self.slots[next] else { break };
             let home = slot.head.hash as usize & mask;
             if next.wrapping_sub(home) & mask >= next.wrapping_sub(hole) & mask {
-                self.slots[hole] = self.slots[next].take();
+                if let Some(slot) = self.take(next) {
+                    self.set(hole, slot);
+                }
                 hole = next;
             }
         }
@@ -236,8 +274,9 @@ fn slots_for(len: usize) -> usize {
     slots
 }
 
-fn empty_slots(len: usize) -> Box<[Option<Slot>]> {
-    std::iter::repeat_with(|| None).take(len).collect()
+/// `len` empty slots and their bytes in [`Items::tags`].
+fn empty_slots(len: usize) -> (Box<[Option<Slot>]>, Box<[u8]>) {
+    (std::iter::repeat_with(|| None).take(len).collect(), vec![EMPTY; len].into_boxed_slice())
 }
 
 #[cfg(test)]
@@ -302,6 +341,10 @@ mod tests {
                 assert_eq!(removed.as_ref().map(|o| version(o).to_owned()), expected.map(|v| v.to_string()));
             }
             assert_eq!(items.len(), model.len());
+            for (slot, &tag) in items.slots.iter().zip(&*items.tags) {
+                let want = slot.as_ref().map_or(EMPTY, |slot| tag_of(slot.head.hash));
+                assert_eq!(tag, want, "each slot's byte follows the slot");
+            }
             for ((ns, name), v) in &model {
                 let found = items.get((ns, name)).unwrap_or_else(|| panic!("{ns}/{name} is missing"));
                 assert_eq!(version(found), v.to_string());
