@@ -350,6 +350,27 @@ fn measure_runs(budget: Duration, mut run: impl FnMut() -> Duration) -> f64 {
     median(runs)
 }
 
+/// Nanoseconds per `lookup` of the keys in the benchmark's order (`next =
+/// (next + 7919) % OBJECTS`); `lookup` returns what it read of the object
+/// found, and an error says how many keys were missing.
+fn lookups(keys: &[String], mut lookup: impl FnMut(&str) -> Option<usize>) -> Result<f64> {
+    let (mut next, mut missing, mut read) = (0, 0, 0);
+    let ns = measure(10_000, || {
+        for _ in 0..10_000 {
+            next = (next + 7919) % OBJECTS;
+            match lookup(black_box(&keys[next])) {
+                Some(n) => read += n,
+                None => missing += 1,
+            }
+        }
+    });
+    black_box(read);
+    if missing != 0 {
+        bail!("{missing} keys missing");
+    }
+    Ok(ns)
+}
+
 fn child(only: Option<&str>) -> Result<()> {
     let selected = |name: &str| only.is_none_or(|only| only.split(',').any(|o| o == name));
     let mut figures = BTreeMap::new();
@@ -367,86 +388,28 @@ fn indexer_figures(selected: &dyn Fn(&str) -> bool, figures: &mut BTreeMap<&str,
     let lister = Lister::new(indexer.clone());
     let keys: Vec<String> = (0..OBJECTS).map(|i| format!("ns-{}/cm-{i}", i % NAMESPACES)).collect();
 
+    // `get_by_key` and `get_by_key_with` (client-go's figure for both is
+    // `GetByKey`: it hands back a pointer without touching the object,
+    // while an `Arc` is counted in the object's first cache line), then
+    // the same lookups each followed by a read of the object found, as a
+    // caller reads it.
+    let version_len = |obj: &ConfigMap| obj.metadata.resource_version.as_ref().map_or(0, String::len);
     if selected("get_by_key") {
-        let (mut next, mut missing) = (0, 0);
-        figures.insert(
-            "get_by_key",
-            measure(10_000, || {
-                for _ in 0..10_000 {
-                    next = (next + 7919) % OBJECTS;
-                    if black_box(indexer.get_by_key(black_box(&keys[next]))).is_none() {
-                        missing += 1;
-                    }
-                }
-            }),
-        );
-        if missing != 0 {
-            bail!("get_by_key: {missing} keys missing");
-        }
+        let ns = lookups(&keys, |key| black_box(indexer.get_by_key(key)).map(|_| 1));
+        figures.insert("get_by_key", ns.context("get_by_key")?);
     }
-
-    // The same lookups, each followed by a read of the object found, as a
-    // caller reads it: client-go hands back a pointer without touching the
-    // object, an `Arc` is counted in the object's first cache line.
-    // The lookups of `get_by_key`, borrowing the object instead of
-    // counting a reference to it (client-go's figure is `get_by_key`).
     if selected("get_by_key_with") {
-        let (mut next, mut missing) = (0, 0);
-        figures.insert(
-            "get_by_key_with",
-            measure(10_000, || {
-                for _ in 0..10_000 {
-                    next = (next + 7919) % OBJECTS;
-                    if indexer
-                        .get_by_key_with(black_box(&keys[next]), |obj| black_box(obj as *const ConfigMap))
-                        .is_none()
-                    {
-                        missing += 1;
-                    }
-                }
-            }),
-        );
-        if missing != 0 {
-            bail!("get_by_key_with: {missing} keys missing");
-        }
+        let ns =
+            lookups(&keys, |key| indexer.get_by_key_with(key, |obj| black_box(obj as *const ConfigMap)).map(|_| 1));
+        figures.insert("get_by_key_with", ns.context("get_by_key_with")?);
     }
-
     if selected("get_by_key_read") {
-        let (mut next, mut read) = (0, 0);
-        figures.insert(
-            "get_by_key_read",
-            measure(10_000, || {
-                for _ in 0..10_000 {
-                    next = (next + 7919) % OBJECTS;
-                    if let Some(obj) = indexer.get_by_key(black_box(&keys[next])) {
-                        read += obj.metadata.resource_version.as_ref().map_or(0, String::len);
-                    }
-                }
-            }),
-        );
-        if read == 0 {
-            bail!("get_by_key_read: nothing read");
-        }
+        let ns = lookups(&keys, |key| indexer.get_by_key(key).map(|obj| version_len(&obj)));
+        figures.insert("get_by_key_read", ns.context("get_by_key_read")?);
     }
-
     if selected("get_by_key_with_read") {
-        let (mut next, mut read) = (0, 0);
-        figures.insert(
-            "get_by_key_with_read",
-            measure(10_000, || {
-                for _ in 0..10_000 {
-                    next = (next + 7919) % OBJECTS;
-                    read += indexer
-                        .get_by_key_with(black_box(&keys[next]), |obj| {
-                            obj.metadata.resource_version.as_ref().map_or(0, String::len)
-                        })
-                        .unwrap_or(0);
-                }
-            }),
-        );
-        if read == 0 {
-            bail!("get_by_key_with_read: nothing read");
-        }
+        let ns = lookups(&keys, |key| indexer.get_by_key_with(key, version_len));
+        figures.insert("get_by_key_with_read", ns.context("get_by_key_with_read")?);
     }
 
     // One namespace holds OBJECTS / NAMESPACES = 1,000 objects. Every
