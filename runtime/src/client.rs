@@ -329,6 +329,23 @@ impl<K: Object> TypedClient<K> {
         Ok(self.api_for(obj).replace_status(&name, &opts.into(), obj).await?)
     }
 
+    /// [`create`](Self::create) of an object handed over by value: the
+    /// generated clients pass their copy with `apiVersion` and `kind` set.
+    pub async fn create_owned(&self, obj: K, opts: &CreateOptions) -> Result<K> {
+        self.create(&obj, opts).await
+    }
+
+    /// [`update`](Self::update) of an object handed over by value.
+    pub async fn update_owned(&self, obj: K, opts: &UpdateOptions) -> Result<K> {
+        self.update(&obj, opts).await
+    }
+
+    /// [`update_status`](Self::update_status) of an object handed over by
+    /// value.
+    pub async fn update_status_owned(&self, obj: K, opts: &UpdateOptions) -> Result<K> {
+        self.update_status(&obj, opts).await
+    }
+
     /// Deletes the object `name`. With finalizers present the object stays,
     /// marked with `deletionTimestamp`, until they are removed.
     pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<()> {

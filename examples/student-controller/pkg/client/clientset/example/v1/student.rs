@@ -30,136 +30,142 @@ impl StudentClient {
     }
     /// Creates `obj` and returns what the server stored.
     #[inline]
-    pub async fn create(
-        &self,
+    pub fn create<'a>(
+        &'a self,
         obj: &Student,
-        opts: &::codegen_runtime::client::CreateOptions,
-    ) -> ::codegen_runtime::Result<Student> {
+        opts: &'a ::codegen_runtime::client::CreateOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<Student>> + 'a {
         let mut obj = obj.clone();
         obj.set_type_meta();
-        self.inner.create(&obj, opts).await
+        self.inner.create_owned(obj, opts)
     }
     /// Replaces `obj` (optimistic concurrency on its resourceVersion).
     #[inline]
-    pub async fn update(
-        &self,
+    pub fn update<'a>(
+        &'a self,
         obj: &Student,
-        opts: &::codegen_runtime::client::UpdateOptions,
-    ) -> ::codegen_runtime::Result<Student> {
+        opts: &'a ::codegen_runtime::client::UpdateOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<Student>> + 'a {
         let mut obj = obj.clone();
         obj.set_type_meta();
-        self.inner.update(&obj, opts).await
+        self.inner.update_owned(obj, opts)
     }
     /// Replaces the status of `obj` through the status subresource.
     #[inline]
-    pub async fn update_status(
-        &self,
+    pub fn update_status<'a>(
+        &'a self,
         obj: &Student,
-        opts: &::codegen_runtime::client::UpdateOptions,
-    ) -> ::codegen_runtime::Result<Student> {
+        opts: &'a ::codegen_runtime::client::UpdateOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<Student>> + 'a {
         let mut obj = obj.clone();
         obj.set_type_meta();
-        self.inner.update_status(&obj, opts).await
+        self.inner.update_status_owned(obj, opts)
     }
     /// Deletes the object named `name`.
     #[inline]
-    pub async fn delete(
-        &self,
-        name: &str,
-        opts: &::codegen_runtime::client::DeleteOptions,
-    ) -> ::codegen_runtime::Result<()> {
-        self.inner.delete(name, opts).await
+    pub fn delete<'a>(
+        &'a self,
+        name: &'a str,
+        opts: &'a ::codegen_runtime::client::DeleteOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<()>> + 'a {
+        self.inner.delete(name, opts)
     }
     /// Deletes every object matching `list_opts`.
     #[inline]
-    pub async fn delete_collection(
-        &self,
-        opts: &::codegen_runtime::client::DeleteOptions,
-        list_opts: &::codegen_runtime::client::ListOptions,
-    ) -> ::codegen_runtime::Result<()> {
-        self.inner.delete_collection(opts, list_opts).await
+    pub fn delete_collection<'a>(
+        &'a self,
+        opts: &'a ::codegen_runtime::client::DeleteOptions,
+        list_opts: &'a ::codegen_runtime::client::ListOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<()>> + 'a {
+        self.inner.delete_collection(opts, list_opts)
     }
     /// Reads the object named `name`.
     #[inline]
-    pub async fn get(
-        &self,
-        name: &str,
-        opts: &::codegen_runtime::client::GetOptions,
-    ) -> ::codegen_runtime::Result<Student> {
-        self.inner.get(name, opts).await
+    pub fn get<'a>(
+        &'a self,
+        name: &'a str,
+        opts: &'a ::codegen_runtime::client::GetOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<Student>> + 'a {
+        self.inner.get(name, opts)
     }
     /// Lists one page of objects (honours `limit` and `continue_token`).
     #[inline]
-    pub async fn list(
-        &self,
-        opts: &::codegen_runtime::client::ListOptions,
-    ) -> ::codegen_runtime::Result<
-        ::codegen_runtime::__private::kube::core::ObjectList<Student>,
-    > {
-        self.inner.list(opts).await
+    pub fn list<'a>(
+        &'a self,
+        opts: &'a ::codegen_runtime::client::ListOptions,
+    ) -> impl ::std::future::Future<
+        Output = ::codegen_runtime::Result<
+            ::codegen_runtime::__private::kube::core::ObjectList<Student>,
+        >,
+    > + 'a {
+        self.inner.list(opts)
     }
     /// Lists every object, following continue tokens.
     #[inline]
-    pub async fn list_all(
-        &self,
-        opts: &::codegen_runtime::client::ListOptions,
-    ) -> ::codegen_runtime::Result<::std::vec::Vec<Student>> {
-        self.inner.list_all(opts).await
+    pub fn list_all<'a>(
+        &'a self,
+        opts: &'a ::codegen_runtime::client::ListOptions,
+    ) -> impl ::std::future::Future<
+        Output = ::codegen_runtime::Result<::std::vec::Vec<Student>>,
+    > + 'a {
+        self.inner.list_all(opts)
     }
     /// Watches objects matching `opts`.
     #[inline]
-    pub async fn watch(
-        &self,
-        opts: &::codegen_runtime::client::ListOptions,
-    ) -> ::codegen_runtime::Result<
-        ::codegen_runtime::__private::futures::stream::BoxStream<
-            'static,
-            ::codegen_runtime::Result<
-                ::codegen_runtime::__private::kube::core::WatchEvent<Student>,
+    pub fn watch<'a>(
+        &'a self,
+        opts: &'a ::codegen_runtime::client::ListOptions,
+    ) -> impl ::std::future::Future<
+        Output = ::codegen_runtime::Result<
+            ::codegen_runtime::__private::futures::stream::BoxStream<
+                'static,
+                ::codegen_runtime::Result<
+                    ::codegen_runtime::__private::kube::core::WatchEvent<Student>,
+                >,
             >,
         >,
-    > {
-        self.inner.watch(opts).await
+    > + 'a {
+        self.inner.watch(opts)
     }
     /// Patches the object named `name`.
     #[inline]
-    pub async fn patch(
-        &self,
-        name: &str,
-        patch: &::codegen_runtime::client::PatchType,
-        opts: &::codegen_runtime::client::PatchOptions,
-    ) -> ::codegen_runtime::Result<Student> {
-        self.inner.patch(name, patch, opts).await
+    pub fn patch<'a>(
+        &'a self,
+        name: &'a str,
+        patch: &'a ::codegen_runtime::client::PatchType,
+        opts: &'a ::codegen_runtime::client::PatchOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<Student>> + 'a {
+        self.inner.patch(name, patch, opts)
     }
     /// Patches the status of the object named `name`.
     #[inline]
-    pub async fn patch_status(
-        &self,
-        name: &str,
-        patch: &::codegen_runtime::client::PatchType,
-        opts: &::codegen_runtime::client::PatchOptions,
-    ) -> ::codegen_runtime::Result<Student> {
-        self.inner.patch_status(name, patch, opts).await
+    pub fn patch_status<'a>(
+        &'a self,
+        name: &'a str,
+        patch: &'a ::codegen_runtime::client::PatchType,
+        opts: &'a ::codegen_runtime::client::PatchOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<Student>> + 'a {
+        self.inner.patch_status(name, patch, opts)
     }
     /// Server-side applies `ac` as `opts.field_manager`: the manager claims
     /// exactly the fields `ac` sets. Fields another manager owns with other
     /// values fail with a conflict (see `Error::apply_conflicts`)
     /// unless `opts.force` is set.
     #[inline]
-    pub async fn apply(
-        &self,
-        ac: &super::super::super::super::applyconfigurations::example::v1::StudentApplyConfiguration,
-        opts: &::codegen_runtime::client::ApplyOptions,
-    ) -> ::codegen_runtime::Result<Student> {
-        self.inner.apply_configuration(ac, opts).await
+    pub fn apply<'a>(
+        &'a self,
+        ac: &'a super::super::super::super::applyconfigurations::example::v1::StudentApplyConfiguration,
+        opts: &'a ::codegen_runtime::client::ApplyOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<Student>> + 'a {
+        self.inner.apply_configuration(ac, opts)
     }
     /// Server-side applies the status in `ac` through the status subresource.
     #[inline]
-    pub async fn apply_status(
-        &self,
-        ac: &super::super::super::super::applyconfigurations::example::v1::StudentApplyConfiguration,
-        opts: &::codegen_runtime::client::ApplyOptions,
-    ) -> ::codegen_runtime::Result<Student> {
-        self.inner.apply_configuration_status(ac, opts).await
+    pub fn apply_status<'a>(
+        &'a self,
+        ac: &'a super::super::super::super::applyconfigurations::example::v1::StudentApplyConfiguration,
+        opts: &'a ::codegen_runtime::client::ApplyOptions,
+    ) -> impl ::std::future::Future<Output = ::codegen_runtime::Result<Student>> + 'a {
+        self.inner.apply_configuration_status(ac, opts)
     }
 }
