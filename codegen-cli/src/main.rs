@@ -50,8 +50,8 @@ Exit status: 0 success, 1 --verify found drift, 2 errors.";
 #[command(name = "kube-codegen", version, after_help = EXAMPLES)]
 struct Cli {
     /// `all`, or a comma list of: deepcopy,register,applyconfig,client,fake,lister,informer,crd.
-    /// Generators they need are added: client and lister add register,
-    /// informer adds lister, fake adds client
+    /// Generators they need are added: lister and applyconfig add register,
+    /// client adds applyconfig, informer adds lister, fake adds client
     generators: String,
     /// Directory holding `<group>/<version>/` packages, e.g. `pkg/apis`
     apis_dir: PathBuf,

@@ -114,6 +114,47 @@ fn init_writes_the_crate_and_its_generated_code() {
     assert_eq!(lock, std::fs::read_to_string(workspace().join("Cargo.lock")).unwrap());
 }
 
+#[test]
+fn package_name_crate_directory_and_import_output_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    // `init --name`: the package name differs from the directory's.
+    let run = kube_codegen(
+        dir.path(),
+        &[
+            "init",
+            "op-dir",
+            "--name",
+            "my-operator",
+            "--group",
+            "cache.example.com",
+            "--version",
+            "v1",
+            "--kind",
+            "Cache",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let root = dir.path().join("op-dir");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"my-operator\""), "{manifest}");
+    // `create api --dir`: run from outside the crate.
+    let run = kube_codegen(dir.path(), &["create", "api", "--kind", "Backup", "--dir", "op-dir"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(root.join("pkg/client/clientset/cache/v1/backup.rs").is_file(), "{}", run.stderr);
+    // `import --output-dir` puts the clients there; `--types-only` refuses it.
+    let crd = workspace().join("tests/fixtures/crds/students.example.k8s.io.yaml");
+    let crd = crd.to_string_lossy();
+    let run = kube_codegen(&root, &["import", &crd, "--types-only", "--output-dir", "gen"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--output-dir"), "{}", run.stderr);
+    assert!(!root.join("pkg/apis/example").exists(), "a refused import writes nothing");
+    let run = kube_codegen(&root, &["import", &crd, "--output-dir", "gen", "--crd-dir", "gen-crd"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(root.join("gen/listers/example/v1/student.rs").is_file(), "{}", run.stderr);
+    assert!(root.join("gen-crd/example.k8s.io_students.yaml").is_file(), "{}", run.stderr);
+    assert!(!root.join("pkg/client/listers/example").exists(), "nothing at the default output directory");
+}
+
 /// The acceptance test of the scaffold: `cargo test`, `clippy -D warnings`
 /// and `cargo fmt --check` pass on the new crate, and again after a new
 /// kind, a new version, a new group and two imported CRDs.
