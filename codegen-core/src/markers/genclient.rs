@@ -345,9 +345,11 @@ fn check_genclient(g: &GenClient, span: Span, errors: &mut Errors) {
                 .help("`no_verbs` already removes every verb"),
         );
     }
-    if let (Some(ro), Some(_)) = (g.readonly, &g.only_verbs) {
+    if let Some(ro) = g.readonly
+        && (g.only_verbs.is_some() || g.skip_verbs.is_some())
+    {
         errors.push(
-            MarkerError::new(ro, "`readonly` cannot be combined with `only_verbs`")
+            MarkerError::new(ro, "`readonly` cannot be combined with `only_verbs` or `skip_verbs`")
                 .help("`readonly` means `only_verbs(get, list, watch)`"),
         );
     }

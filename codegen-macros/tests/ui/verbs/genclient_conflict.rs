@@ -9,4 +9,7 @@ pub struct Teacher {}
 #[genclient(method(name = "watch_all", verb = "watch"))]
 pub struct School {}
 
+#[genclient(readonly, skip_verbs(watch))]
+pub struct Course {}
+
 fn main() {}
