@@ -373,9 +373,90 @@ pub async fn use_{f}(client: kube::Client) -> kube::Result<usize> {{
 /// Writes `ours` (types, `kube-codegen <generators>` output, usage) into `dir`.
 fn write_ours(dir: &Path, cfg: &Config, name: &str, generators: &str) {
     let _ = std::fs::remove_dir_all(dir.join("src"));
+    let mut args: Vec<String> = vec![generators.into(), "src/apis".into()];
+    args.extend(write_apis(dir, cfg));
+    let out = Command::new(env!("CARGO_BIN_EXE_kube-codegen"))
+        .args(&args)
+        .args(["--output-dir", "src/client", "--crd-dir", "crd", "--apis-module", "crate::apis"])
+        .current_dir(dir)
+        .output()
+        .expect("run kube-codegen");
+    assert!(out.status.success(), "kube-codegen {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    let generated = Generated::of(generators);
+    let client = if dir.join("src/client/mod.rs").is_file() { "#[rustfmt::skip]\npub mod client;\n" } else { "" };
+    write(
+        &dir.join("src/lib.rs"),
+        &format!(
+            "//! Build-cost benchmark crate: kube-codegen output.\n#![allow(missing_docs)]\npub mod apis;\n{client}pub mod usage;\n"
+        ),
+    );
+    write(&dir.join("src/usage.rs"), &ours_usage(&cfg.groups, &generated));
+    write(&dir.join("Cargo.toml"), &manifest(name, &ours_deps(cfg), &cfg.profile));
+    copy_lock(&cfg.ws, dir);
+}
+
+/// Writes `ours` as three crates under `dir`, the layout of
+/// docs/layout.md for big API trees: `ours_types` (the annotated types and
+/// their register code), `ours_client` (what `kube-codegen all` writes,
+/// with `--apis-module ours_types::apis`) and `ours_app` (the usage
+/// module). The crate measured is `ours_app`: building it builds the other
+/// two, one after the other.
+fn write_split(dir: &Path, cfg: &Config) {
+    for c in ["types", "client", "app"] {
+        let _ = std::fs::remove_dir_all(dir.join(c).join("src"));
+    }
+    let mut args: Vec<String> = vec!["all".into(), "types/src/apis".into()];
+    args.extend(write_apis(&dir.join("types"), cfg));
+    let out = Command::new(env!("CARGO_BIN_EXE_kube-codegen"))
+        .args(&args)
+        .args(["--output-dir", "client/src/client", "--crd-dir", "crd", "--apis-module", "ours_types::apis"])
+        .current_dir(dir)
+        .output()
+        .expect("run kube-codegen");
+    assert!(out.status.success(), "kube-codegen {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    write(
+        &dir.join("types/src/lib.rs"),
+        "//! Build-cost benchmark crate: the API types.\n#![allow(missing_docs)]\npub mod apis;\n",
+    );
+    write(
+        &dir.join("client/src/lib.rs"),
+        "//! Build-cost benchmark crate: the generated clients.\n#![allow(missing_docs)]\n#[rustfmt::skip]\npub mod client;\n",
+    );
+    write(
+        &dir.join("app/src/lib.rs"),
+        "//! Build-cost benchmark crate: a user of the clients.\n#![allow(missing_docs)]\npub mod usage;\n",
+    );
+    let usage =
+        ours_usage(&cfg.groups, &Generated::of("all")).replace("use crate::client::", "use ours_client::client::");
+    write(&dir.join("app/src/usage.rs"), &usage);
+    let deps = ours_deps(cfg);
+    let path = |c: &str| format!("ours_{c} = {{ path = \"../{c}\" }}\n");
+    write(&dir.join("types/Cargo.toml"), &manifest("ours_types", &deps, &cfg.profile));
+    write(&dir.join("client/Cargo.toml"), &manifest("ours_client", &(path("types") + &deps), &cfg.profile));
+    write(&dir.join("app/Cargo.toml"), &manifest("ours_app", &(path("types") + &path("client") + &deps), &cfg.profile));
+    for c in ["types", "client", "app"] {
+        copy_lock(&cfg.ws, &dir.join(c));
+    }
+}
+
+/// The dependencies of the kube-codegen crates.
+fn ours_deps(cfg: &Config) -> String {
+    let ws = cfg.ws.to_string_lossy().replace('\\', "/");
+    format!(
+        "codegen-runtime = {{ path = \"{ws}/runtime\" }}\ncodegen-macros = {{ path = \"{ws}/codegen-macros\" }}\nkube = {}\nk8s-openapi = {}\nserde = {}\nfutures = {}\n",
+        workspace_dep(&cfg.ws, "kube"),
+        with_features(&workspace_dep(&cfg.ws, "k8s-openapi"), &["latest"]),
+        workspace_dep(&cfg.ws, "serde"),
+        workspace_dep(&cfg.ws, "futures"),
+    )
+}
+
+/// Writes the annotated types of the tree under `dir/src/apis`; the
+/// `group:version` arguments of the generator.
+fn write_apis(dir: &Path, cfg: &Config) -> Vec<String> {
     let apis = dir.join("src/apis");
     let mut mods = String::from("//! API groups.\n");
-    let mut args: Vec<String> = vec![generators.into(), "src/apis".into()];
+    let mut args = Vec::new();
     for (g, kinds) in cfg.groups.iter().enumerate() {
         let group = format!("group{g}");
         let mut types = String::from(
@@ -396,32 +477,7 @@ fn write_ours(dir: &Path, cfg: &Config, name: &str, generators: &str) {
         args.push(format!("{group}:v1"));
     }
     write(&apis.join("mod.rs"), &mods);
-    let out = Command::new(env!("CARGO_BIN_EXE_kube-codegen"))
-        .args(&args)
-        .args(["--output-dir", "src/client", "--crd-dir", "crd", "--apis-module", "crate::apis"])
-        .current_dir(dir)
-        .output()
-        .expect("run kube-codegen");
-    assert!(out.status.success(), "kube-codegen {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
-    let generated = Generated::of(generators);
-    let client = if dir.join("src/client/mod.rs").is_file() { "#[rustfmt::skip]\npub mod client;\n" } else { "" };
-    write(
-        &dir.join("src/lib.rs"),
-        &format!(
-            "//! Build-cost benchmark crate: kube-codegen output.\n#![allow(missing_docs)]\npub mod apis;\n{client}pub mod usage;\n"
-        ),
-    );
-    write(&dir.join("src/usage.rs"), &ours_usage(&cfg.groups, &generated));
-    let ws = cfg.ws.to_string_lossy().replace('\\', "/");
-    let deps = format!(
-        "codegen-runtime = {{ path = \"{ws}/runtime\" }}\ncodegen-macros = {{ path = \"{ws}/codegen-macros\" }}\nkube = {}\nk8s-openapi = {}\nserde = {}\nfutures = {}\n",
-        workspace_dep(&cfg.ws, "kube"),
-        with_features(&workspace_dep(&cfg.ws, "k8s-openapi"), &["latest"]),
-        workspace_dep(&cfg.ws, "serde"),
-        workspace_dep(&cfg.ws, "futures"),
-    );
-    write(&dir.join("Cargo.toml"), &manifest(name, &deps, &cfg.profile));
-    copy_lock(&cfg.ws, dir);
+    args
 }
 
 /// Writes the kube-derive twin into `dir`.
@@ -511,15 +567,30 @@ struct Sample {
 struct Crate {
     name: String,
     dir: PathBuf,
+    /// The packages built for it: itself, and for the three-crate layout
+    /// the two it depends on (cleaned with it; their rlibs count).
+    packages: Vec<String>,
+    /// The crate holding [`EDIT_FILE`].
+    edit_dir: PathBuf,
     /// The original text of [`EDIT_FILE`].
     original: String,
 }
 
 impl Crate {
     fn new(name: &str, dir: PathBuf) -> Self {
-        let original = std::fs::read_to_string(dir.join(EDIT_FILE)).expect("types file");
-        assert!(original.contains(EDIT_LINE), "{}: no line to edit", dir.display());
-        Crate { name: name.into(), dir, original }
+        Self::with_packages(name, dir.clone(), &[name], dir)
+    }
+
+    /// The three crates of [`write_split`] in `dir`, measured as `ours_app`.
+    fn split(dir: &Path) -> Self {
+        Self::with_packages("ours_app", dir.join("app"), &["ours_types", "ours_client", "ours_app"], dir.join("types"))
+    }
+
+    fn with_packages(name: &str, dir: PathBuf, packages: &[&str], edit_dir: PathBuf) -> Self {
+        let original = std::fs::read_to_string(edit_dir.join(EDIT_FILE)).expect("types file");
+        assert!(original.contains(EDIT_LINE), "{}: no line to edit", edit_dir.display());
+        let packages = packages.iter().map(|p| p.to_string()).collect();
+        Crate { name: name.into(), dir, packages, edit_dir, original }
     }
 
     fn cargo(&self, target: &Path, args: &[&str]) -> Command {
@@ -581,12 +652,16 @@ impl Crate {
 
     /// Removes the crate's own artifacts (dependencies stay).
     fn clean(&self, target: &Path) {
-        self.run(target, &["clean", "--offline", "-p", &self.name]);
+        let mut args = vec!["clean", "--offline"];
+        for p in &self.packages {
+            args.extend(["-p", p]);
+        }
+        self.run(target, &args);
         // The incremental state too, should `clean -p` leave it.
         if let Ok(entries) = std::fs::read_dir(target.join("debug/incremental")) {
             for entry in entries.flatten() {
                 let file = entry.file_name().to_string_lossy().into_owned();
-                if file.rsplit_once('-').is_some_and(|(crate_name, _)| crate_name == self.name) {
+                if file.rsplit_once('-').is_some_and(|(crate_name, _)| self.packages.iter().any(|p| p == crate_name)) {
                     let _ = std::fs::remove_dir_all(entry.path());
                 }
             }
@@ -594,12 +669,17 @@ impl Crate {
     }
 
     fn rlib_size(&self, target: &Path) -> f64 {
-        let path = target.join(format!("debug/lib{}.rlib", self.name));
-        std::fs::metadata(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).len() as f64
+        self.packages
+            .iter()
+            .map(|p| {
+                let path = target.join(format!("debug/lib{p}.rlib"));
+                std::fs::metadata(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).len() as f64
+            })
+            .sum()
     }
 
     fn set_types(&self, text: &str) {
-        write(&self.dir.join(EDIT_FILE), text);
+        write(&self.edit_dir.join(EDIT_FILE), text);
     }
 
     fn edited(&self, tag: &str) -> String {
@@ -696,39 +776,78 @@ fn compare(cfg: &Config, target: &Path) -> Option<Round> {
         write_twin(&dir, cfg, "kube_derive");
         Crate::new("kube_derive", dir)
     };
-    prepare(&ours, &cfg.ws, target);
-    prepare(&twin, &cfg.ws, target);
+    let split = {
+        let dir = cfg.work.join("ours_split");
+        write_split(&dir, cfg);
+        Crate::split(&dir)
+    };
+    let crates = [&ours, &twin, &split];
+    for c in crates {
+        prepare(c, &cfg.ws, target);
+    }
     eprintln!("build_cost: warm-up round");
-    full_round(&ours, target, "Warm");
-    full_round(&twin, target, "Warm");
-    let mut rounds: Vec<(Round, Round)> = Vec::new();
+    for c in crates {
+        full_round(c, target, "Warm");
+    }
+    // Per round: ours, kube-derive, ours in three crates; the order
+    // rotates every round.
+    let mut rounds: Vec<[Round; 3]> = Vec::new();
     for r in 0..cfg.rounds {
         let tag = format!("R{r}");
-        let (a, b) = if r % 2 == 0 {
-            let a = full_round(&ours, target, &tag);
-            (a, full_round(&twin, target, &tag))
-        } else {
-            let b = full_round(&twin, target, &tag);
-            (full_round(&ours, target, &tag), b)
-        };
+        let mut round = [Round::default(); 3];
+        for k in 0..3 {
+            let i = (k + r) % 3;
+            round[i] = full_round(crates[i], target, &tag);
+        }
         eprintln!(
-            "build_cost: round {}/{}: clean {:.1} / {:.1} s, edit {:.1} / {:.1} s, check {:.1} / {:.1} s (ours / kube-derive)",
+            "build_cost: round {}/{}: clean {:.1} / {:.1} / {:.1} s, edit {:.1} / {:.1} / {:.1} s, check {:.1} / {:.1} / {:.1} s (ours / kube-derive / ours in three crates)",
             r + 1,
             cfg.rounds,
-            a.clean.wall,
-            b.clean.wall,
-            a.edit.wall,
-            b.edit.wall,
-            a.check.wall,
-            b.check.wall
+            round[0].clean.wall,
+            round[1].clean.wall,
+            round[2].clean.wall,
+            round[0].edit.wall,
+            round[1].edit.wall,
+            round[2].edit.wall,
+            round[0].check.wall,
+            round[1].check.wall,
+            round[2].check.wall
         );
-        rounds.push((a, b));
+        rounds.push(round);
     }
     if !cfg.keep {
-        ours.clean(target);
-        twin.clean(target);
+        for c in crates {
+            c.clean(target);
+        }
     }
+    let kinds = cfg.groups.iter().map(Vec::len).sum::<usize>();
+    let tree = format!(
+        "{kinds} kinds in {} groups{}, {} rounds (order rotating) after a warm-up, medians; ratio = median of the per-round ratios to kube-derive",
+        cfg.groups.len(),
+        if cfg.pod_template { ", each spec with a PodTemplateSpec" } else { "" },
+        cfg.rounds
+    );
+    println!("\nBuild of the user crate, {tree}:\n");
+    print_table(&rounds, 0, "kube-codegen output");
+    println!(
+        "\nThe same, with the generated code in a crate of its own (`ours_types`: types and register code; `ours_client`: the generated clients; `ours_app`: the usage module; each build is of `ours_app` and the crates it needs, the peak is the largest rustc's), {tree}:\n"
+    );
+    print_table(&rounds, 2, "kube-codegen, three crates");
+    let median_round = |side: usize| Round {
+        clean: Sample {
+            wall: median(rounds.iter().map(|p| p[side].clean.wall).collect()),
+            cpu: median(rounds.iter().map(|p| p[side].clean.cpu).collect()),
+            peak_rss: median(rounds.iter().map(|p| p[side].clean.peak_rss).collect()),
+        },
+        rlib: median(rounds.iter().map(|p| p[side].rlib).collect()),
+        ..Round::default()
+    };
+    Some(median_round(1))
+}
 
+/// The comparison table of variant `ours` (an index into each round)
+/// against kube-derive's (index 1).
+fn print_table(rounds: &[[Round; 3]], ours: usize, label: &str) {
     /// Label, figure, its display, target.
     type Row = (&'static str, fn(&Round) -> f64, fn(f64) -> String, &'static str);
     let rows: [Row; 10] = [
@@ -743,20 +862,12 @@ fn compare(cfg: &Config, target: &Path) -> Option<Round> {
         ("`cargo check` after the edit, CPU", |r| r.check.cpu, secs, ""),
         ("`cargo check` after the edit, rustc peak RSS", |r| r.check.peak_rss, gb, ""),
     ];
-    println!(
-        "\nBuild of the user crate, {} kinds in {} groups{}, {} paired rounds (alternating) after a warm-up, medians; ratio = median of the per-round ratios ours / kube-derive:\n",
-        cfg.groups.iter().map(Vec::len).sum::<usize>(),
-        cfg.groups.len(),
-        if cfg.pod_template { ", each spec with a PodTemplateSpec" } else { "" },
-        cfg.rounds
-    );
-    println!("| figure | kube-codegen output | kube-derive only | ratio | target |");
+    println!("| figure | {label} | kube-derive only | ratio | target |");
     println!("| --- | --- | --- | --- | --- |");
-    let mut verdicts = Vec::new();
-    for (label, metric, show, target_text) in rows {
-        let a = median(rounds.iter().map(|(a, _)| metric(a)).collect());
-        let b = median(rounds.iter().map(|(_, b)| metric(b)).collect());
-        let ratio = median(rounds.iter().map(|(a, b)| metric(a) / metric(b)).collect());
+    for (row, metric, show, target_text) in rows {
+        let a = median(rounds.iter().map(|r| metric(&r[ours])).collect());
+        let b = median(rounds.iter().map(|r| metric(&r[1])).collect());
+        let ratio = median(rounds.iter().map(|r| metric(&r[ours]) / metric(&r[1])).collect());
         let verdict = match target_text {
             "≤ ×1.5" => Some(ratio <= 1.5),
             "≤ ×1.2" => Some(ratio <= 1.2),
@@ -764,24 +875,11 @@ fn compare(cfg: &Config, target: &Path) -> Option<Round> {
             _ => None,
         };
         let target_cell = match verdict {
-            Some(ok) => {
-                verdicts.push((label, ok));
-                format!("{target_text}: {}", if ok { "met" } else { "**not met**" })
-            }
+            Some(ok) => format!("{target_text}: {}", if ok { "met" } else { "**not met**" }),
             None => String::new(),
         };
-        println!("| {label} | {} | {} | ×{ratio:.2} | {target_cell} |", show(a), show(b));
+        println!("| {row} | {} | {} | ×{ratio:.2} | {target_cell} |", show(a), show(b));
     }
-    let median_round = |side: fn(&(Round, Round)) -> Round| Round {
-        clean: Sample {
-            wall: median(rounds.iter().map(|p| side(p).clean.wall).collect()),
-            cpu: median(rounds.iter().map(|p| side(p).clean.cpu).collect()),
-            peak_rss: median(rounds.iter().map(|p| side(p).clean.peak_rss).collect()),
-        },
-        rlib: median(rounds.iter().map(|p| side(p).rlib).collect()),
-        ..Round::default()
-    };
-    Some(median_round(|p| p.1))
 }
 
 fn stages(cfg: &Config, target: &Path, rounds: usize, twin: Option<Round>) {
@@ -904,6 +1002,14 @@ fn smoke() {
         let c = Crate::new("ours", dir);
         assert_eq!(c.edited("T").matches(EDIT_LINE).count() + 1, c.original.matches(EDIT_LINE).count());
     }
+    let dir = cfg.work.join("ours_split");
+    write_split(&dir, &cfg);
+    let usage = std::fs::read_to_string(dir.join("app/src/usage.rs")).expect("usage.rs");
+    assert!(usage.contains("use ours_client::client::clientset::Clientset;"), "{usage}");
+    let client = std::fs::read_to_string(dir.join("client/src/client/clientset/group1/v1/kind1x0.rs")).expect("client");
+    assert!(client.contains("use ours_types::apis::group1::v1::Kind1x0;"), "{client}");
+    let c = Crate::split(&dir);
+    assert_eq!(c.packages, ["ours_types", "ours_client", "ours_app"]);
     let dir = cfg.work.join("kube_derive");
     write_twin(&dir, &cfg, "kube_derive");
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("Cargo.toml");
