@@ -672,8 +672,21 @@ impl Crate {
         self.packages
             .iter()
             .map(|p| {
-                let path = target.join(format!("debug/lib{p}.rlib"));
-                std::fs::metadata(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).len() as f64
+                // Cargo copies only the crate built to `debug/`; all of them
+                // are in `debug/deps/`, with a hash (the newest is this build's).
+                let prefix = format!("lib{p}-");
+                let deps = target.join("debug/deps");
+                std::fs::read_dir(&deps)
+                    .unwrap_or_else(|e| panic!("{}: {e}", deps.display()))
+                    .flatten()
+                    .filter(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        name.starts_with(&prefix) && name.ends_with(".rlib")
+                    })
+                    .filter_map(|e| e.metadata().ok())
+                    .max_by_key(|m| m.modified().ok())
+                    .unwrap_or_else(|| panic!("no {prefix}*.rlib in {}", deps.display()))
+                    .len() as f64
             })
             .sum()
     }
