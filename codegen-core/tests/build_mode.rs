@@ -166,6 +166,25 @@ fn build_errors_are_rendered_with_file_and_line() {
     assert!(err.to_string().contains("is not a `<group>:<versions>` argument"));
 }
 
+/// docs/modes.md: build.rs writes everything but the fake clientset unless
+/// `.generators("all")` asks for it.
+#[test]
+fn builder_leaves_the_fake_clientset_out_by_default() {
+    use codegen_core::GeneratorKind;
+    let default = Builder::new("apis");
+    assert!(!default.settings().runs(GeneratorKind::Fake));
+    for g in [
+        GeneratorKind::Register,
+        GeneratorKind::Client,
+        GeneratorKind::Lister,
+        GeneratorKind::Informer,
+        GeneratorKind::Crd,
+    ] {
+        assert!(default.settings().runs(g), "{g:?}");
+    }
+    assert!(Builder::new("apis").generators("all").settings().runs(GeneratorKind::Fake));
+}
+
 #[test]
 fn cli_and_build_rs_reject_macro_mode_kinds() {
     let tmp = tempfile::tempdir().unwrap();
