@@ -248,6 +248,40 @@ bad_input!(bad_adjacently_tagged_enum, |s: &str| format!(
     "{}\n/// A level.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n#[serde(tag = \"kind\", content = \"value\")]\npub enum Level {{\n    Low {{ n: i32 }},\n    High {{ value: i32 }},\n}}\n",
     s.replace("    pub school: String,", "    pub school: String,\n    /// Level.\n    pub level: Level,")
 ));
+bad_input!(
+    bad_selectable_fields_in_metadata_and_twice,
+    replace(
+        "#[resource(short_names(\"stu\"))]",
+        "#[resource(short_names(\"stu\"), selectable_field(json_path = \".metadata.name\"), selectable_field(json_path = \".spec.school\"), selectable_field(json_path = \".spec.school\"))]"
+    )
+);
+bad_input!(
+    bad_group_disagrees_with_group_name,
+    replace("#[genclient(no_status)]", "#[genclient(no_status, group = \"other.k8s.io\")]")
+);
+bad_input!(
+    bad_marker_on_metadata,
+    replace(
+        "    #[serde(default)]\n    pub metadata: ObjectMeta,",
+        "    #[serde(default)]\n    #[validate(max_length = 3)]\n    pub metadata: ObjectMeta,"
+    )
+);
+bad_input!(
+    bad_serialize_with_on_a_field,
+    replace("    pub school: String,", "    #[serde(serialize_with = \"school_format\")]\n    pub school: String,")
+);
+bad_input!(
+    bad_deserialize_with_on_a_field,
+    replace("    pub school: String,", "    #[serde(deserialize_with = \"school_format\")]\n    pub school: String,")
+);
+bad_input!(
+    bad_try_from_on_a_type,
+    replace("/// What a student is.\n", "/// What a student is.\n#[serde(try_from = \"String\")]\n")
+);
+bad_input!(bad_untagged_enum_of_strings_and_structs, |s: &str| format!(
+    "{}\n/// A level.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n#[serde(untagged)]\npub enum Level {{\n    Named(String),\n    Scored {{ value: i32 }},\n}}\n",
+    s.replace("    pub school: String,", "    pub school: String,\n    /// Level.\n    pub level: Level,")
+));
 bad_input!(bad_recursive_type, |s: &str| format!(
     "{}\n/// A tree.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\npub struct Tree {{\n    pub children: Vec<Tree>,\n}}\n",
     s.replace("    pub school: String,", "    pub school: String,\n    /// Tree.\n    pub tree: Tree,")
@@ -628,6 +662,47 @@ fn warnings_for_required_status_and_floats() {
         &[],
     );
     insta::assert_snapshot!("warnings_for_required_status_and_floats", stderr);
+}
+
+/// A status field without the status subresource: a warning, and no
+/// status verbs.
+#[test]
+fn warning_for_a_status_field_without_the_subresource() {
+    let dir = project(|s| {
+        s.replace("#[genclient(no_status)]", "#[genclient]").replace(
+            "    pub spec: StudentSpec,",
+            "    pub spec: StudentSpec,\n    #[serde(default)]\n    pub status: Option<StudentSpec>,",
+        )
+    });
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("warning_status_field_without_subresource", run.stderr);
+    let client = std::fs::read_to_string(dir.path().join("pkg/client/clientset/example/v1/student.rs")).unwrap();
+    assert!(!client.contains("fn update_status"), "{client}");
+}
+
+/// Untagged enums: the union of the variants' properties when all are
+/// structs, int-or-string for an integer and a string.
+#[test]
+fn untagged_enums_of_structs_and_of_int_or_string() {
+    let (crd, _) = crd_of(
+        |s: &str| {
+            format!(
+                "{}\n/// A level.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n#[serde(untagged)]\npub enum Level {{\n    Low {{ low: i32 }},\n    High {{ high: String }},\n}}\n\n/// A port.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n#[serde(untagged)]\npub enum Port {{\n    Number(i32),\n    Name(String),\n}}\n",
+                s.replace(
+                    "    pub school: String,",
+                    "    pub school: String,\n    /// Level.\n    pub level: Level,\n    /// Port.\n    pub port: Port,"
+                )
+            )
+        },
+        &[],
+    );
+    let v: serde_yaml::Value = serde_yaml::from_str(crd.split_once("---\n").unwrap().1).unwrap();
+    let spec = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert_eq!(spec["level"]["type"], "object", "{crd}");
+    assert_eq!(spec["level"]["properties"]["low"]["type"], "integer", "{crd}");
+    assert_eq!(spec["level"]["properties"]["high"]["type"], "string", "{crd}");
+    assert_eq!(spec["port"]["x-kubernetes-int-or-string"], true, "{crd}");
 }
 
 #[test]
