@@ -705,6 +705,55 @@ fn untagged_enums_of_structs_and_of_int_or_string() {
     assert_eq!(spec["port"]["x-kubernetes-int-or-string"], true, "{crd}");
 }
 
+/// docs/markers.md: a `#[resource]` type without `#[genclient]` gets a CRD
+/// but no client; `scope = "Cluster"` and the `non_namespaced` alias of
+/// `cluster_scoped` make a cluster-scoped kind; `kind = ".."` names it.
+#[test]
+fn kinds_without_clients_cluster_scoped_and_renamed() {
+    let dir = project(replace("#[genclient(no_status)]\n", ""));
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("config/crd/example.k8s.io_students.yaml").is_file(), "{}", run.stderr);
+    assert!(!dir.path().join("pkg/client/clientset/example/v1/student.rs").exists(), "no client without genclient");
+
+    for edit in [
+        replace("#[resource(short_names(\"stu\"))]", "#[resource(short_names(\"stu\"), scope = \"Cluster\")]"),
+        replace("#[genclient(no_status)]", "#[genclient(no_status, non_namespaced)]"),
+    ] {
+        let dir = project(edit);
+        let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let crd = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
+        assert!(crd.contains("scope: Cluster"), "{crd}");
+        let group = std::fs::read_to_string(dir.path().join("pkg/client/clientset/example/v1/mod.rs")).unwrap();
+        assert!(group.contains("pub fn students(&self) -> StudentClient"), "no namespace argument:\n{group}");
+    }
+
+    let dir =
+        project(replace("#[resource(short_names(\"stu\"))]", "#[resource(short_names(\"stu\"), kind = \"Pupil\")]"));
+    let run = kube_codegen(dir.path(), &["crd", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let crd = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_pupils.yaml")).unwrap();
+    assert!(crd.contains("kind: Pupil") && crd.contains("name: pupils.example.k8s.io"), "{crd}");
+}
+
+/// docs/markers.md: a `minimum`/`maximum` looser than the Rust type's range
+/// is ignored, a tighter one replaces it.
+#[test]
+fn looser_bounds_than_the_type_keep_the_types_range() {
+    let (crd, _) = crd_of(
+        replace(
+            "    pub school: String,",
+            "    pub school: String,\n    /// Age.\n    #[validate(minimum = -5, maximum = 300)]\n    pub age: u8,\n    /// Floor.\n    #[validate(minimum = 3, maximum = 9)]\n    pub floor: u8,",
+        ),
+        &[],
+    );
+    let v: serde_yaml::Value = serde_yaml::from_str(crd.split_once("---\n").unwrap().1).unwrap();
+    let spec = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert_eq!((&spec["age"]["minimum"], &spec["age"]["maximum"]), (&0.into(), &255.into()), "{crd}");
+    assert_eq!((&spec["floor"]["minimum"], &spec["floor"]["maximum"]), (&3.into(), &9.into()), "{crd}");
+}
+
 #[test]
 fn max_desc_len_and_embedded_object_meta() {
     let edit = replace("    pub school: String,", "    pub school: k8s_openapi::api::core::v1::PodTemplateSpec,");

@@ -981,6 +981,20 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn field_errors_display_as_the_servers_aggregate() {
+        let error = |field: &str, message: &str| FieldError {
+            field: field.into(),
+            reason: "FieldValueInvalid",
+            message: message.into(),
+        };
+        assert_eq!(FieldErrors(vec![error("spec.a", "bad")]).to_string(), "spec.a: bad");
+        assert_eq!(
+            FieldErrors(vec![error("spec.a", "bad"), error("spec.b", "worse")]).to_string(),
+            "[spec.a: bad, spec.b: worse]"
+        );
+    }
+
     fn check(schema: Value, object: Value) -> Vec<String> {
         let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
         match validate_value(object, text) {

@@ -124,6 +124,18 @@ impl Validator for WidgetV2 {
     }
 }
 
+/// Only the create check: an update is checked the same way (the trait's
+/// default), and the denial carries its own code.
+impl Validator for WidgetV1 {
+    fn validate_create(&self) -> Result<Warnings, Denied> {
+        if self.spec.size < 0 {
+            Err(Denied::new("spec.size is negative").with_code(409, "Conflict"))
+        } else {
+            Ok(Warnings::new())
+        }
+    }
+}
+
 fn webhooks() -> Webhooks {
     Webhooks::new()
         .conversion("/convert", Conversion::new().spoke::<WidgetV1>())
@@ -345,6 +357,27 @@ fn validating_allows_denies_and_warns_per_operation() {
         &admission_review("DELETE", None, Some(widget(json!({"color": "red"})))),
     ));
     assert!(allowed.allowed);
+}
+
+#[test]
+fn an_update_is_checked_as_a_create_by_default_and_a_denial_keeps_its_code() {
+    let webhooks = Webhooks::new().validating::<WidgetV1>("/validate-v1");
+    let v1 = |size: i64| json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata("a"), "spec": {"colour": "red", "size": size}});
+    let review = |new: i64, old: i64| {
+        let mut review = admission_review("UPDATE", Some(v1(new)), Some(v1(old)));
+        review["request"]["kind"]["version"] = json!("v1");
+        review["request"]["resource"]["version"] = json!("v1");
+        review
+    };
+    let denied = answer_of(&post(&webhooks, "/validate-v1", &review(-1, 2)));
+    assert!(!denied.allowed);
+    let status = denied.status.unwrap();
+    assert_eq!(
+        (status.code, status.reason.as_str(), status.message.as_str()),
+        (409, "Conflict", "spec.size is negative")
+    );
+    // The new object is what is checked, not the old one.
+    assert!(answer_of(&post(&webhooks, "/validate-v1", &review(3, -1))).allowed);
 }
 
 #[test]
