@@ -2,7 +2,8 @@
 //! live in `layout_types`; `kube-codegen all` runs with `--output-dir` into
 //! `layout_client` and `--apis-module layout_types::apis`; the client crate
 //! builds under `#![deny(warnings)]` and its unit test drives the generated
-//! clientset, informer and lister on the fake API server.
+//! clientset (with a hand-written `<kind>_expansion.rs`, which the generator
+//! declares and leaves alone), informer and lister on the fake API server.
 
 #[path = "../../tests/support/scratch_crate.rs"]
 mod scratch_crate;
@@ -70,6 +71,7 @@ mod tests {
     async fn clientset_informer_and_lister_of_another_crates_types() {
         let cs = fake::Clientset::new([student("wang").into()]).unwrap();
         let students = cs.example_v1().students("default");
+        assert_eq!(students.namespace_of(), Some("default"), "the hand-written expansion is part of the client");
         students.create(&student("li"), &CreateOptions::default()).await.unwrap();
         assert_eq!(students.get("wang", &GetOptions::default()).await.unwrap().spec.school, "north");
 
@@ -87,6 +89,17 @@ mod tests {
         names.sort();
         assert_eq!(names, ["li", "wang"]);
         factory.shutdown().await;
+    }
+}
+"#;
+
+const EXPANSION_RS: &str = r#"//! Hand-written methods of the Student client.
+use super::StudentClient;
+
+impl StudentClient {
+    /// The namespace this client works in.
+    pub fn namespace_of(&self) -> Option<&str> {
+        self.inner().namespace()
     }
 }
 "#;
@@ -115,6 +128,10 @@ fn generated_clients_build_and_run_in_a_crate_of_their_own() {
     );
     write(&apis.join("example/v1/types.rs"), TYPES_RS);
     types.write_manifest("");
+    // A hand-written expansion of the generated client (client-gen's
+    // `<kind>_expansion.go`), there before the generator runs.
+    let expansion = client.dir.join("src/client/clientset/example/v1/student_expansion.rs");
+    write(&expansion, EXPANSION_RS);
 
     let out = Command::new(env!("CARGO_BIN_EXE_kube-codegen"))
         .args(["all", "layout_types/src/apis", "example:v1"])
@@ -128,6 +145,7 @@ fn generated_clients_build_and_run_in_a_crate_of_their_own() {
     assert!(client.dir.join("crd/example.k8s.io_students.yaml").is_file());
     let clientset = std::fs::read_to_string(client.dir.join("src/client/clientset/example/v1/student.rs")).unwrap();
     assert!(clientset.contains("use layout_types::apis::example::v1::Student;"), "{clientset}");
+    assert_eq!(std::fs::read_to_string(&expansion).unwrap(), EXPANSION_RS, "the expansion is never touched");
 
     write(&client.dir.join("src/lib.rs"), CLIENT_LIB_RS);
     client.write_manifest(
