@@ -282,6 +282,18 @@ bad_input!(bad_untagged_enum_of_strings_and_structs, |s: &str| format!(
     "{}\n/// A level.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n#[serde(untagged)]\npub enum Level {{\n    Named(String),\n    Scored {{ value: i32 }},\n}}\n",
     s.replace("    pub school: String,", "    pub school: String,\n    /// Level.\n    pub level: Level,")
 ));
+bad_input!(
+    bad_from_on_a_type,
+    replace("/// What a student is.\n", "/// What a student is.\n#[serde(from = \"String\")]\n")
+);
+bad_input!(
+    bad_remote_on_a_type,
+    replace("/// What a student is.\n", "/// What a student is.\n#[serde(remote = \"other::Spec\")]\n")
+);
+bad_input!(bad_with_on_a_variant, |s: &str| format!(
+    "{}\n/// A level.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\npub enum Level {{\n    #[serde(with = \"level_format\")]\n    Low {{ n: i32 }},\n    High {{ value: i32 }},\n}}\n",
+    s.replace("    pub school: String,", "    pub school: String,\n    /// Level.\n    pub level: Level,")
+));
 bad_input!(bad_recursive_type, |s: &str| format!(
     "{}\n/// A tree.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\npub struct Tree {{\n    pub children: Vec<Tree>,\n}}\n",
     s.replace("    pub school: String,", "    pub school: String,\n    /// Tree.\n    pub tree: Tree,")
@@ -752,6 +764,29 @@ fn looser_bounds_than_the_type_keep_the_types_range() {
     let spec = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
     assert_eq!((&spec["age"]["minimum"], &spec["age"]["maximum"]), (&0.into(), &255.into()), "{crd}");
     assert_eq!((&spec["floor"]["minimum"], &spec["floor"]["maximum"]), (&3.into(), &9.into()), "{crd}");
+}
+
+/// docs/markers.md: `no_verbs` generates no client methods, lister or informer;
+/// listers need `get` and `list`, informers `list` and `watch`.
+#[test]
+fn verbs_decide_clients_listers_and_informers() {
+    let dir = project(replace("#[genclient(no_status)]", "#[genclient(no_status, no_verbs)]"));
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("config/crd/example.k8s.io_students.yaml").is_file());
+    let client = std::fs::read_to_string(dir.path().join("pkg/client/clientset/example/v1/student.rs")).unwrap();
+    for verb in ["create", "update", "delete", "get", "list", "watch", "patch", "apply"] {
+        assert!(!client.contains(&format!("pub fn {verb}<")), "`{verb}` with no_verbs:\n{client}");
+    }
+    for generated in ["listers", "informers"] {
+        let path = dir.path().join(format!("pkg/client/{generated}/example/v1/student.rs"));
+        assert!(!path.exists(), "{} with no_verbs", path.display());
+    }
+    let dir = project(replace("#[genclient(no_status)]", "#[genclient(no_status, skip_verbs(watch))]"));
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("pkg/client/listers/example/v1/student.rs").is_file(), "get and list: a lister");
+    assert!(!dir.path().join("pkg/client/informers/example/v1/student.rs").exists(), "no watch: no informer");
 }
 
 #[test]
