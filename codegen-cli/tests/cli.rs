@@ -789,6 +789,27 @@ fn verbs_decide_clients_listers_and_informers() {
     assert!(!dir.path().join("pkg/client/informers/example/v1/student.rs").exists(), "no watch: no informer");
 }
 
+/// docs/markers.md: a group under `k8s.io` gets the `api-approved`
+/// annotation the server accepts for unapproved groups, unless an
+/// `annotations(..)` marker gives the approval's URL.
+#[test]
+fn the_api_approved_annotation_and_its_url() {
+    let (crd, _) = crd_of(|s: &str| s.to_string(), &[]);
+    assert!(crd.contains("api-approved.kubernetes.io: unapproved, experimental-only"), "{crd}");
+    let url = "https://github.com/kubernetes/enhancements/pull/1111";
+    let (crd, _) = crd_of(
+        |s: &str| {
+            s.replace(
+                "#[resource(short_names(\"stu\"))]",
+                &format!("#[resource(short_names(\"stu\"), annotations(\"api-approved.kubernetes.io={url}\"))]"),
+            )
+        },
+        &[],
+    );
+    assert!(crd.contains(&format!("api-approved.kubernetes.io: {url}")), "{crd}");
+    assert!(!crd.contains("unapproved"), "{crd}");
+}
+
 #[test]
 fn max_desc_len_and_embedded_object_meta() {
     let edit = replace("    pub school: String,", "    pub school: k8s_openapi::api::core::v1::PodTemplateSpec,");

@@ -170,6 +170,13 @@ fn cached(informer: &SharedIndexInformer<ConfigMap>) -> Vec<(String, u32)> {
     objs
 }
 
+/// docs/status.md: a watch idle for 150 s is restarted by default (the
+/// server sends a bookmark every minute).
+#[test]
+fn the_default_watch_idle_timeout_is_150_seconds() {
+    assert_eq!(InformerConfig::<ConfigMap>::default().watch_idle_timeout, Some(Duration::from_secs(150)));
+}
+
 #[tokio::test]
 async fn delivers_initial_list_then_live_events() {
     let (informer, mut feed) = informer(InformerConfig::default());
