@@ -810,6 +810,37 @@ fn the_api_approved_annotation_and_its_url() {
     assert!(!crd.contains("unapproved"), "{crd}");
 }
 
+/// docs/markers.md: one CRD serves every version of a kind, so scope and
+/// names must agree across versions; two kinds cannot share a plural.
+#[test]
+fn versions_must_agree_and_plurals_must_differ() {
+    let dir = project(|s| s.to_string());
+    write(
+        dir.path(),
+        &[
+            ("pkg/apis/example/v2/mod.rs", MOD_RS),
+            (
+                "pkg/apis/example/v2/types.rs",
+                &TYPES_RS.replace(
+                    "#[resource(short_names(\"stu\"))]",
+                    "#[resource(short_names(\"stu\"), storage, scope = \"Cluster\")]",
+                ),
+            ),
+        ],
+    );
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1,v2"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(!dir.path().join("pkg/client").exists(), "a failed run writes nothing");
+    insta::assert_snapshot!("bad_scope_differs_between_versions", run.stderr);
+
+    let stderr = fails(|s: &str| {
+        format!(
+            "{s}\n/// A second kind under the first one's plural.\n#[genclient(no_status)]\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[resource(plural = \"students\")]\npub struct Pupil {{\n    #[serde(flatten, default)]\n    pub types: TypeMeta,\n    #[serde(default)]\n    pub metadata: ObjectMeta,\n    pub spec: StudentSpec,\n}}\n"
+        )
+    });
+    insta::assert_snapshot!("bad_kinds_share_a_plural", stderr);
+}
+
 #[test]
 fn max_desc_len_and_embedded_object_meta() {
     let edit = replace("    pub school: String,", "    pub school: k8s_openapi::api::core::v1::PodTemplateSpec,");
