@@ -841,6 +841,66 @@ fn versions_must_agree_and_plurals_must_differ() {
     insta::assert_snapshot!("bad_kinds_share_a_plural", stderr);
 }
 
+/// docs/markers.md's table of Rust types and their schemas, row by row.
+#[test]
+fn rust_types_map_to_their_schemas() {
+    let fields = [
+        ("letter", "char"),
+        ("small", "i16"),
+        ("big", "u64"),
+        ("queue", "std::collections::VecDeque<String>"),
+        ("tags", "std::collections::BTreeSet<String>"),
+        ("hashed", "std::collections::HashSet<i32>"),
+        ("scores", "std::collections::HashMap<String, i32>"),
+        ("ordered", "indexmap::IndexMap<String, bool>"),
+        ("shared", "std::sync::Arc<String>"),
+        ("counted", "std::rc::Rc<i64>"),
+        ("boxed", "Box<bool>"),
+        ("since", "chrono::DateTime<chrono::Utc>"),
+        ("until", "jiff::Timestamp"),
+        ("raw", "k8s_openapi::ByteString"),
+        ("free", "serde_json::Value"),
+        ("object", "serde_json::Map<String, serde_json::Value>"),
+        ("wait", "kube::core::Duration"),
+    ];
+    let (crd, _) = crd_of(
+        |s: &str| {
+            let extra: String =
+                fields.iter().map(|(name, ty)| format!("\n    /// F.\n    pub {name}: {ty},")).collect();
+            s.replace("    pub school: String,", &format!("    pub school: String,{extra}"))
+        },
+        &[],
+    );
+    let v: serde_yaml::Value = serde_yaml::from_str(crd.split_once("---\n").unwrap().1).unwrap();
+    let spec = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let field = |name: &str| spec[name].clone();
+    let yaml = |text: &str| serde_yaml::from_str::<serde_yaml::Value>(text).unwrap();
+    assert_eq!(field("letter"), yaml("{type: string, description: F.}"));
+    assert_eq!(
+        field("small"),
+        yaml("{type: integer, format: int32, minimum: -32768, maximum: 32767, description: F.}")
+    );
+    assert_eq!(field("big"), yaml("{type: integer, format: int64, minimum: 0, description: F.}"));
+    assert_eq!(field("queue"), yaml("{type: array, items: {type: string}, description: F.}"));
+    for set in ["tags", "hashed"] {
+        assert_eq!(field(set)["type"], "array", "{set}");
+        assert_eq!(field(set)["x-kubernetes-list-type"], "set", "{set}");
+    }
+    assert_eq!(field("scores")["additionalProperties"], yaml("{type: integer, format: int32}"));
+    assert_eq!(field("ordered")["additionalProperties"], yaml("{type: boolean}"));
+    assert_eq!(field("shared")["type"], "string");
+    assert_eq!(field("counted")["format"], "int64");
+    assert_eq!(field("boxed")["type"], "boolean");
+    for time in ["since", "until"] {
+        assert_eq!((&field(time)["type"], &field(time)["format"]), (&yaml("string"), &yaml("date-time")), "{time}");
+    }
+    assert_eq!((&field("raw")["type"], &field("raw")["format"]), (&yaml("string"), &yaml("byte")));
+    assert_eq!(field("free")["x-kubernetes-preserve-unknown-fields"], true);
+    assert_eq!(field("object")["type"], "object");
+    assert_eq!(field("object")["x-kubernetes-preserve-unknown-fields"], true);
+    assert_eq!(field("wait")["type"], "string");
+}
+
 #[test]
 fn max_desc_len_and_embedded_object_meta() {
     let edit = replace("    pub school: String,", "    pub school: k8s_openapi::api::core::v1::PodTemplateSpec,");
