@@ -1,9 +1,10 @@
 //! The generated fake clientset defaults and validates writes as the API
 //! server does (docs/validation.md): an invalid create or update is refused
 //! with a 422 whose causes are the kind's own `validate()` errors, and a
-//! missing defaulted field is filled in.
+//! missing defaulted field is filled in. Patches and applies are checked
+//! the same way; objects seeded into the fake are stored as given.
 
-use codegen_runtime::client::{CreateOptions, GetOptions, UpdateOptions};
+use codegen_runtime::client::{CreateOptions, GetOptions, PatchOptions, PatchType, UpdateOptions};
 use kube_codegen_tests::validation::apis::lab::v1::{Probe, ProbeSpec};
 use kube_codegen_tests::validation::client::fake::Clientset;
 
@@ -44,4 +45,27 @@ async fn the_fake_refuses_what_validate_refuses_and_applies_defaults() {
     let err = probes.update(&renamed, &UpdateOptions::default()).await.unwrap_err();
     assert!(err.is_invalid(), "{err:?}");
     assert!(format!("{err}").contains("name is immutable"), "{err}");
+
+    // A merge patch and a server-side apply that break a bound are refused.
+    let merge = PatchType::Merge(serde_json::json!({"spec": {"port": 0}}));
+    let err = probes.patch("p", &merge, &PatchOptions::default()).await.unwrap_err();
+    assert!(err.is_invalid(), "{err:?}");
+    let apply = PatchType::Apply(serde_json::json!({
+        "apiVersion": "lab.kube-codegen.test/v1", "kind": "Probe",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"port": 70000, "name": "web"}
+    }));
+    let opts = PatchOptions { field_manager: Some("test".into()), force: true, ..PatchOptions::default() };
+    let err = probes.patch("p", &apply, &opts).await.unwrap_err();
+    assert!(err.is_invalid(), "{err:?}");
+    assert_eq!(probes.get("p", &GetOptions::default()).await.unwrap().spec.port, 80, "nothing refused was stored");
+}
+
+#[tokio::test]
+async fn seeded_objects_are_stored_as_given() {
+    let bad = probe(0, "Web");
+    assert!(bad.validate().is_err());
+    let cs = Clientset::new([bad.into()]).unwrap();
+    let stored = cs.lab_v1().probes("default").get("p", &GetOptions::default()).await.unwrap();
+    assert_eq!((stored.spec.port, stored.spec.name.as_str(), stored.spec.replicas), (0, "Web", None));
 }
