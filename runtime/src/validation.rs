@@ -995,6 +995,25 @@ mod tests {
         );
     }
 
+    /// docs/validation.md: a rule calling a function of Kubernetes' own CEL
+    /// libraries is left to the server; the other rules still run.
+    #[cfg(feature = "cel")]
+    #[test]
+    fn rules_with_kubernetes_only_functions_are_skipped() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"q": {"type": "string"}, "n": {"type": "integer"}, "u": {"type": "string"}},
+            "x-kubernetes-validations": [
+                {"rule": "quantity(self.q).isGreaterThan(quantity('1'))", "message": "q too small"},
+                {"rule": "isURL(self.u)", "message": "u not a URL"},
+                {"rule": "self.n > 0", "message": "n must be positive"}
+            ]
+        });
+        let errors = check(schema, json!({"q": "0", "n": 0, "u": "not a url"}));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("n must be positive"), "{errors:?}");
+    }
+
     fn check(schema: Value, object: Value) -> Vec<String> {
         let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
         match validate_value(object, text) {
