@@ -1003,12 +1003,20 @@ fn rbac_writes_the_merged_role_then_verify_detects_drift() {
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path(),
-        &[("src/controller.rs", CONTROLLER_RS), ("src/target/ignored.rs", "#[rbac(verbs = \"x\")] fn f() {}")],
+        &[
+            ("src/controller.rs", CONTROLLER_RS),
+            ("src/target/ignored.rs", "#[rbac(verbs = \"x\")] fn f() {}"),
+            ("src/.hidden/ignored.rs", "#[rbac(verbs = \"x\")] fn f() {}"),
+        ],
     );
     let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let role = std::fs::read_to_string(dir.path().join("config/rbac/role.yaml")).unwrap();
     insta::assert_snapshot!("rbac_role", role);
+    // `--output` writes the same role elsewhere.
+    let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo", "--output", "deploy/role.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(dir.path().join("deploy/role.yaml")).unwrap(), role);
 
     let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo", "--verify"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
