@@ -294,6 +294,10 @@ bad_input!(bad_with_on_a_variant, |s: &str| format!(
     "{}\n/// A level.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\npub enum Level {{\n    #[serde(with = \"level_format\")]\n    Low {{ n: i32 }},\n    High {{ value: i32 }},\n}}\n",
     s.replace("    pub school: String,", "    pub school: String,\n    /// Level.\n    pub level: Level,")
 ));
+bad_input!(
+    bad_getter_on_a_field,
+    replace("    pub school: String,", "    #[serde(getter = \"School::name\")]\n    pub school: String,")
+);
 bad_input!(bad_recursive_type, |s: &str| format!(
     "{}\n/// A tree.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\npub struct Tree {{\n    pub children: Vec<Tree>,\n}}\n",
     s.replace("    pub school: String,", "    pub school: String,\n    /// Tree.\n    pub tree: Tree,")

@@ -528,4 +528,39 @@ mod tests {
         let s = Settings::new("/nonexistent/proj/src/apis").with_apis_module("crate::api");
         assert_eq!(s.apis_module(), "crate::api");
     }
+
+    /// The Kubernetes version from k8s-openapi's `v1_*` feature in the
+    /// crate's Cargo.toml, or, with `workspace = true`, in the workspace's
+    /// `[workspace.dependencies]`.
+    #[test]
+    fn kube_version_from_the_crates_or_the_workspaces_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let member = dir.path().join("member");
+        std::fs::create_dir_all(&member).unwrap();
+        std::fs::write(
+            member.join("Cargo.toml"),
+            "[package]\nname = \"m\"\n\n[dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"v1_34\"] }\n",
+        )
+        .unwrap();
+        let (v, why) = detect_kube_version(&member).unwrap();
+        assert_eq!(v, KubeVersion::parse("1.34").unwrap());
+        assert!(why.contains("v1_34") && why.contains("member"), "{why}");
+
+        std::fs::write(
+            member.join("Cargo.toml"),
+            "[package]\nname = \"m\"\n\n[dependencies]\nk8s-openapi = { workspace = true }\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("Cargo.toml"),
+            "[workspace]\nmembers = [\"member\"]\n\n[workspace.dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"v1_35\"] }\n",
+        )
+        .unwrap();
+        let (v, why) = detect_kube_version(&member).unwrap();
+        assert_eq!(v, KubeVersion::parse("1.35").unwrap());
+        assert!(why.contains(&dir.path().join("Cargo.toml").display().to_string()), "{why}");
+
+        std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"m\"\n").unwrap();
+        assert!(detect_kube_version(&member).is_none());
+    }
 }

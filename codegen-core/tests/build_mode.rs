@@ -278,3 +278,28 @@ fn builder_options_reach_the_output() {
     let err = Builder::new(root.join("apis")).kube_version("1.20").group_versions("example:v1").render().unwrap_err();
     assert!(err.to_string().contains("`1.20` is not a supported Kubernetes version"), "{err}");
 }
+
+/// `.generate_embedded_object_meta(true)` expands the `ObjectMeta` of an
+/// embedded pod template (controller-gen's `generateEmbeddedObjectMeta`).
+#[test]
+fn builder_expands_embedded_object_meta_on_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("deployment");
+    common::copy_dir(&common::fixtures_dir().join("deployment"), &root);
+    let crd = |expand: bool| {
+        let out = Builder::new(root.join("apis"))
+            .group_versions("workloads:v1")
+            .generate_embedded_object_meta(expand)
+            .out_dir(tmp.path().join("out"))
+            .render()
+            .unwrap();
+        let (_, text) = out.files.iter().find(|(path, _)| path.extension().is_some_and(|e| e == "yaml")).unwrap();
+        text.clone()
+    };
+    let (plain, expanded) = (crd(false), crd(true));
+    assert!(expanded.len() > plain.len());
+    // The template's metadata gains its labels and annotations (maps of
+    // strings), which the bare object of the default lacks.
+    let maps = |crd: &str| crd.matches("additionalProperties:\n").count();
+    assert!(maps(&expanded) >= maps(&plain) + 2, "{expanded}");
+}
