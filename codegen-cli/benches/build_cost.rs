@@ -375,13 +375,7 @@ fn write_ours(dir: &Path, cfg: &Config, name: &str, generators: &str) {
     let _ = std::fs::remove_dir_all(dir.join("src"));
     let mut args: Vec<String> = vec![generators.into(), "src/apis".into()];
     args.extend(write_apis(dir, cfg));
-    let out = Command::new(env!("CARGO_BIN_EXE_kube-codegen"))
-        .args(&args)
-        .args(["--output-dir", "src/client", "--crd-dir", "crd", "--apis-module", "crate::apis"])
-        .current_dir(dir)
-        .output()
-        .expect("run kube-codegen");
-    assert!(out.status.success(), "kube-codegen {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    run_generator(dir, &args, "src/client", "crate::apis");
     let generated = Generated::of(generators);
     let client = if dir.join("src/client/mod.rs").is_file() { "#[rustfmt::skip]\npub mod client;\n" } else { "" };
     write(
@@ -407,13 +401,7 @@ fn write_split(dir: &Path, cfg: &Config) {
     }
     let mut args: Vec<String> = vec!["all".into(), "types/src/apis".into()];
     args.extend(write_apis(&dir.join("types"), cfg));
-    let out = Command::new(env!("CARGO_BIN_EXE_kube-codegen"))
-        .args(&args)
-        .args(["--output-dir", "client/src/client", "--crd-dir", "crd", "--apis-module", "ours_types::apis"])
-        .current_dir(dir)
-        .output()
-        .expect("run kube-codegen");
-    assert!(out.status.success(), "kube-codegen {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    run_generator(dir, &args, "client/src/client", "ours_types::apis");
     write(
         &dir.join("types/src/lib.rs"),
         "//! Build-cost benchmark crate: the API types.\n#![allow(missing_docs)]\npub mod apis;\n",
@@ -437,6 +425,19 @@ fn write_split(dir: &Path, cfg: &Config) {
     for c in ["types", "client", "app"] {
         copy_lock(&cfg.ws, &dir.join(c));
     }
+}
+
+/// Runs the built `kube-codegen` in `dir` with `args` (generators, apis
+/// directory, `group:version`s), writing the clients to `output_dir` and the
+/// CRDs to `crd/`.
+fn run_generator(dir: &Path, args: &[String], output_dir: &str, apis_module: &str) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kube-codegen"))
+        .args(args)
+        .args(["--output-dir", output_dir, "--crd-dir", "crd", "--apis-module", apis_module])
+        .current_dir(dir)
+        .output()
+        .expect("run kube-codegen");
+    assert!(out.status.success(), "kube-codegen {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
 }
 
 /// The dependencies of the kube-codegen crates.
