@@ -400,6 +400,39 @@ async fn of_three_replicas_only_the_leader_reconciles_and_another_takes_over() -
     Ok(())
 }
 
+#[tokio::test]
+async fn a_leader_that_cannot_renew_its_lease_exits_with_code_1() -> Result<()> {
+    use codegen_testenv::proxy::{Link, Proxy};
+
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl-lost-lease").await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    let proxy = Proxy::start(env.api_port()).await?;
+    let url = proxy.url();
+    let flags = ["--leader-elect", "--master", url.as_str(), "--request-timeout", "2s"];
+    let mut replicas = start_replicas(env, &kubeconfig, &ns, 1, &flags)?;
+    create_students(env, &ns, "a", 3).await?;
+    eventually("3 Students reconciled", Duration::from_secs(60), || all_reconciled(env, &ns, 3)).await?;
+    assert_eq!(lease_holder(env, &ns).await?.as_deref(), Some("replica-0"));
+
+    // The link to the server goes down: the leader cannot renew within the
+    // renew deadline (3 s), stops leading and exits 1, as client-go's
+    // sample controller does.
+    let (_, mut leader) = replicas.remove(0);
+    let since = Instant::now();
+    proxy.set(Link::Down);
+    let status = leader.wait(Duration::from_secs(30))?;
+    let took = since.elapsed();
+    eprintln!("exit after the link went down: {took:?}");
+    assert_eq!(status.code(), Some(1), "{status}: {}", leader.log_text());
+    assert!(leader.log_text().contains("leadership lost"), "{}", leader.log_text());
+    // It renewed at most one retry period (0.5 s, jittered) before the link
+    // went down, so it cannot have stopped leading much earlier than 3 s on.
+    assert!(took >= Duration::from_millis(2300), "exited after {took:?}: {}", leader.log_text());
+    Ok(())
+}
+
 /// The reporting instances of the Synced events in `ns`.
 async fn synced_reporters(env: &TestEnv, ns: &str) -> Result<Vec<String>> {
     let events: Api<Event> = Api::namespaced(env.admin_client().await?, ns);
