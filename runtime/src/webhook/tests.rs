@@ -639,3 +639,53 @@ async fn a_panicking_handler_is_a_500_and_the_server_goes_on() {
     let answer = exchange(server.local_addr(), &ca, request("/validate-widget").as_bytes()).await;
     assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
 }
+
+/// An admission handler that waits (blocking its thread) until
+/// [`Signals`] runs, then allows; it denies if that takes 10 s.
+struct Waits(std::sync::Mutex<std::sync::mpsc::Receiver<()>>);
+
+impl super::AdmissionHandler for Waits {
+    fn admit(&self, req: &kube::core::admission::AdmissionRequest<kube::core::DynamicObject>) -> AdmissionResponse {
+        let rx = self.0.lock().unwrap();
+        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(()) => AdmissionResponse::allow(req.uid.clone()),
+            Err(_) => AdmissionResponse::deny(req.uid.clone(), super::Denied::new("the other handler never ran")),
+        }
+    }
+}
+
+/// An admission handler that lets [`Waits`] go on.
+struct Signals(std::sync::mpsc::SyncSender<()>);
+
+impl super::AdmissionHandler for Signals {
+    fn admit(&self, req: &kube::core::admission::AdmissionRequest<kube::core::DynamicObject>) -> AdmissionResponse {
+        self.0.send(()).unwrap();
+        AdmissionResponse::allow(req.uid.clone())
+    }
+}
+
+// On a runtime with a single thread: a handler that blocks its thread would
+// stop the server from answering the request that unblocks it, were the
+// handlers run on the async workers rather than on blocking threads.
+#[tokio::test(flavor = "current_thread")]
+async fn handlers_run_on_blocking_threads_not_on_the_async_workers() {
+    let (ca, cert, key) = loopback_certificates();
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let webhooks = webhooks().admission("/waits", Waits(std::sync::Mutex::new(rx))).admission("/signals", Signals(tx));
+    let server = WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem(&cert, &key).unwrap(), webhooks).await.unwrap();
+    let addr = server.local_addr();
+    let body = serde_json::to_string(&admission_review("CREATE", Some(widget(json!({"color": "red"}))), None)).unwrap();
+    let request = move |path: &str| {
+        format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+    };
+    let waits = request("/waits");
+    let ca_waits = ca.clone();
+    let waiting = tokio::spawn(async move { exchange(addr, &ca_waits, waits.as_bytes()).await });
+    // Let the first request reach its handler before the second is sent.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let signalled = exchange(addr, &ca, request("/signals").as_bytes()).await;
+    assert!(signalled.starts_with("HTTP/1.1 200 OK\r\n"), "{signalled}");
+    let answer = waiting.await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    assert!(answer.contains(r#""allowed":true"#), "{answer}");
+}
