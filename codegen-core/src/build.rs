@@ -242,7 +242,12 @@ impl Builder {
 /// script tells the build scripts of crates depending on it
 /// (`DEP_K8S_OPENAPI_<crate version>_VERSION = 0x0001MM00`).
 fn k8s_openapi_build_version() -> Option<KubeVersion> {
-    std::env::vars().find_map(|(k, v)| {
+    k8s_openapi_version_in(std::env::vars())
+}
+
+/// [`k8s_openapi_build_version`] from the given environment variables.
+fn k8s_openapi_version_in(mut vars: impl Iterator<Item = (String, String)>) -> Option<KubeVersion> {
+    vars.find_map(|(k, v)| {
         if !(k.starts_with("DEP_K8S_OPENAPI_") && k.ends_with("_VERSION")) {
             return None;
         }
@@ -274,4 +279,39 @@ fn inputs(settings: &Settings) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(list: &[(&str, String)]) -> impl Iterator<Item = (String, String)> {
+        list.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect::<Vec<_>>().into_iter()
+    }
+
+    /// The value k8s-openapi's build script gives (`cargo::metadata=version=`):
+    /// `0x0001MM00` in decimal.
+    fn metadata(minor: u32) -> String {
+        (0x0001_0000_u32 | (minor << 8)).to_string()
+    }
+
+    #[test]
+    fn the_kubernetes_version_k8s_openapi_is_built_for() {
+        let supported = KubeVersion::supported()[0];
+        // Cargo names the variable after `links = "k8s-openapi-<version>"`.
+        let found = k8s_openapi_version_in(vars(&[
+            ("PATH", "/bin".into()),
+            ("DEP_K8S_OPENAPI_0.29.0_VERSION", metadata(supported.minor)),
+        ]));
+        assert_eq!(found, Some(supported));
+        // Other crates' metadata, versions this generator does not know and
+        // text that is not k8s-openapi's number are passed over.
+        assert_eq!(k8s_openapi_version_in(vars(&[("DEP_OTHER_VERSION", metadata(supported.minor))])), None);
+        assert_eq!(k8s_openapi_version_in(vars(&[("DEP_K8S_OPENAPI_0.29.0_VERSION", metadata(5))])), None);
+        assert_eq!(k8s_openapi_version_in(vars(&[("DEP_K8S_OPENAPI_0.29.0_VERSION", "0x00012500".into())])), None);
+        assert_eq!(
+            k8s_openapi_version_in(vars(&[("DEP_K8S_OPENAPI_0.29.0_VERSION", (2 << 16 | 37 << 8).to_string())])),
+            None
+        );
+    }
 }
