@@ -1268,3 +1268,59 @@ fn structural<'s>(
         path.pop();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    use crate::diag::SourceFile;
+
+    /// The messages of [`check_structural`] on `schema` (JSON), each with
+    /// its line in the kind's file.
+    fn structural_errors(schema: Value) -> Vec<(String, usize)> {
+        let schema: JsonSchemaProps = serde_json::from_value(schema).unwrap();
+        let text = "use x;\n#[genclient]\npub struct Widget;\n";
+        let file: syn::File = syn::parse_str(text).unwrap();
+        let span = syn::spanned::Spanned::span(&file.items[1]);
+        let origin = Origin { file: Arc::new(SourceFile::new("pkg/apis/example/v1/types.rs", text)), span };
+        let mut diags = Diagnostics::new();
+        check_structural(&schema, "", &origin, &mut diags);
+        diags.take().into_iter().map(|d| (d.message, d.location.map_or(0, |l| l.line))).collect()
+    }
+
+    #[test]
+    fn a_structural_schema_passes() {
+        let schema = json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+                "ports": {"type": "array", "items": {"type": "integer"}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "port": {"x-kubernetes-int-or-string": true},
+                "raw": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            }},
+        }});
+        assert_eq!(structural_errors(schema), []);
+    }
+
+    #[test]
+    fn nodes_without_a_type_or_with_properties_and_additional_properties_are_errors() {
+        let schema = json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+                "untyped": {},
+                "list": {"type": "array", "items": {"description": "no type"}},
+                "map": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {}}},
+                "both": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}},
+            }},
+        }});
+        let errors = structural_errors(schema);
+        assert_eq!(
+            errors,
+            [
+                ("schema node `.spec.both` has both properties and additionalProperties".to_owned(), 2),
+                ("schema node `.spec.list[*]` has no type".to_owned(), 2),
+                ("schema node `.spec.map.*.*` has no type".to_owned(), 2),
+                ("schema node `.spec.untyped` has no type".to_owned(), 2),
+            ]
+        );
+    }
+}
