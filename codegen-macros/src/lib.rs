@@ -224,7 +224,7 @@ pub fn genclient(args: TokenStream, item: TokenStream) -> TokenStream {
         }
         let e = syn::Error::new(
             strukt.ident.span(),
-            "macro mode needs the path of this source file, and the compiler did not give it\n\n= help: build with cargo (paths must not be remapped), or generate the code with kube-codegen or build.rs (docs/modes.md)",
+            "macro mode needs the path of this source file, and the compiler did not give it\n\n= help: generate the code with kube-codegen or build.rs instead (docs/modes.md)",
         )
         .to_compile_error();
         let stubs = stubs();

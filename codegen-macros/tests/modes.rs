@@ -165,3 +165,51 @@ pub fn check_all() -> Result<(), String> {{
     // Every fixture but `wardle` (served by an aggregated API server) has a CRD.
     assert!(compared >= FIXTURES.len() - 1, "every fixture has a CRD");
 }
+
+/// Remapped source paths (`--remap-path-prefix`, for reproducible builds)
+/// do not hide the file from macro mode: the compiler still gives the macro
+/// the path on disk (`Span::local_file`), so the kind is generated (without
+/// it, the macro's error on the kind would fail the build).
+#[test]
+fn macro_mode_builds_with_remapped_source_paths() {
+    let scratch = ScratchCrate::new(&workspace(), "macro_remapped");
+    let src = scratch.dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("lib.rs"),
+        r#"//! A kind in macro mode.
+
+use codegen_macros::{ApiType, genclient};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::TypeMeta;
+use serde::{Deserialize, Serialize};
+
+/// A widget.
+#[genclient(group = "example.com", version = "v1", no_status)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+pub struct Widget {
+    /// `apiVersion` and `kind`.
+    #[serde(flatten, default)]
+    pub types: TypeMeta,
+    /// Standard object metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// What the widget is.
+    pub spec: WidgetSpec,
+}
+
+/// What the widget is.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+pub struct WidgetSpec {
+    /// Its size.
+    pub size: i32,
+}
+"#,
+    )
+    .unwrap();
+    scratch.write_manifest("");
+    // `cargo rustc` passes the flag to this crate's compilation only.
+    let remap = format!("--remap-path-prefix={}=/remapped", scratch.dir.display());
+    let out = scratch.cargo("rustc", &["--quiet", "--lib", "--", &remap]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -60,14 +60,15 @@ serde_json = "1"
         std::fs::copy(self.workspace.join("Cargo.lock"), self.dir.join("Cargo.lock")).unwrap();
     }
 
-    /// `cargo <subcommand> --offline [args] --manifest-path ..` on the crate.
+    /// `cargo <subcommand> --offline --manifest-path .. [args]` on the crate.
     pub fn cargo(&self, subcommand: &str, args: &[&str]) -> Output {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         Command::new(cargo)
             .args([subcommand, "--offline"])
-            .args(args)
             .arg("--manifest-path")
             .arg(self.dir.join("Cargo.toml"))
+            // After the manifest: `args` may end in `-- <rustc flags>`.
+            .args(args)
             .env("CARGO_TARGET_DIR", self.root.join("target"))
             // No debug info: the scratch target stays a few GB, not twenty.
             .env("CARGO_PROFILE_DEV_DEBUG", "false")
