@@ -71,7 +71,8 @@ struct Cli {
     /// Write nothing; print a unified diff of what would change and exit 1 on drift
     #[arg(long)]
     verify: bool,
-    /// Rust path of the apis module [default: derived from <apis-dir>, e.g. crate::pkg::apis]
+    /// Rust path of the apis module [default: derived from <apis-dir>, e.g. crate::pkg::apis; with an
+    /// --output-dir in another crate, that of the types crate, e.g. my_api::apis]
     #[arg(long)]
     apis_module: Option<String>,
     /// Rust path of the runtime crate
@@ -135,6 +136,9 @@ Examples:
   # then, in the new crate
   cd memcached-operator && cargo test
 
+  # the same as a workspace: api/ (types), client/ (generated clients), controller
+  kube-codegen init memcached-operator --group cache.example.com --version v1alpha1 --kind Memcached --workspace
+
 Exit status: 0 success, 2 errors (nothing written).";
 
 /// Creates an operator crate (kubebuilder's `init` + `create api`): the API
@@ -165,6 +169,11 @@ struct InitCli {
     /// codegen-macros/) [default: the checkout this kube-codegen was built from]
     #[arg(long, value_name = "DIR")]
     codegen_path: Option<PathBuf>,
+    /// A workspace of three packages instead of one crate: api/ (the types),
+    /// client/ (the generated clients) and the controller at the root, so that
+    /// each compiles on its own (docs/layout.md)
+    #[arg(long)]
+    workspace: bool,
 }
 
 const CREATE_API_EXAMPLES: &str = "\
@@ -273,6 +282,8 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
     }
     if let Some(m) = &cli.apis_module {
         s = s.with_apis_module(m);
+    } else if let Some(m) = s.apis_module_from_another_crate() {
+        s = s.with_apis_module(m);
     }
     if let Some(path) = &cli.header_file {
         match std::fs::read_to_string(path) {
@@ -339,6 +350,11 @@ fn main() -> ExitCode {
             crate_name: cli.name,
             api: codegen_core::scaffold::ApiSpec { group: cli.group, version: cli.version, kind: cli.kind },
             codegen_path: cli.codegen_path.unwrap_or_else(codegen_core::scaffold::default_codegen_path),
+            layout: if cli.workspace {
+                codegen_core::scaffold::CrateLayout::Workspace
+            } else {
+                codegen_core::scaffold::CrateLayout::OneCrate
+            },
         };
         return scaffolded(codegen_core::scaffold::init(&settings), Some(&cli.dir));
     }
@@ -354,7 +370,10 @@ fn main() -> ExitCode {
             if let Some(d) = &cli.crd_dir {
                 s = s.with_crd_dir(d);
             }
-            s
+            match s.apis_module_from_another_crate() {
+                Some(m) => s.with_apis_module(m),
+                None => s,
+            }
         });
         return imported(codegen_core::import::run_import(&settings, generation));
     }
@@ -453,9 +472,10 @@ fn scaffolded(
             dir.display(),
             done.plural
         ),
-        None => {
-            "next: edit the new type, then `kube-codegen all pkg/apis` and `kubectl apply -f config/crd`".to_string()
-        }
+        None => format!(
+            "next: edit the new type, then `kube-codegen all {}` and `kubectl apply -f config/crd`",
+            done.layout.all_args()
+        ),
     };
     eprintln!("{next}");
     ExitCode::SUCCESS

@@ -224,6 +224,103 @@ fn the_new_crate_builds_tests_and_lints_clean_and_stays_so_with_more_apis() {
     assert!(test.contains("test result: ok. 1 passed"), "{test}");
 }
 
+/// The `kube-codegen all` arguments of a workspace made by `init --workspace`.
+const WORKSPACE_ALL: [&str; 6] =
+    ["api/src/apis", "--output-dir", "client/src/client", "--crd-dir", "config/crd", "--verify"];
+
+fn init_workspace(parent: &Path, name: &str) -> PathBuf {
+    let run = kube_codegen(
+        parent,
+        &["init", name, "--group", "cache.example.com", "--version", "v1alpha1", "--kind", "Memcached", "--workspace"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("17 file(s) created"), "{}", run.stderr);
+    parent.join(name)
+}
+
+#[test]
+fn init_workspace_writes_the_types_clients_and_controller_crates() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = init_workspace(dir.path(), "memcached-operator");
+    insta::assert_snapshot!("init_workspace_memcached", snapshot_of(&root));
+    // The clients are in the client crate and name the types through the
+    // types crate: `all` infers `--apis-module` from the two manifests.
+    let lister = std::fs::read_to_string(root.join("client/src/client/listers/cache/v1alpha1/memcached.rs")).unwrap();
+    assert!(lister.contains("memcached_operator_api::apis::cache::v1alpha1::Memcached"), "{lister}");
+    assert!(!root.join("pkg").exists() && !root.join("api/src/client").exists());
+    let mut all = vec!["all"];
+    all.extend(WORKSPACE_ALL);
+    let run = kube_codegen(&root, &all);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = kube_codegen(&root, &["rbac", "src", "--verify"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// The acceptance test of the workspace layout: the three crates build,
+/// test, lint and format clean, before and after a new kind, version and
+/// group and an imported CRD.
+#[test]
+fn the_new_workspace_builds_tests_and_lints_clean_and_stays_so_with_more_apis() {
+    let scratch = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target"))
+        .join("codegen-compile-tests");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let root = scratch.join("scaffolded-workspace");
+    let _ = std::fs::remove_dir_all(&root);
+    init_workspace(&scratch, "scaffolded-workspace");
+
+    let test = cargo(&root, &["test"]);
+    assert!(test.contains("test controller::tests::a_new_object_becomes_ready ... ok"), "{test}");
+    cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    cargo(&root, &["fmt", "--all", "--check"]);
+
+    for args in [
+        &["create", "api", "--kind", "MemcachedBackup"][..],
+        &["create", "api", "--kind", "Cache", "--version", "v1beta1"],
+        &["create", "api", "--kind", "Alert", "--group", "monitoring.example.com", "--version", "v1"],
+    ] {
+        let run = kube_codegen(&root, args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.contains("`kube-codegen all api/src/apis --output-dir client/src/client"), "{}", run.stderr);
+    }
+    let crd = workspace().join("tests/fixtures/crds/students.example.k8s.io.yaml");
+    let run = kube_codegen(
+        &root,
+        &[
+            "import",
+            &crd.to_string_lossy(),
+            "--apis-dir",
+            "api/src/apis",
+            "--output-dir",
+            "client/src/client",
+            "--crd-dir",
+            "config/crd",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for path in [
+        "api/src/apis/cache/v1alpha1/memcached_backup.rs",
+        "api/src/apis/cache/v1beta1/cache.rs",
+        "api/src/apis/monitoring/v1/alert.rs",
+        "api/src/apis/example/v1/student.rs",
+        "client/src/client/clientset/monitoring/v1/alert.rs",
+        "client/src/client/listers/example/v1/student.rs",
+        "config/crd/monitoring.example.com_alerts.yaml",
+        "config/crd/example.k8s.io_students.yaml",
+    ] {
+        assert!(root.join(path).is_file(), "{path} missing");
+    }
+    let mut all = vec!["all"];
+    all.extend(WORKSPACE_ALL);
+    let run = kube_codegen(&root, &all);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    cargo(&root, &["fmt", "--all", "--check"]);
+    let test = cargo(&root, &["test", "--workspace"]);
+    assert!(test.contains("test result: ok. 1 passed"), "{test}");
+}
+
 #[test]
 fn init_refuses_to_overwrite_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -29,6 +29,72 @@ pub const GROUPS_MARKER: &str = "// +kube-codegen:scaffold:groups";
 /// Where the API types live in a scaffolded crate.
 pub const APIS_DIR: &str = "pkg/apis";
 
+/// How `kube-codegen init` lays out the new operator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CrateLayout {
+    /// One package: the API types in `pkg/apis/`, the generated clients in
+    /// `pkg/client/`, the controller in `src/` (Go's code-generator layout).
+    #[default]
+    OneCrate,
+    /// A workspace of three packages, each compiled on its own: `api/` (the
+    /// types, in `api/src/apis/`), `client/` (the generated clients, in
+    /// `client/src/client/`) and the controller at the root (docs/layout.md).
+    Workspace,
+}
+
+impl CrateLayout {
+    /// The layout of the scaffolded crate at `root`: `None` when `root`
+    /// holds neither `pkg/apis/mod.rs` nor `api/src/apis/mod.rs`.
+    pub fn of(root: &Path) -> Option<CrateLayout> {
+        [CrateLayout::OneCrate, CrateLayout::Workspace]
+            .into_iter()
+            .find(|layout| root.join(layout.apis_dir()).join("mod.rs").is_file())
+    }
+
+    /// The API types' directory, relative to the root.
+    pub fn apis_dir(self) -> &'static str {
+        match self {
+            CrateLayout::OneCrate => APIS_DIR,
+            CrateLayout::Workspace => "api/src/apis",
+        }
+    }
+
+    /// The generated clients' directory, relative to the root.
+    pub fn client_dir(self) -> &'static str {
+        match self {
+            CrateLayout::OneCrate => "pkg/client",
+            CrateLayout::Workspace => "client/src/client",
+        }
+    }
+
+    /// The arguments of `kube-codegen all` that regenerate the clients and
+    /// CRDs from the root.
+    pub fn all_args(self) -> &'static str {
+        match self {
+            CrateLayout::OneCrate => APIS_DIR,
+            CrateLayout::Workspace => "api/src/apis --output-dir client/src/client --crd-dir config/crd",
+        }
+    }
+
+    /// The generator's settings for the crate at `root` (no groups yet):
+    /// in a workspace the clients go to the client crate and name the types
+    /// through the types crate, and the CRDs go to the root's `config/crd`.
+    pub fn settings(self, root: &Path) -> Settings {
+        let settings = Settings::new(root.join(self.apis_dir()));
+        match self {
+            CrateLayout::OneCrate => settings,
+            CrateLayout::Workspace => {
+                let settings =
+                    settings.with_output_dir(root.join(self.client_dir())).with_crd_dir(root.join("config/crd"));
+                match settings.apis_module_from_another_crate() {
+                    Some(module) => settings.with_apis_module(module),
+                    None => settings,
+                }
+            }
+        }
+    }
+}
+
 /// What `kube-codegen init` creates.
 #[derive(Clone, Debug)]
 pub struct InitSettings {
@@ -42,6 +108,8 @@ pub struct InitSettings {
     /// The kube-codegen checkout whose `runtime/` and `codegen-macros/` the
     /// crate depends on by path.
     pub codegen_path: PathBuf,
+    /// One crate, or a workspace of types, clients and controller.
+    pub layout: CrateLayout,
 }
 
 /// A kind in a group and version, e.g. `Memcached` in `cache.example.com/v1alpha1`.
@@ -83,6 +151,8 @@ pub struct Scaffolded {
     pub api: ApiSpec,
     /// Its resource (plural).
     pub plural: String,
+    /// How the crate is laid out.
+    pub layout: CrateLayout,
 }
 
 /// The checkout this crate was built from: the default of `--codegen-path`.
@@ -118,9 +188,25 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
     }
     let deps = deps.expect("checked above");
     let group_dir = group_dir(&api.group);
-    let vars =
-        Vars::new(api, &group_dir).with("crate_name", &crate_name).with("crate_ident", &crate_name.replace('-', "_"));
+    let vars = Vars::new(api, &group_dir, settings.layout)
+        .with("crate_name", &crate_name)
+        .with("crate_ident", &crate_name.replace('-', "_"));
+    let layout = settings.layout;
+    let crate_ident = crate_name.replace('-', "_");
+    let (apis_path, client_path, layout_note) = match layout {
+        CrateLayout::OneCrate => ("crate::pkg::apis".to_owned(), "crate::pkg::client".to_owned(), String::new()),
+        CrateLayout::Workspace => (
+            format!("{crate_ident}_api::apis"),
+            format!("{crate_ident}_client::client"),
+            format!(
+                "\n\nA workspace of three packages, so that each compiles on its own: `api/`\n(`{crate_name}-api`, the API types), `client/` (`{crate_name}-client`, the\nclients kube-codegen generates for them) and the controller at the root."
+            ),
+        ),
+    };
     let vars = vars
+        .with("apis_path", &apis_path)
+        .with("client_path", &client_path)
+        .with("layout_note", &layout_note)
         .with("codegen_path", &deps.checkout.to_string_lossy().replace('\\', "/"))
         .with("deps.kube", &deps.kube)
         .with("deps.k8s_openapi", &deps.k8s_openapi)
@@ -129,19 +215,34 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
         .with("deps.clap", &deps.clap);
 
     let dir = &settings.dir;
-    let version_dir = format!("{APIS_DIR}/{group_dir}/{}", api.version);
+    let apis_dir = layout.apis_dir();
+    let version_dir = format!("{apis_dir}/{group_dir}/{}", api.version);
+    let (manifest, lib) = match layout {
+        CrateLayout::OneCrate => (templates::CARGO_TOML, templates::LIB),
+        CrateLayout::Workspace => (templates::WORKSPACE_CARGO_TOML, templates::WORKSPACE_LIB),
+    };
     let mut files: Vec<(String, String)> = vec![
-        ("Cargo.toml".into(), vars.render(templates::CARGO_TOML)),
+        ("Cargo.toml".into(), vars.render(manifest)),
         ("README.md".into(), vars.render(templates::README)),
         (".gitignore".into(), templates::GITIGNORE.into()),
         ("rustfmt.toml".into(), templates::RUSTFMT.into()),
         ("src/main.rs".into(), vars.render(templates::MAIN)),
-        ("src/lib.rs".into(), vars.render(templates::LIB)),
+        ("src/lib.rs".into(), vars.render(lib)),
         ("src/controller.rs".into(), vars.render(templates::CONTROLLER)),
-        ("pkg/mod.rs".into(), templates::PKG_MOD.into()),
-        (format!("{APIS_DIR}/mod.rs"), insert_at_marker(templates::APIS_MOD, GROUPS_MARKER, &mod_line(&group_dir))),
+    ];
+    match layout {
+        CrateLayout::OneCrate => files.push(("pkg/mod.rs".into(), templates::PKG_MOD.into())),
+        CrateLayout::Workspace => files.extend([
+            ("api/Cargo.toml".into(), vars.render(templates::API_CARGO_TOML)),
+            ("api/src/lib.rs".into(), vars.render(templates::API_LIB)),
+            ("client/Cargo.toml".into(), vars.render(templates::CLIENT_CARGO_TOML)),
+            ("client/src/lib.rs".into(), vars.render(templates::CLIENT_LIB)),
+        ]),
+    }
+    files.extend([
+        (format!("{apis_dir}/mod.rs"), insert_at_marker(templates::APIS_MOD, GROUPS_MARKER, &mod_line(&group_dir))),
         (
-            format!("{APIS_DIR}/{group_dir}/mod.rs"),
+            format!("{apis_dir}/{group_dir}/mod.rs"),
             insert_at_marker(&vars.render(templates::GROUP_MOD), VERSIONS_MARKER, &mod_line(&api.version)),
         ),
         (
@@ -150,7 +251,7 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
         ),
         (format!("{version_dir}/{}.rs", snake_case(&api.kind)), vars.render(templates::KIND)),
         (sample_path(api), vars.render(templates::SAMPLE)),
-    ];
+    ]);
     if let Ok(lock) = std::fs::read_to_string(deps.checkout.join("Cargo.lock")) {
         // The versions kube-codegen is tested with; cargo drops what the
         // crate does not use on its first build.
@@ -175,7 +276,7 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
     rustfmt(&txn.created_files());
     let gv = GroupVersions { package: group_dir.clone(), versions: vec![api.version.clone()] };
     let mut generated = Vec::new();
-    txn.generate(&Settings::new(dir.join(APIS_DIR)).with_group(gv.clone()), &mut generated)?;
+    txn.generate(&layout.settings(dir).with_group(gv.clone()), &mut generated)?;
     let rbac = RbacSettings {
         sources: vec![dir.join("src")],
         output: dir.join("config/rbac/role.yaml"),
@@ -193,6 +294,7 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
         groups: vec![gv],
         api: api.clone(),
         plural: pluralize(&api.kind, &BTreeMap::new()),
+        layout,
     })
 }
 
@@ -201,20 +303,22 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
 pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
     // `.` is left out of the paths reported.
     let root = if settings.root == Path::new(".") { Path::new("") } else { settings.root.as_path() };
-    let apis = root.join(APIS_DIR);
-    let apis_mod = apis.join("mod.rs");
-    if !root.join("Cargo.toml").is_file() || !apis_mod.is_file() {
+    let layout = CrateLayout::of(root).filter(|_| root.join("Cargo.toml").is_file());
+    let Some(layout) = layout else {
+        let apis_mod = root.join(APIS_DIR).join("mod.rs");
         return Err(vec![
             Diagnostic::error(format!("`{}` is not a crate scaffolded by kube-codegen: no `{}`", settings.root.display(), apis_mod.display()))
                 .help("run it in the directory `kube-codegen init` created (or pass `--dir`), or start one with `kube-codegen init <dir> --group .. --version .. --kind ..`"),
         ]);
-    }
-    let layout = discover_groups(&apis).map_err(|e| vec![e])?;
+    };
+    let apis = root.join(layout.apis_dir());
+    let apis_mod = apis.join("mod.rs");
+    let existing_groups = discover_groups(&apis).map_err(|e| vec![e])?;
     let mut errors = Vec::new();
     // The group: given, or the crate's only one.
     let group = match &settings.group {
         Some(g) => g.clone(),
-        None => match layout.as_slice() {
+        None => match existing_groups.as_slice() {
             [only] => only.group.clone(),
             [] => {
                 errors.push(
@@ -233,7 +337,7 @@ pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagno
             }
         },
     };
-    let existing_group = layout.iter().find(|g| g.group == group);
+    let existing_group = existing_groups.iter().find(|g| g.group == group);
     let version = match (&settings.version, existing_group) {
         (Some(v), _) => v.clone(),
         (None, Some(g)) if g.versions.len() == 1 => g.versions[0].clone(),
@@ -266,7 +370,7 @@ pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagno
         Some(g) => g.dir.clone(),
         None => {
             let dir = group_dir(&group);
-            if let Some(other) = layout.iter().find(|g| g.dir == dir) {
+            if let Some(other) = existing_groups.iter().find(|g| g.dir == dir) {
                 return Err(vec![Diagnostic::error(format!(
                     "the directory `{}` already holds the group `{}`",
                     apis.join(&dir).display(),
@@ -299,7 +403,7 @@ pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagno
         }
     }
 
-    let vars = Vars::new(&api, &group_dir);
+    let vars = Vars::new(&api, &group_dir, layout);
     let mut files: Vec<(PathBuf, String)> = vec![
         (version_dir.join(format!("{}.rs", snake_case(&api.kind))), vars.render(templates::KIND)),
         (root.join(sample_path(&api)), vars.render(templates::SAMPLE)),
@@ -344,12 +448,12 @@ pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagno
     }
     rustfmt(&txn.created_files());
     let groups = match discover_groups(&apis) {
-        Ok(layout) => {
-            layout.into_iter().map(|g| GroupVersions { package: g.dir, versions: g.versions }).collect::<Vec<_>>()
+        Ok(found) => {
+            found.into_iter().map(|g| GroupVersions { package: g.dir, versions: g.versions }).collect::<Vec<_>>()
         }
         Err(e) => return Err(txn.abort(vec![e])),
     };
-    let mut generation = Settings::new(&apis);
+    let mut generation = layout.settings(root);
     for g in &groups {
         generation = generation.with_group(g.clone());
     }
@@ -362,6 +466,7 @@ pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagno
         groups,
         plural: pluralize(&api.kind, &BTreeMap::new()),
         api,
+        layout,
     })
 }
 
@@ -831,7 +936,7 @@ impl Dependencies {
 struct Vars(BTreeMap<String, String>);
 
 impl Vars {
-    fn new(api: &ApiSpec, group_dir: &str) -> Vars {
+    fn new(api: &ApiSpec, group_dir: &str, layout: CrateLayout) -> Vars {
         let none = BTreeMap::new();
         let accessor = snake_case(&plural_type_name(&api.kind, &none));
         let vars = Vars(BTreeMap::new())
@@ -842,7 +947,10 @@ impl Vars {
             .with("kind_lower", &api.kind.to_lowercase())
             .with("plural", &pluralize(&api.kind, &none))
             .with("group_dir", group_dir)
-            .with("gv_accessor", &format!("{group_dir}_{}", api.version));
+            .with("gv_accessor", &format!("{group_dir}_{}", api.version))
+            .with("apis_dir", layout.apis_dir())
+            .with("client_dir", layout.client_dir())
+            .with("all_args", layout.all_args());
         vars.with("accessor", &accessor)
     }
 
@@ -897,10 +1005,22 @@ mod templates {
     pub const VERSION_MOD: &str = include_str!("../../templates/scaffold/version_mod.rs");
     pub const KIND: &str = include_str!("../../templates/scaffold/kind.rs");
     pub const SAMPLE: &str = include_str!("../../templates/scaffold/sample.yaml");
+    pub const WORKSPACE_CARGO_TOML: &str = include_str!("../../templates/scaffold/workspace/Cargo.toml");
+    pub const WORKSPACE_LIB: &str = include_str!("../../templates/scaffold/workspace/lib.rs");
+    pub const API_CARGO_TOML: &str = include_str!("../../templates/scaffold/workspace/api_Cargo.toml");
+    pub const API_LIB: &str = include_str!("../../templates/scaffold/workspace/api_lib.rs");
+    pub const CLIENT_CARGO_TOML: &str = include_str!("../../templates/scaffold/workspace/client_Cargo.toml");
+    pub const CLIENT_LIB: &str = include_str!("../../templates/scaffold/workspace/client_lib.rs");
 
     /// Every template, for the test that renders them all.
     #[cfg(test)]
-    pub const ALL: [&str; 13] = [
+    pub const ALL: [&str; 19] = [
+        WORKSPACE_CARGO_TOML,
+        WORKSPACE_LIB,
+        API_CARGO_TOML,
+        API_LIB,
+        CLIENT_CARGO_TOML,
+        CLIENT_LIB,
         CARGO_TOML,
         README,
         GITIGNORE,
@@ -934,8 +1054,11 @@ mod tests {
     #[test]
     fn every_template_placeholder_has_a_value() {
         let api = ApiSpec { group: "cache.example.com".into(), version: "v1alpha1".into(), kind: "Memcached".into() };
-        let mut vars = Vars::new(&api, "cache");
+        let mut vars = Vars::new(&api, "cache", CrateLayout::Workspace);
         for name in [
+            "apis_path",
+            "client_path",
+            "layout_note",
             "crate_name",
             "crate_ident",
             "codegen_path",

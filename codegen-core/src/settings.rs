@@ -411,6 +411,40 @@ impl Settings {
         if let Some(m) = &self.apis_module {
             return m.clone();
         }
+        self.apis_module_in_crate()
+    }
+
+    /// The apis module's path as another crate names it
+    /// (`my_api::apis`) when the client output directory is set and lies in
+    /// another crate than the apis directory: the nearest ancestors with a
+    /// `Cargo.toml` differ, and the apis crate's manifest names its package
+    /// (or its `[lib]`). `None` otherwise, or when an apis module is set.
+    ///
+    /// The CLI applies it when `--apis-module` is not given; build.rs output
+    /// is always included into the types' own crate and never needs it.
+    pub fn apis_module_from_another_crate(&self) -> Option<String> {
+        if self.apis_module.is_some() {
+            return None;
+        }
+        let output = self.output_dir.as_deref()?;
+        let apis_root = nearest_manifest_dir(&self.apis_dir)?;
+        let output_root = nearest_manifest_dir(output)?;
+        if same_dir(&apis_root, &output_root) {
+            return None;
+        }
+        let manifest: toml::Table = std::fs::read_to_string(apis_root.join("Cargo.toml")).ok()?.parse().ok()?;
+        let name = manifest
+            .get("lib")
+            .and_then(|l| l.get("name"))
+            .or_else(|| manifest.get("package").and_then(|p| p.get("name")))
+            .and_then(toml::Value::as_str)?;
+        let inside = self.apis_module_in_crate();
+        Some(format!("{}{}", name.replace('-', "_"), inside.strip_prefix("crate")?))
+    }
+
+    /// The apis module's path inside its own crate, from the directories:
+    /// `crate::` and the apis dir's path under the crate root, without `src`.
+    fn apis_module_in_crate(&self) -> String {
         let root = self.crate_root();
         let rel = self.apis_dir.strip_prefix(&root).unwrap_or(&self.apis_dir);
         let mut parts: Vec<String> = rel
@@ -429,6 +463,21 @@ impl Settings {
             path.push_str(&crate::ident::rust_ident(&p.replace('-', "_")));
         }
         path
+    }
+}
+
+/// The nearest of `dir` and its ancestors holding a `Cargo.toml` (`dir` need
+/// not exist yet).
+fn nearest_manifest_dir(dir: &Path) -> Option<PathBuf> {
+    let absolute = if dir.is_absolute() { dir.to_path_buf() } else { std::env::current_dir().ok()?.join(dir) };
+    absolute.ancestors().find(|d| d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
+}
+
+/// Whether two existing directories are the same, however they are written.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
     }
 }
 
@@ -527,6 +576,35 @@ mod tests {
         assert_eq!(s.apis_module(), "crate::pkg::apis");
         let s = Settings::new("/nonexistent/proj/src/apis").with_apis_module("crate::api");
         assert_eq!(s.apis_module(), "crate::api");
+    }
+
+    /// Clients written into another crate name the types through the types
+    /// crate's name; in the same crate, or with the module given, nothing is
+    /// inferred.
+    #[test]
+    fn the_apis_module_seen_from_another_crate() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        for (krate, manifest) in [
+            ("api", "[package]\nname = \"my-api\"\n"),
+            ("client", "[package]\nname = \"my-client\"\n"),
+            ("lib-named", "[package]\nname = \"pkg-name\"\n[lib]\nname = \"lib_name\"\n"),
+        ] {
+            std::fs::create_dir_all(ws.join(krate).join("src/apis")).unwrap();
+            std::fs::write(ws.join(krate).join("Cargo.toml"), manifest).unwrap();
+        }
+        let apis = ws.join("api/src/apis");
+        let other = Settings::new(&apis).with_output_dir(ws.join("client/src/client"));
+        assert_eq!(other.apis_module_from_another_crate().as_deref(), Some("my_api::apis"));
+        let lib = Settings::new(ws.join("lib-named/src/apis")).with_output_dir(ws.join("client/src/client"));
+        assert_eq!(lib.apis_module_from_another_crate().as_deref(), Some("lib_name::apis"));
+        // The same crate, the default output directory, an explicit module.
+        let same = Settings::new(&apis).with_output_dir(ws.join("api/src/client"));
+        assert_eq!(same.apis_module_from_another_crate(), None);
+        assert_eq!(Settings::new(&apis).apis_module_from_another_crate(), None);
+        let explicit = other.with_apis_module("my_api::apis::v2");
+        assert_eq!(explicit.apis_module_from_another_crate(), None);
+        assert_eq!(explicit.apis_module(), "my_api::apis::v2");
     }
 
     /// The Kubernetes version from k8s-openapi's `v1_*` feature in the

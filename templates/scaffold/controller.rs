@@ -18,10 +18,10 @@ use codegen_runtime::workqueue::RateLimitingQueue;
 use codegen_runtime::{meta_namespace_key, split_meta_namespace_key};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 
-use crate::pkg::apis::{{ group_dir }}::{{ version }}::{ {{- kind }}, {{ kind }}Status};
-use crate::pkg::client::clientset::Clientset;
-use crate::pkg::client::informers::SharedInformerFactory;
-use crate::pkg::client::listers::{{ group_dir }}::{{ version }}::{{ kind }}Lister;
+use {{ apis_path }}::{{ group_dir }}::{{ version }}::{ {{- kind }}, {{ kind }}Status};
+use {{ client_path }}::clientset::Clientset;
+use {{ client_path }}::informers::SharedInformerFactory;
+use {{ client_path }}::listers::{{ group_dir }}::{{ version }}::{{ kind }}Lister;
 
 /// Name of the controller in events and logs.
 pub const NAME: &str = "{{ crate_name }}";
@@ -189,8 +189,8 @@ mod tests {
     use k8s_openapi::api::events::v1::Event;
 
     use super::*;
-    use crate::pkg::apis::{{ group_dir }}::{{ version }}::{{ kind }}Spec;
-    use crate::pkg::client::fake;
+    use {{ apis_path }}::{{ group_dir }}::{{ version }}::{{ kind }}Spec;
+    use {{ client_path }}::fake;
 
     /// The controller marks a new {{ kind }} Ready and records an event,
     /// on the in-memory fake API server.

@@ -1,6 +1,6 @@
 //! The `{{ kind }}` kind of `{{ group }}/{{ version }}`, scaffolded by
 //! `kube-codegen`. Edit the spec and status, then regenerate the clients and
-//! the CRD with `kube-codegen all pkg/apis`.
+//! the CRD with `kube-codegen all {{ all_args }}`.
 
 use codegen_macros::{ApiType, genclient};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
