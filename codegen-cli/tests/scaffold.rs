@@ -71,6 +71,20 @@ fn cargo(dir: &Path, args: &[&str]) -> String {
     text
 }
 
+/// The compile tests' directory (kept between runs, so that the crates
+/// built there share their dependencies) and, in it, `name`, removed if an
+/// earlier run left it.
+fn scratch_crate(name: &str) -> (PathBuf, PathBuf) {
+    let scratch = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target"))
+        .join("codegen-compile-tests");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let root = scratch.join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    (scratch, root)
+}
+
 /// The file list and the user files of a new crate, with the checkout's
 /// path and the lock file left out.
 fn snapshot_of(dir: &Path) -> String {
@@ -160,13 +174,7 @@ fn package_name_crate_directory_and_import_output_flags() {
 /// kind, a new version, a new group and two imported CRDs.
 #[test]
 fn the_new_crate_builds_tests_and_lints_clean_and_stays_so_with_more_apis() {
-    let scratch = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target"))
-        .join("codegen-compile-tests");
-    std::fs::create_dir_all(&scratch).unwrap();
-    let root = scratch.join("scaffolded-operator");
-    let _ = std::fs::remove_dir_all(&root);
+    let (scratch, root) = scratch_crate("scaffolded-operator");
     init(&scratch, "scaffolded-operator");
 
     let test = cargo(&root, &["test"]);
@@ -261,13 +269,7 @@ fn init_workspace_writes_the_types_clients_and_controller_crates() {
 /// group and an imported CRD.
 #[test]
 fn the_new_workspace_builds_tests_and_lints_clean_and_stays_so_with_more_apis() {
-    let scratch = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target"))
-        .join("codegen-compile-tests");
-    std::fs::create_dir_all(&scratch).unwrap();
-    let root = scratch.join("scaffolded-workspace");
-    let _ = std::fs::remove_dir_all(&root);
+    let (scratch, root) = scratch_crate("scaffolded-workspace");
     init_workspace(&scratch, "scaffolded-workspace");
 
     let test = cargo(&root, &["test"]);

@@ -263,15 +263,25 @@ async fn a_conflicting_config_map_is_a_warning_not_a_retry_loop() -> Result<()> 
     Ok(())
 }
 
+/// The CRD installed, a new namespace (named from `prefix`), the controller's
+/// kubeconfig there, and a proxy to the API server whose link a test cuts.
+async fn behind_a_proxy(
+    env: &TestEnv,
+    prefix: &str,
+) -> Result<(String, std::path::PathBuf, codegen_testenv::proxy::Proxy)> {
+    install_crd(env).await?;
+    let ns = env.create_namespace(prefix).await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    let proxy = codegen_testenv::proxy::Proxy::start(env.api_port()).await?;
+    Ok((ns, kubeconfig, proxy))
+}
+
 #[tokio::test]
 async fn the_controller_converges_after_a_partition() -> Result<()> {
-    use codegen_testenv::proxy::{Link, Proxy};
+    use codegen_testenv::proxy::Link;
 
     let env = TestEnv::shared();
-    install_crd(env).await?;
-    let ns = env.create_namespace("ctl-partition").await?;
-    let kubeconfig = controller_identity(env, &ns).await?;
-    let proxy = Proxy::start(env.api_port()).await?;
+    let (ns, kubeconfig, proxy) = behind_a_proxy(env, "ctl-partition").await?;
     let url = proxy.url();
     let flags = ["--master", url.as_str(), "--watch-idle-timeout", "5s", "--request-timeout", "10s"];
     let controller = ControllerProcess::start_with(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")), &flags)?;
@@ -402,13 +412,10 @@ async fn of_three_replicas_only_the_leader_reconciles_and_another_takes_over() -
 
 #[tokio::test]
 async fn a_leader_that_cannot_renew_its_lease_exits_with_code_1() -> Result<()> {
-    use codegen_testenv::proxy::{Link, Proxy};
+    use codegen_testenv::proxy::Link;
 
     let env = TestEnv::shared();
-    install_crd(env).await?;
-    let ns = env.create_namespace("ctl-lost-lease").await?;
-    let kubeconfig = controller_identity(env, &ns).await?;
-    let proxy = Proxy::start(env.api_port()).await?;
+    let (ns, kubeconfig, proxy) = behind_a_proxy(env, "ctl-lost-lease").await?;
     let url = proxy.url();
     let flags = ["--leader-elect", "--master", url.as_str(), "--request-timeout", "2s"];
     let mut replicas = start_replicas(env, &kubeconfig, &ns, 1, &flags)?;
