@@ -230,13 +230,16 @@ struct ImportCli {
     /// CRD YAML files (one or more documents each)
     #[arg(required = true, value_name = "CRD_YAML")]
     crds: Vec<PathBuf>,
-    /// The directory the `<group>/<version>/` modules go to
-    #[arg(long, default_value = "pkg/apis")]
-    apis_dir: PathBuf,
-    /// Where the generated clientset/, listers/, informers/ and fake/ go [default: <apis-dir>/../client]
+    /// The directory the `<group>/<version>/` modules go to [default: pkg/apis; in a workspace
+    /// made by `init --workspace`, api/src/apis]
+    #[arg(long)]
+    apis_dir: Option<PathBuf>,
+    /// Where the generated clientset/, listers/, informers/ and fake/ go [default: <apis-dir>/../client;
+    /// in a workspace made by `init --workspace`, client/src/client]
     #[arg(long)]
     output_dir: Option<PathBuf>,
-    /// Where the regenerated CRD YAML goes [default: <crate root>/config/crd]
+    /// Where the regenerated CRD YAML goes [default: <crate root>/config/crd; in a workspace made by
+    /// `init --workspace`, config/crd]
     #[arg(long)]
     crd_dir: Option<PathBuf>,
     /// Write the types only; generate nothing
@@ -361,13 +364,26 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == "import") {
         args.remove(1);
         let cli = ImportCli::parse_from(args);
-        let settings = codegen_core::import::ImportSettings { crds: cli.crds, apis_dir: cli.apis_dir.clone() };
+        // Without `--apis-dir`, the layout of a crate made by `init` decides
+        // where the types, clients and CRDs go.
+        use codegen_core::scaffold::CrateLayout;
+        let workspace =
+            cli.apis_dir.is_none() && CrateLayout::of(std::path::Path::new(".")) == Some(CrateLayout::Workspace);
+        let apis_dir = match (&cli.apis_dir, workspace) {
+            (Some(dir), _) => dir.clone(),
+            (None, true) => PathBuf::from(CrateLayout::Workspace.apis_dir()),
+            (None, false) => PathBuf::from(codegen_core::scaffold::APIS_DIR),
+        };
+        let settings = codegen_core::import::ImportSettings { crds: cli.crds, apis_dir: apis_dir.clone() };
         let generation = (!cli.types_only).then(|| {
-            let mut s = Settings::new(&cli.apis_dir);
-            if let Some(d) = &cli.output_dir {
+            let mut s = Settings::new(&apis_dir);
+            let output_dir =
+                cli.output_dir.clone().or_else(|| workspace.then(|| CrateLayout::Workspace.client_dir().into()));
+            if let Some(d) = output_dir {
                 s = s.with_output_dir(d);
             }
-            if let Some(d) = &cli.crd_dir {
+            let crd_dir = cli.crd_dir.clone().or_else(|| workspace.then(|| PathBuf::from("config/crd")));
+            if let Some(d) = crd_dir {
                 s = s.with_crd_dir(d);
             }
             match s.apis_module_from_another_crate() {

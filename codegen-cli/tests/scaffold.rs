@@ -286,21 +286,12 @@ fn the_new_workspace_builds_tests_and_lints_clean_and_stays_so_with_more_apis() 
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert!(run.stderr.contains("`kube-codegen all api/src/apis --output-dir client/src/client"), "{}", run.stderr);
     }
+    // `import` without directories: the workspace's, from its layout.
     let crd = workspace().join("tests/fixtures/crds/students.example.k8s.io.yaml");
-    let run = kube_codegen(
-        &root,
-        &[
-            "import",
-            &crd.to_string_lossy(),
-            "--apis-dir",
-            "api/src/apis",
-            "--output-dir",
-            "client/src/client",
-            "--crd-dir",
-            "config/crd",
-        ],
-    );
+    let run = kube_codegen(&root, &["import", &crd.to_string_lossy()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("edited    api/src/apis/mod.rs"), "{}", run.stderr);
+    assert!(!root.join("pkg").exists(), "nothing in the one-crate layout's place");
     for path in [
         "api/src/apis/cache/v1alpha1/memcached_backup.rs",
         "api/src/apis/cache/v1beta1/cache.rs",
