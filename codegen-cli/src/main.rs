@@ -142,7 +142,7 @@ Examples:
 Exit status: 0 success, 2 errors (nothing written).";
 
 /// Creates an operator crate (kubebuilder's `init` + `create api`): the API
-/// type in pkg/apis/<group>/<version>/ with a status subresource and printer
+/// type in pkg/apis/<group>/<version>/ (api/src/apis/.. with --workspace) with a status subresource and printer
 /// columns, its generated clientset, listers, informers, fake clientset and
 /// CRD, a controller on codegen-runtime (informer, rate-limited work queue,
 /// events, leader election, signal handling) with #[rbac] markers and the
@@ -235,11 +235,11 @@ struct ImportCli {
     #[arg(long)]
     apis_dir: Option<PathBuf>,
     /// Where the generated clientset/, listers/, informers/ and fake/ go [default: <apis-dir>/../client;
-    /// in a workspace made by `init --workspace`, client/src/client]
+    /// for a workspace's api/src/apis, client/src/client]
     #[arg(long)]
     output_dir: Option<PathBuf>,
-    /// Where the regenerated CRD YAML goes [default: <crate root>/config/crd; in a workspace made by
-    /// `init --workspace`, config/crd]
+    /// Where the regenerated CRD YAML goes [default: <crate root>/config/crd; for a workspace's
+    /// api/src/apis, config/crd at the workspace's root]
     #[arg(long)]
     crd_dir: Option<PathBuf>,
     /// Write the types only; generate nothing
@@ -285,8 +285,12 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
     }
     if let Some(m) = &cli.apis_module {
         s = s.with_apis_module(m);
-    } else if let Some(m) = s.apis_module_from_another_crate() {
-        s = s.with_apis_module(m);
+    } else {
+        match s.apis_module_from_another_crate() {
+            Ok(Some(m)) => s = s.with_apis_module(m),
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
     }
     if let Some(path) = &cli.header_file {
         match std::fs::read_to_string(path) {
@@ -364,18 +368,19 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == "import") {
         args.remove(1);
         let cli = ImportCli::parse_from(args);
-        // Without `--apis-dir`, the layout of a crate made by `init` decides
-        // where the types, clients and CRDs go.
+        // In a workspace made by `init --workspace`, its directories are the
+        // defaults (and the apis dir's when it is not given).
         use codegen_core::scaffold::CrateLayout;
-        let workspace =
-            cli.apis_dir.is_none() && CrateLayout::of(std::path::Path::new(".")) == Some(CrateLayout::Workspace);
-        let apis_dir = match (&cli.apis_dir, workspace) {
-            (Some(dir), _) => dir.clone(),
-            (None, true) => PathBuf::from(CrateLayout::Workspace.apis_dir()),
-            (None, false) => PathBuf::from(codegen_core::scaffold::APIS_DIR),
+        let layout = match CrateLayout::of(std::path::Path::new("")) {
+            Ok(layout) => layout,
+            Err(e) if cli.apis_dir.is_none() => return imported(Err(vec![e])),
+            Err(_) => None,
         };
+        let apis_dir = cli.apis_dir.clone().unwrap_or_else(|| layout.unwrap_or_default().apis_dir().into());
+        let workspace = layout == Some(CrateLayout::Workspace)
+            && apis_dir == std::path::Path::new(CrateLayout::Workspace.apis_dir());
         let settings = codegen_core::import::ImportSettings { crds: cli.crds, apis_dir: apis_dir.clone() };
-        let generation = (!cli.types_only).then(|| {
+        let generation = match (!cli.types_only).then(|| {
             let mut s = Settings::new(&apis_dir);
             let output_dir =
                 cli.output_dir.clone().or_else(|| workspace.then(|| CrateLayout::Workspace.client_dir().into()));
@@ -386,11 +391,15 @@ fn main() -> ExitCode {
             if let Some(d) = crd_dir {
                 s = s.with_crd_dir(d);
             }
-            match s.apis_module_from_another_crate() {
+            Ok(match s.apis_module_from_another_crate()? {
                 Some(m) => s.with_apis_module(m),
                 None => s,
-            }
-        });
+            })
+        }) {
+            None => None,
+            Some(Ok(s)) => Some(s),
+            Some(Err(e)) => return imported(Err(vec![e])),
+        };
         return imported(codegen_core::import::run_import(&settings, generation));
     }
     if args.get(1).is_some_and(|a| a == "create") {

@@ -262,6 +262,50 @@ fn init_workspace_writes_the_types_clients_and_controller_crates() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let run = kube_codegen(&root, &["rbac", "src", "--verify"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+
+    // From outside the workspace: `create api --dir`, and `import` with its
+    // directories given (no workspace defaults there); the clients still
+    // name the types through the types crate.
+    let run = kube_codegen(dir.path(), &["create", "api", "--kind", "Backup", "--dir", "memcached-operator"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(root.join("client/src/client/clientset/cache/v1alpha1/backup.rs").is_file(), "{}", run.stderr);
+    let crds = workspace().join("tests/fixtures/crds");
+    let run = kube_codegen(
+        dir.path(),
+        &[
+            "import",
+            &crds.join("students.example.k8s.io.yaml").to_string_lossy(),
+            "--apis-dir",
+            "memcached-operator/api/src/apis",
+            "--output-dir",
+            "memcached-operator/client/src/client",
+            "--crd-dir",
+            "memcached-operator/config/crd",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lister = std::fs::read_to_string(root.join("client/src/client/listers/example/v1/student.rs")).unwrap();
+    assert!(lister.contains("memcached_operator_api::apis::example::v1::Student"), "{lister}");
+    // In the workspace with its apis directory given: its other directories.
+    let users = crds.join("users.auth.ilinux.io.yaml");
+    let run = kube_codegen(&root, &["import", &users.to_string_lossy(), "--apis-dir", "api/src/apis"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(root.join("client/src/client/listers/auth/v1beta1/user.rs").is_file(), "{}", run.stderr);
+    assert!(root.join("config/crd/auth.ilinux.io_users.yaml").is_file(), "{}", run.stderr);
+    assert!(!root.join("api/src/client").exists() && !root.join("api/config").exists());
+    let run = kube_codegen(&root, &all);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    // Types in both layouts' places: which one is meant is not guessed.
+    std::fs::create_dir_all(root.join("pkg/apis")).unwrap();
+    std::fs::write(root.join("pkg/apis/mod.rs"), "").unwrap();
+    let before = tree(&root);
+    for args in [&["create", "api", "--kind", "Other"][..], &["import", &users.to_string_lossy()]] {
+        let run = kube_codegen(&root, args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("holds API types in both `pkg/apis` and `api/src/apis`"), "{}", run.stderr);
+    }
+    assert_eq!(tree(&root), before, "a refusal writes nothing");
 }
 
 /// The acceptance test of the workspace layout: the three crates build,
@@ -272,9 +316,13 @@ fn the_new_workspace_builds_tests_and_lints_clean_and_stays_so_with_more_apis() 
     let (scratch, root) = scratch_crate("scaffolded-workspace");
     init_workspace(&scratch, "scaffolded-workspace");
 
+    // At the root, `cargo test` and `clippy` cover all three packages.
     let test = cargo(&root, &["test"]);
     assert!(test.contains("test controller::tests::a_new_object_becomes_ready ... ok"), "{test}");
-    cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    for member in ["scaffolded_workspace_api", "scaffolded_workspace_client"] {
+        assert!(test.contains(member), "{member} not tested: {test}");
+    }
+    cargo(&root, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo(&root, &["fmt", "--all", "--check"]);
 
     for args in [
@@ -308,9 +356,9 @@ fn the_new_workspace_builds_tests_and_lints_clean_and_stays_so_with_more_apis() 
     all.extend(WORKSPACE_ALL);
     let run = kube_codegen(&root, &all);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    cargo(&root, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo(&root, &["fmt", "--all", "--check"]);
-    let test = cargo(&root, &["test", "--workspace"]);
+    let test = cargo(&root, &["test"]);
     assert!(test.contains("test result: ok. 1 passed"), "{test}");
 }
 

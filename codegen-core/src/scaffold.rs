@@ -43,12 +43,27 @@ pub enum CrateLayout {
 }
 
 impl CrateLayout {
-    /// The layout of the scaffolded crate at `root`: `None` when `root`
-    /// holds neither `pkg/apis/mod.rs` nor `api/src/apis/mod.rs`.
-    pub fn of(root: &Path) -> Option<CrateLayout> {
-        [CrateLayout::OneCrate, CrateLayout::Workspace]
+    /// The layout of the crate `kube-codegen init` made at `root`: `None`
+    /// when `root` has no `Cargo.toml` or holds neither `pkg/apis/mod.rs`
+    /// nor `api/src/apis/mod.rs`, an error when it holds both.
+    pub fn of(root: &Path) -> Result<Option<CrateLayout>, Diagnostic> {
+        if !root.join("Cargo.toml").is_file() {
+            return Ok(None);
+        }
+        let found: Vec<CrateLayout> = [CrateLayout::OneCrate, CrateLayout::Workspace]
             .into_iter()
-            .find(|layout| root.join(layout.apis_dir()).join("mod.rs").is_file())
+            .filter(|layout| root.join(layout.apis_dir()).join("mod.rs").is_file())
+            .collect();
+        match found.as_slice() {
+            both if both.len() > 1 => Err(Diagnostic::error(format!(
+                "`{}` holds API types in both `{}` and `{}`, the places of a one-crate and a workspace layout",
+                root.display(),
+                CrateLayout::OneCrate.apis_dir(),
+                CrateLayout::Workspace.apis_dir()
+            ))
+            .help("keep the types in one of them (a workspace made by `init --workspace` has them in `api/src/apis`)")),
+            found => Ok(found.first().copied()),
+        }
     }
 
     /// The API types' directory, relative to the root.
@@ -79,19 +94,19 @@ impl CrateLayout {
     /// The generator's settings for the crate at `root` (no groups yet):
     /// in a workspace the clients go to the client crate and name the types
     /// through the types crate, and the CRDs go to the root's `config/crd`.
-    pub fn settings(self, root: &Path) -> Settings {
+    pub fn settings(self, root: &Path) -> Result<Settings, Diagnostic> {
         let settings = Settings::new(root.join(self.apis_dir()));
-        match self {
+        Ok(match self {
             CrateLayout::OneCrate => settings,
             CrateLayout::Workspace => {
                 let settings =
                     settings.with_output_dir(root.join(self.client_dir())).with_crd_dir(root.join("config/crd"));
-                match settings.apis_module_from_another_crate() {
+                match settings.apis_module_from_another_crate()? {
                     Some(module) => settings.with_apis_module(module),
                     None => settings,
                 }
             }
-        }
+        })
     }
 }
 
@@ -276,7 +291,11 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
     rustfmt(&txn.created_files());
     let gv = GroupVersions { package: group_dir.clone(), versions: vec![api.version.clone()] };
     let mut generated = Vec::new();
-    txn.generate(&layout.settings(dir).with_group(gv.clone()), &mut generated)?;
+    let generation = match layout.settings(dir) {
+        Ok(generation) => generation.with_group(gv.clone()),
+        Err(e) => return Err(txn.abort(vec![e])),
+    };
+    txn.generate(&generation, &mut generated)?;
     let rbac = RbacSettings {
         sources: vec![dir.join("src")],
         output: dir.join("config/rbac/role.yaml"),
@@ -303,11 +322,11 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
 pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
     // `.` is left out of the paths reported.
     let root = if settings.root == Path::new(".") { Path::new("") } else { settings.root.as_path() };
-    let layout = CrateLayout::of(root).filter(|_| root.join("Cargo.toml").is_file());
-    let Some(layout) = layout else {
-        let apis_mod = root.join(APIS_DIR).join("mod.rs");
+    let Some(layout) = CrateLayout::of(root).map_err(|e| vec![e])? else {
+        let [one, workspace] =
+            [CrateLayout::OneCrate, CrateLayout::Workspace].map(|l| root.join(l.apis_dir()).join("mod.rs"));
         return Err(vec![
-            Diagnostic::error(format!("`{}` is not a crate scaffolded by kube-codegen: no `{}`", settings.root.display(), apis_mod.display()))
+            Diagnostic::error(format!("`{}` is not a crate scaffolded by kube-codegen: no `Cargo.toml` with `{}` or `{}`", settings.root.display(), one.display(), workspace.display()))
                 .help("run it in the directory `kube-codegen init` created (or pass `--dir`), or start one with `kube-codegen init <dir> --group .. --version .. --kind ..`"),
         ]);
     };
@@ -453,7 +472,10 @@ pub fn create_api(settings: &CreateApiSettings) -> Result<Scaffolded, Vec<Diagno
         }
         Err(e) => return Err(txn.abort(vec![e])),
     };
-    let mut generation = layout.settings(root);
+    let mut generation = match layout.settings(root) {
+        Ok(generation) => generation,
+        Err(e) => return Err(txn.abort(vec![e])),
+    };
     for g in &groups {
         generation = generation.with_group(g.clone());
     }

@@ -416,69 +416,95 @@ impl Settings {
 
     /// The apis module's path as another crate names it
     /// (`my_api::apis`) when the client output directory is set and lies in
-    /// another crate than the apis directory: the nearest ancestors with a
-    /// `Cargo.toml` differ, and the apis crate's manifest names its package
-    /// (or its `[lib]`). `None` otherwise, or when an apis module is set.
+    /// another crate than the apis directory (the nearest ancestors with a
+    /// `Cargo.toml` differ): the apis crate's `[lib]` or package name and
+    /// the module's path in it. `Ok(None)` in the same crate, without an
+    /// output directory, or when an apis module is set; an error when the
+    /// apis crate's manifest names no package.
     ///
     /// The CLI applies it when `--apis-module` is not given; build.rs output
     /// is always included into the types' own crate and never needs it.
-    pub fn apis_module_from_another_crate(&self) -> Option<String> {
-        if self.apis_module.is_some() {
-            return None;
+    pub fn apis_module_from_another_crate(&self) -> Result<Option<String>, Diagnostic> {
+        let Some(output) = self.output_dir.as_deref().filter(|_| self.apis_module.is_none()) else {
+            return Ok(None);
+        };
+        let (Some(apis_root), Some(output_root)) = (nearest_manifest_dir(&self.apis_dir), nearest_manifest_dir(output))
+        else {
+            return Ok(None);
+        };
+        if apis_root == output_root {
+            return Ok(None);
         }
-        let output = self.output_dir.as_deref()?;
-        let apis_root = nearest_manifest_dir(&self.apis_dir)?;
-        let output_root = nearest_manifest_dir(output)?;
-        if same_dir(&apis_root, &output_root) {
-            return None;
-        }
-        let manifest: toml::Table = std::fs::read_to_string(apis_root.join("Cargo.toml")).ok()?.parse().ok()?;
-        let name = manifest
-            .get("lib")
-            .and_then(|l| l.get("name"))
-            .or_else(|| manifest.get("package").and_then(|p| p.get("name")))
-            .and_then(toml::Value::as_str)?;
-        let inside = self.apis_module_in_crate();
-        Some(format!("{}{}", name.replace('-', "_"), inside.strip_prefix("crate")?))
+        let manifest_path = apis_root.join("Cargo.toml");
+        let name = std::fs::read_to_string(&manifest_path)
+            .ok()
+            .and_then(|text| text.parse::<toml::Table>().ok())
+            .and_then(|manifest| {
+                let lib = manifest.get("lib").and_then(|l| l.get("name"));
+                lib.or_else(|| manifest.get("package").and_then(|p| p.get("name")))
+                    .and_then(toml::Value::as_str)
+                    .map(str::to_owned)
+            });
+        let Some(name) = name else {
+            return Err(Diagnostic::error(format!(
+                "the clients go to another crate than the types, and `{}` names no package to reach the types by",
+                manifest_path.display()
+            ))
+            .help("give the types' module as the clients' crate names it, e.g. `--apis-module my_api::apis`"));
+        };
+        let apis_dir = absolute(&self.apis_dir);
+        Ok(Some(module_path(&name.replace('-', "_"), apis_dir.strip_prefix(&apis_root).unwrap_or(&apis_dir))))
     }
 
     /// The apis module's path inside its own crate, from the directories:
     /// `crate::` and the apis dir's path under the crate root, without `src`.
     fn apis_module_in_crate(&self) -> String {
         let root = self.crate_root();
-        let rel = self.apis_dir.strip_prefix(&root).unwrap_or(&self.apis_dir);
-        let mut parts: Vec<String> = rel
-            .components()
-            .filter_map(|c| match c {
-                std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-                _ => None,
-            })
-            .collect();
-        if parts.first().is_some_and(|p| p == "src") {
-            parts.remove(0);
-        }
-        let mut path = String::from("crate");
-        for p in parts {
-            path.push_str("::");
-            path.push_str(&crate::ident::rust_ident(&p.replace('-', "_")));
-        }
-        path
+        module_path("crate", self.apis_dir.strip_prefix(&root).unwrap_or(&self.apis_dir))
     }
+}
+
+/// `start` and the modules of the directory `rel` (relative to a crate's
+/// root; a leading `src` is not a module), e.g. `crate::pkg::apis`.
+fn module_path(start: &str, rel: &Path) -> String {
+    let mut parts: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if parts.first().is_some_and(|p| p == "src") {
+        parts.remove(0);
+    }
+    let mut path = String::from(start);
+    for p in parts {
+        path.push_str("::");
+        path.push_str(&crate::ident::rust_ident(&p.replace('-', "_")));
+    }
+    path
+}
+
+/// `dir` from the current directory, without `.` and `..` where the
+/// directories exist.
+fn absolute(dir: &Path) -> PathBuf {
+    let joined = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir().map(|cwd| cwd.join(dir)).unwrap_or_else(|_| dir.to_path_buf())
+    };
+    std::fs::canonicalize(&joined).unwrap_or(joined)
 }
 
 /// The nearest of `dir` and its ancestors holding a `Cargo.toml` (`dir` need
 /// not exist yet).
 fn nearest_manifest_dir(dir: &Path) -> Option<PathBuf> {
-    let absolute = if dir.is_absolute() { dir.to_path_buf() } else { std::env::current_dir().ok()?.join(dir) };
-    absolute.ancestors().find(|d| d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
-}
-
-/// Whether two existing directories are the same, however they are written.
-fn same_dir(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
+    // An output directory may not exist yet: its nearest existing ancestor
+    // stands for it.
+    let dir = absolute(dir);
+    let existing = dir.ancestors().find(|d| d.exists())?;
+    let existing = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+    existing.ancestors().find(|d| d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
 }
 
 /// The `v1_*` feature enabled on k8s-openapi by the Cargo.toml of `crate_root`
@@ -580,7 +606,7 @@ mod tests {
 
     /// Clients written into another crate name the types through the types
     /// crate's name; in the same crate, or with the module given, nothing is
-    /// inferred.
+    /// inferred; a types crate without a name is an error.
     #[test]
     fn the_apis_module_seen_from_another_crate() {
         let dir = tempfile::tempdir().unwrap();
@@ -589,22 +615,30 @@ mod tests {
             ("api", "[package]\nname = \"my-api\"\n"),
             ("client", "[package]\nname = \"my-client\"\n"),
             ("lib-named", "[package]\nname = \"pkg-name\"\n[lib]\nname = \"lib_name\"\n"),
+            ("virtual", "[workspace]\nmembers = []\n"),
         ] {
             std::fs::create_dir_all(ws.join(krate).join("src/apis")).unwrap();
             std::fs::write(ws.join(krate).join("Cargo.toml"), manifest).unwrap();
         }
+        let inferred = |apis: PathBuf, output: PathBuf| {
+            Settings::new(apis).with_output_dir(output).apis_module_from_another_crate().map_err(|e| e.message)
+        };
         let apis = ws.join("api/src/apis");
-        let other = Settings::new(&apis).with_output_dir(ws.join("client/src/client"));
-        assert_eq!(other.apis_module_from_another_crate().as_deref(), Some("my_api::apis"));
-        let lib = Settings::new(ws.join("lib-named/src/apis")).with_output_dir(ws.join("client/src/client"));
-        assert_eq!(lib.apis_module_from_another_crate().as_deref(), Some("lib_name::apis"));
+        let client = ws.join("client/src/client");
+        assert_eq!(inferred(apis.clone(), client.clone()), Ok(Some("my_api::apis".into())));
+        assert_eq!(inferred(ws.join("lib-named/src/apis"), client.clone()), Ok(Some("lib_name::apis".into())));
+        // Written with `..` and `.`: the same directories.
+        let roundabout = ws.join("client/../api/src/./apis");
+        assert_eq!(inferred(roundabout, client.clone()), Ok(Some("my_api::apis".into())));
         // The same crate, the default output directory, an explicit module.
-        let same = Settings::new(&apis).with_output_dir(ws.join("api/src/client"));
-        assert_eq!(same.apis_module_from_another_crate(), None);
-        assert_eq!(Settings::new(&apis).apis_module_from_another_crate(), None);
-        let explicit = other.with_apis_module("my_api::apis::v2");
-        assert_eq!(explicit.apis_module_from_another_crate(), None);
+        assert_eq!(inferred(apis.clone(), ws.join("api/src/client")), Ok(None));
+        assert_eq!(Settings::new(&apis).apis_module_from_another_crate(), Ok(None));
+        let explicit = Settings::new(&apis).with_output_dir(&client).with_apis_module("my_api::apis::v2");
+        assert_eq!(explicit.apis_module_from_another_crate(), Ok(None));
         assert_eq!(explicit.apis_module(), "my_api::apis::v2");
+        // No package to name the types by.
+        let err = inferred(ws.join("virtual/src/apis"), client).unwrap_err();
+        assert!(err.contains("names no package"), "{err}");
     }
 
     /// The Kubernetes version from k8s-openapi's `v1_*` feature in the

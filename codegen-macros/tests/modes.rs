@@ -169,14 +169,15 @@ pub fn check_all() -> Result<(), String> {{
 /// Remapped source paths (`--remap-path-prefix`, for reproducible builds)
 /// do not hide the file from macro mode: the compiler still gives the macro
 /// the path on disk (`Span::local_file`), so the kind is generated (without
-/// it, the macro's error on the kind would fail the build).
+/// it, the macro's error on the kind would fail the build), while the
+/// binary's own paths are the remapped ones.
 #[test]
 fn macro_mode_builds_with_remapped_source_paths() {
     let scratch = ScratchCrate::new(&workspace(), "macro_remapped");
     let src = scratch.dir.join("src");
     std::fs::create_dir_all(&src).unwrap();
     std::fs::write(
-        src.join("lib.rs"),
+        src.join("main.rs"),
         r#"//! A kind in macro mode.
 
 use codegen_macros::{ApiType, genclient};
@@ -204,12 +205,22 @@ pub struct WidgetSpec {
     /// Its size.
     pub size: i32,
 }
+
+fn main() {
+    println!("{} {}", file!(), Widget::CRD_NAME);
+}
 "#,
     )
     .unwrap();
     scratch.write_manifest("");
-    // `cargo rustc` passes the flag to this crate's compilation only.
+    // `cargo rustc` passes the flags to this crate's compilation only; cargo
+    // gives rustc the root package's files as `src/..`.
     let remap = format!("--remap-path-prefix={}=/remapped", scratch.dir.display());
-    let out = scratch.cargo("rustc", &["--quiet", "--lib", "--", &remap]);
+    let out = scratch
+        .cargo("rustc", &["--quiet", "--bin", "macro_remapped", "--", &remap, "--remap-path-prefix=src=/remapped/src"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let exe = scratch.root.join("target/debug/macro_remapped");
+    let printed = std::process::Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&printed.stdout);
+    assert_eq!(stdout.trim(), "/remapped/src/main.rs widgets.example.com", "the paths were remapped");
 }

@@ -434,9 +434,13 @@ async fn a_leader_that_cannot_renew_its_lease_exits_with_code_1() -> Result<()> 
     eprintln!("exit after the link went down: {took:?}");
     assert_eq!(status.code(), Some(1), "{status}: {}", leader.log_text());
     assert!(leader.log_text().contains("leadership lost"), "{}", leader.log_text());
-    // It renewed at most one retry period (0.5 s, jittered) before the link
-    // went down, so it cannot have stopped leading much earlier than 3 s on.
+    // It renewed at most one retry period (0.5 s) before the link went
+    // down, so it cannot have stopped leading much before 3 s on; then the
+    // controller stops (requests in flight fail within the 2 s request
+    // timeout) and the process exits.
     assert!(took >= Duration::from_millis(2300), "exited after {took:?}: {}", leader.log_text());
+    let bound = Duration::from_secs(3) + Duration::from_secs(2) + Duration::from_millis(500) + Duration::from_secs(2);
+    assert!(took <= bound, "exited after {took:?}, more than {bound:?}: {}", leader.log_text());
     Ok(())
 }
 

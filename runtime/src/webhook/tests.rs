@@ -640,14 +640,18 @@ async fn a_panicking_handler_is_a_500_and_the_server_goes_on() {
     assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
 }
 
-/// An admission handler that waits (blocking its thread) until
-/// [`Signals`] runs, then allows; it denies if that takes 10 s.
-struct Waits(std::sync::Mutex<std::sync::mpsc::Receiver<()>>);
+/// An admission handler that says it runs, then waits (blocking its
+/// thread) until [`Signals`] runs, and allows; it denies if that takes 10 s.
+struct Waits {
+    entered: std::sync::mpsc::SyncSender<()>,
+    go_on: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
 
 impl super::AdmissionHandler for Waits {
     fn admit(&self, req: &kube::core::admission::AdmissionRequest<kube::core::DynamicObject>) -> AdmissionResponse {
-        let rx = self.0.lock().unwrap();
-        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+        self.entered.send(()).unwrap();
+        let go_on = self.go_on.lock().unwrap();
+        match go_on.recv_timeout(std::time::Duration::from_secs(10)) {
             Ok(()) => AdmissionResponse::allow(req.uid.clone()),
             Err(_) => AdmissionResponse::deny(req.uid.clone(), super::Denied::new("the other handler never ran")),
         }
@@ -670,8 +674,10 @@ impl super::AdmissionHandler for Signals {
 #[tokio::test(flavor = "current_thread")]
 async fn handlers_run_on_blocking_threads_not_on_the_async_workers() {
     let (ca, cert, key) = loopback_certificates();
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    let webhooks = webhooks().admission("/waits", Waits(std::sync::Mutex::new(rx))).admission("/signals", Signals(tx));
+    let (entered_tx, entered_rx) = std::sync::mpsc::sync_channel(1);
+    let (go_on_tx, go_on_rx) = std::sync::mpsc::sync_channel(1);
+    let waits = Waits { entered: entered_tx, go_on: std::sync::Mutex::new(go_on_rx) };
+    let webhooks = webhooks().admission("/waits", waits).admission("/signals", Signals(go_on_tx));
     let server = WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem(&cert, &key).unwrap(), webhooks).await.unwrap();
     let addr = server.local_addr();
     let body = serde_json::to_string(&admission_review("CREATE", Some(widget(json!({"color": "red"}))), None)).unwrap();
@@ -681,8 +687,10 @@ async fn handlers_run_on_blocking_threads_not_on_the_async_workers() {
     let waits = request("/waits");
     let ca_waits = ca.clone();
     let waiting = tokio::spawn(async move { exchange(addr, &ca_waits, waits.as_bytes()).await });
-    // Let the first request reach its handler before the second is sent.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // The first handler is blocking its thread before the second request
+    // is sent (waited for off this runtime's only thread).
+    let entered = tokio::task::spawn_blocking(move || entered_rx.recv_timeout(std::time::Duration::from_secs(20)));
+    entered.await.unwrap().expect("the first handler ran");
     let signalled = exchange(addr, &ca, request("/signals").as_bytes()).await;
     assert!(signalled.starts_with("HTTP/1.1 200 OK\r\n"), "{signalled}");
     let answer = waiting.await.unwrap();
