@@ -203,11 +203,9 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
     }
     let deps = deps.expect("checked above");
     let group_dir = group_dir(&api.group);
-    let vars = Vars::new(api, &group_dir, settings.layout)
-        .with("crate_name", &crate_name)
-        .with("crate_ident", &crate_name.replace('-', "_"));
     let layout = settings.layout;
     let crate_ident = crate_name.replace('-', "_");
+    let vars = Vars::new(api, &group_dir, layout).with("crate_name", &crate_name).with("crate_ident", &crate_ident);
     let (apis_path, client_path, layout_note) = match layout {
         CrateLayout::OneCrate => ("crate::pkg::apis".to_owned(), "crate::pkg::client".to_owned(), String::new()),
         CrateLayout::Workspace => (
