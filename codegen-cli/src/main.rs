@@ -142,7 +142,8 @@ Examples:
 Exit status: 0 success, 2 errors (nothing written).";
 
 /// Creates an operator crate (kubebuilder's `init` + `create api`): the API
-/// type in pkg/apis/<group>/<version>/ (api/src/apis/.. with --workspace) with a status subresource and printer
+/// type in pkg/apis/<group>/<version>/ (api/src/apis/.. with --workspace)
+/// with a status subresource and printer
 /// columns, its generated clientset, listers, informers, fake clientset and
 /// CRD, a controller on codegen-runtime (informer, rate-limited work queue,
 /// events, leader election, signal handling) with #[rbac] markers and the
