@@ -112,7 +112,7 @@ Exit status: 0 success, 1 --verify found drift, 2 errors.";
 /// sources (controller-gen's rbac generator): rules merged and sorted, a
 /// ClusterRole, plus a Role per namespace that markers name.
 #[derive(Parser, Debug)]
-#[command(name = "kube-codegen rbac", version, after_help = RBAC_EXAMPLES)]
+#[command(name = "kube-codegen rbac", bin_name = "kube-codegen rbac", version, after_help = RBAC_EXAMPLES)]
 struct RbacCli {
     /// Rust files, or directories searched recursively for `.rs` files
     #[arg(required = true, value_name = "SOURCES")]
@@ -150,7 +150,7 @@ Exit status: 0 success, 2 errors (nothing written).";
 /// role generated from them, a unit test on the fake API server, a sample
 /// object and a README with the next commands. Writes only new files.
 #[derive(Parser, Debug)]
-#[command(name = "kube-codegen init", disable_version_flag = true, after_help = INIT_EXAMPLES)]
+#[command(name = "kube-codegen init", bin_name = "kube-codegen init", disable_version_flag = true, after_help = INIT_EXAMPLES)]
 struct InitCli {
     /// The crate's directory (created when missing)
     dir: PathBuf,
@@ -193,7 +193,7 @@ Exit status: 0 success, 2 errors (nothing written).";
 /// every group. Writes only new files; the module files get the new `mod`
 /// lines above their `// +kube-codegen:scaffold:*` marker line.
 #[derive(Parser, Debug)]
-#[command(name = "kube-codegen create api", disable_version_flag = true, after_help = CREATE_API_EXAMPLES)]
+#[command(name = "kube-codegen create api", bin_name = "kube-codegen create api", disable_version_flag = true, after_help = CREATE_API_EXAMPLES)]
 struct CreateApiCli {
     /// The kind, e.g. `Backup`
     #[arg(long)]
@@ -226,7 +226,7 @@ Exit status: 0 success, 2 errors (nothing written). See docs/import.md.";
 /// generates their clientset, listers, informers, fake clientset and CRDs.
 /// The types are yours to edit: no existing file is ever replaced.
 #[derive(Parser, Debug)]
-#[command(name = "kube-codegen import", disable_version_flag = true, after_help = IMPORT_EXAMPLES)]
+#[command(name = "kube-codegen import", bin_name = "kube-codegen import", disable_version_flag = true, after_help = IMPORT_EXAMPLES)]
 struct ImportCli {
     /// CRD YAML files (one or more documents each)
     #[arg(required = true, value_name = "CRD_YAML")]

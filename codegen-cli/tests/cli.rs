@@ -169,6 +169,15 @@ fn help_shows_examples() {
     assert_eq!(run.code, 0);
     assert!(run.stdout.contains("--role-name"), "{}", run.stdout);
     assert!(run.stdout.contains("kube-codegen rbac src --role-name"), "{}", run.stdout);
+    // Each subcommand's usage line names it, as it is typed.
+    for command in [&["init"][..], &["create", "api"], &["import"], &["rbac"]] {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let run = kube_codegen(Path::new("."), &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let usage = format!("Usage: kube-codegen {} [OPTIONS]", command.join(" "));
+        assert!(run.stdout.contains(&usage), "{usage}: {}", run.stdout);
+    }
 }
 
 macro_rules! bad_input {
