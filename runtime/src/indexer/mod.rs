@@ -220,6 +220,9 @@ impl Store {
     /// object once, not at every comparison), and the value's set is built
     /// from them in one pass, instead of by one insertion per object.
     fn build_index(&self, index_fn: &IndexFn) -> Index {
+        if let IndexFn::Namespace = index_fn {
+            return self.build_namespace_index();
+        }
         let mut groups: FastMap<String, Vec<(KeyParts<'_>, &ErasedObject)>> = FastMap::default();
         for obj in self.items.iter() {
             let key = parts_of(&**obj);
@@ -236,6 +239,31 @@ impl Store {
                 objs.sort_unstable_by(|a, b| cmp_keys(a.0, b.0));
                 // In order already: collecting checks that in one pass.
                 (value, objs.into_iter().map(|(_, obj)| ByKey(obj.clone())).collect())
+            })
+            .collect()
+    }
+
+    /// [`build_index`](Self::build_index) for the built-in namespace
+    /// index: every object of a value has that namespace, so its objects
+    /// are ordered by name alone, and only the name is gathered with each
+    /// (24 bytes per object rather than 40, which is most of what building
+    /// the index holds at once).
+    fn build_namespace_index(&self) -> Index {
+        let mut groups: FastMap<&str, Vec<(&str, &ErasedObject)>> = FastMap::default();
+        for obj in self.items.iter() {
+            let (namespace, name) = parts_of(&**obj);
+            match groups.get_mut(namespace) {
+                Some(objs) => objs.push((name, obj)),
+                None => {
+                    groups.insert(namespace, vec![(name, obj)]);
+                }
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(namespace, mut objs)| {
+                objs.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                (namespace.to_owned(), objs.into_iter().map(|(_, obj)| ByKey(obj.clone())).collect())
             })
             .collect()
     }
