@@ -104,14 +104,19 @@ fn snapshot_of(dir: &Path) -> String {
     out
 }
 
-fn init(parent: &Path, name: &str) -> PathBuf {
-    let run = kube_codegen(
-        parent,
-        &["init", name, "--group", "cache.example.com", "--version", "v1alpha1", "--kind", "Memcached"],
-    );
+/// `kube-codegen init <name>` of Memcached in cache.example.com/v1alpha1 in
+/// `parent`, with `extra` arguments; it must create `files` user files.
+fn init_with(parent: &Path, name: &str, extra: &[&str], files: usize) -> PathBuf {
+    let mut args = vec!["init", name, "--group", "cache.example.com", "--version", "v1alpha1", "--kind", "Memcached"];
+    args.extend(extra);
+    let run = kube_codegen(parent, &args);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("14 file(s) created"), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("{files} file(s) created")), "{}", run.stderr);
     parent.join(name)
+}
+
+fn init(parent: &Path, name: &str) -> PathBuf {
+    init_with(parent, name, &[], 14)
 }
 
 #[test]
@@ -237,13 +242,7 @@ const WORKSPACE_ALL: [&str; 6] =
     ["api/src/apis", "--output-dir", "client/src/client", "--crd-dir", "config/crd", "--verify"];
 
 fn init_workspace(parent: &Path, name: &str) -> PathBuf {
-    let run = kube_codegen(
-        parent,
-        &["init", name, "--group", "cache.example.com", "--version", "v1alpha1", "--kind", "Memcached", "--workspace"],
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("17 file(s) created"), "{}", run.stderr);
-    parent.join(name)
+    init_with(parent, name, &["--workspace"], 17)
 }
 
 #[test]
