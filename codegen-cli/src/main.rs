@@ -287,9 +287,8 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
     if let Some(m) = &cli.apis_module {
         s = s.with_apis_module(m);
     } else {
-        match s.apis_module_from_another_crate() {
-            Ok(Some(m)) => s = s.with_apis_module(m),
-            Ok(None) => {}
+        match s.clone().with_inferred_apis_module() {
+            Ok(inferred) => s = inferred,
             Err(e) => errors.push(e),
         }
     }
@@ -388,14 +387,11 @@ fn main() -> ExitCode {
             if let Some(d) = output_dir {
                 s = s.with_output_dir(d);
             }
-            let crd_dir = cli.crd_dir.clone().or_else(|| workspace.then(|| PathBuf::from("config/crd")));
+            let crd_dir = cli.crd_dir.clone().or_else(|| workspace.then(|| CrateLayout::Workspace.crd_dir().into()));
             if let Some(d) = crd_dir {
                 s = s.with_crd_dir(d);
             }
-            Ok(match s.apis_module_from_another_crate()? {
-                Some(m) => s.with_apis_module(m),
-                None => s,
-            })
+            s.with_inferred_apis_module()
         }) {
             None => None,
             Some(Ok(s)) => Some(s),

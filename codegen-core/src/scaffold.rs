@@ -82,6 +82,11 @@ impl CrateLayout {
         }
     }
 
+    /// The generated CRDs' directory, relative to the root.
+    pub fn crd_dir(self) -> &'static str {
+        "config/crd"
+    }
+
     /// The arguments of `kube-codegen all` that regenerate the clients and
     /// CRDs from the root.
     pub fn all_args(self) -> &'static str {
@@ -96,17 +101,13 @@ impl CrateLayout {
     /// through the types crate, and the CRDs go to the root's `config/crd`.
     pub fn settings(self, root: &Path) -> Result<Settings, Diagnostic> {
         let settings = Settings::new(root.join(self.apis_dir()));
-        Ok(match self {
-            CrateLayout::OneCrate => settings,
-            CrateLayout::Workspace => {
-                let settings =
-                    settings.with_output_dir(root.join(self.client_dir())).with_crd_dir(root.join("config/crd"));
-                match settings.apis_module_from_another_crate()? {
-                    Some(module) => settings.with_apis_module(module),
-                    None => settings,
-                }
-            }
-        })
+        match self {
+            CrateLayout::OneCrate => Ok(settings),
+            CrateLayout::Workspace => settings
+                .with_output_dir(root.join(self.client_dir()))
+                .with_crd_dir(root.join(self.crd_dir()))
+                .with_inferred_apis_module(),
+        }
     }
 }
 

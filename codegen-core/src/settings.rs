@@ -456,6 +456,15 @@ impl Settings {
         Ok(Some(module_path(&name.replace('-', "_"), apis_dir.strip_prefix(&apis_root).unwrap_or(&apis_dir))))
     }
 
+    /// These settings with [`apis_module_from_another_crate`](Self::apis_module_from_another_crate)
+    /// as the apis module when it gives one.
+    pub fn with_inferred_apis_module(self) -> Result<Self, Diagnostic> {
+        Ok(match self.apis_module_from_another_crate()? {
+            Some(module) => self.with_apis_module(module),
+            None => self,
+        })
+    }
+
     /// The apis module's path inside its own crate, from the directories:
     /// `crate::` and the apis dir's path under the crate root, without `src`.
     fn apis_module_in_crate(&self) -> String {
