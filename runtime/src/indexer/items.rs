@@ -18,7 +18,7 @@
 //! calls between them (hashing, probing, comparing) it took about a third
 //! longer.
 
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use super::{KeyParts, parts_of};
 use crate::object::ErasedObject;
@@ -129,10 +129,15 @@ impl Items {
     }
 
     /// The key `parts` as slots keep it, and the low 32 bits of its hash
-    /// (foldhash mixes them as well as the high ones).
+    /// (foldhash mixes them as well as the high ones). The hasher is driven
+    /// here rather than through `BuildHasher::hash_one`, which the compiler
+    /// left as a call of its own in the lookups of a user's crate.
     #[inline(always)]
+    #[allow(clippy::manual_hash_one)]
     fn probe<'a>(&self, parts: KeyParts<'a>) -> Probe<'a> {
-        Probe::new(self.hasher.hash_one(parts) as u32, parts)
+        let mut hasher = self.hasher.build_hasher();
+        parts.hash(&mut hasher);
+        Probe::new(hasher.finish() as u32, parts)
     }
 
     /// The index of the slot holding the key of `probe`, or else that of

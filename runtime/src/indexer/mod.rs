@@ -318,7 +318,9 @@ impl ErasedIndexer {
     }
 
     // A panicking index function must not make the cache unusable for every
-    // other reader, so poisoned locks are entered anyway.
+    // other reader, so poisoned locks are entered anyway. Inline: it is
+    // part of every lookup (see `items`).
+    #[inline]
     fn read(&self) -> RwLockReadGuard<'_, Store> {
         self.store.read().unwrap_or_else(PoisonError::into_inner)
     }
