@@ -7,9 +7,9 @@
 //!
 //! `cargo bench -p kube-codegen-tests --bench informer_sync`
 //!
-//! Each measurement runs in its own child process (this binary re-executed
-//! with `--child`, or the Go program) so that peak RSS (`VmHWM`) belongs to
-//! one sync only. The variants alternate (the order rotates every round),
+//! Each measurement runs in its own child process
+//! (`tests/src/bin/informer_sync_child.rs`, or the Go program) so that peak
+//! RSS (`VmHWM`) belongs to one sync only. The variants alternate (the order rotates every round),
 //! round 0 warms up, and the medians of 5 rounds and the medians of the
 //! per-round ratios against client-go (paged lists; its default, the
 //! streaming list; and the like-for-like client-go variant) are printed.
@@ -27,74 +27,27 @@
 //! over the rounds and of the per-round ratios. `INFORMER_SYNC_ONLY=latency`
 //! or `=sync` runs one part.
 
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
-use codegen_runtime::informer::{InformerConfig, ManagedFields, ResourceEventHandlerFuncs, SharedIndexInformer};
 use codegen_testenv::TestEnv;
 use futures::{StreamExt, TryStreamExt, stream};
-use k8s_openapi::NamespaceResourceScope;
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
-use kube::runtime::{WatchStreamExt, reflector, watcher};
-use serde::{Deserialize, Serialize};
 
-const GROUP: &str = "bench.kube-codegen.dev";
-const OBJECTS: usize = 10_000;
+#[path = "informer_sync/widget.rs"]
+mod widget;
+
+use widget::{GROUP, LATENCY_UPDATES, OBJECTS, SENT_ANNOTATION, Widget, WidgetSpec};
+
 /// Measured rounds, after a warm-up round; `INFORMER_SYNC_ROUNDS` overrides.
 const ROUNDS: usize = 5;
-/// The delivery benchmark: Widgets in its namespace, updates sent, and the
-/// pause between two updates.
+/// The delivery benchmark: Widgets in its namespace, and the pause between
+/// two updates.
 const LATENCY_OBJECTS: usize = 100;
-const LATENCY_UPDATES: usize = 1_000;
 const LATENCY_INTERVAL: Duration = Duration::from_millis(5);
-/// The annotation carrying an update's send time, Unix nanoseconds.
-const SENT_ANNOTATION: &str = "bench.kube-codegen.dev/sent";
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Widget {
-    api_version: String,
-    kind: String,
-    metadata: ObjectMeta,
-    spec: WidgetSpec,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WidgetSpec {
-    owner: String,
-    replicas: i64,
-    tags: Vec<String>,
-}
-
-impl kube::Resource for Widget {
-    type DynamicType = ();
-    type Scope = NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        "Widget".into()
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        GROUP.into()
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        "v1".into()
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        "widgets".into()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
 
 const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -121,14 +74,7 @@ spec:
 "#;
 
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    if let Some(pos) = args.iter().position(|a| a == "--child") {
-        let variant = args.get(pos + 1).context("--child VARIANT KUBECONFIG NAMESPACE")?;
-        let kubeconfig = args.get(pos + 2).context("kubeconfig")?;
-        let namespace = args.get(pos + 3).context("namespace")?;
-        return child(variant, kubeconfig, namespace);
-    }
-    if args.iter().any(|a| a == "--list") {
+    if std::env::args().any(|a| a == "--list") {
         // `cargo bench -- --list` / test harness probes: nothing to list.
         return Ok(());
     }
@@ -200,7 +146,7 @@ async fn create_widgets(env: &TestEnv, ns: &str, count: usize) -> Result<()> {
 /// The sync comparison: every variant in a fresh process, `rounds` rounds
 /// after a warm-up round.
 fn sync_rounds(env: &TestEnv, go: &std::path::Path, namespace: &str, rounds: usize) -> Result<()> {
-    let exe = std::env::current_exe()?;
+    let exe = env!("CARGO_BIN_EXE_informer_sync_child");
     let kubeconfig = env.admin_kubeconfig();
     let kubeconfig = kubeconfig.to_string_lossy();
     let variants = variants();
@@ -211,8 +157,8 @@ fn sync_rounds(env: &TestEnv, go: &std::path::Path, namespace: &str, rounds: usi
             let i = (k + round) % variants.len();
             let mut command = match variants[i].run {
                 Run::Rust(variant) => {
-                    let mut c = Command::new(&exe);
-                    c.args(["--child", variant, &kubeconfig, namespace]);
+                    let mut c = Command::new(exe);
+                    c.args([variant, &kubeconfig, namespace]);
                     c
                 }
                 Run::Go(args) => {
@@ -288,7 +234,7 @@ fn sync_rounds(env: &TestEnv, go: &std::path::Path, namespace: &str, rounds: usi
 /// a fresh process per round, alternating, while this process sends the
 /// updates.
 fn latency_rounds(env: &TestEnv, rt: &tokio::runtime::Runtime, go: &std::path::Path, rounds: usize) -> Result<()> {
-    let exe = std::env::current_exe()?;
+    let exe = env!("CARGO_BIN_EXE_informer_sync_child");
     let kubeconfig = env.admin_kubeconfig();
     let kubeconfig = kubeconfig.to_string_lossy();
     let (namespace, api) = rt.block_on(async {
@@ -305,8 +251,8 @@ fn latency_rounds(env: &TestEnv, rt: &tokio::runtime::Runtime, go: &std::path::P
         for k in 0..names.len() {
             let i = (k + round) % names.len();
             let mut command = if i == 0 {
-                let mut c = Command::new(&exe);
-                c.args(["--child", "latency", &kubeconfig, &namespace]);
+                let mut c = Command::new(exe);
+                c.args(["latency", &kubeconfig, &namespace]);
                 c
             } else {
                 let mut c = Command::new(go);
@@ -381,48 +327,6 @@ async fn send_updates(api: &kube::Api<Widget>, round: usize) -> Result<()> {
     Ok(())
 }
 
-/// The latency child: syncs, says `ready`, times [`LATENCY_UPDATES`]
-/// updates from their send time to the update handler, and prints p50, p99
-/// and the largest delay (µs) of all but the first tenth.
-async fn latency_child(api: kube::Api<Widget>) -> Result<()> {
-    let informer = SharedIndexInformer::new(api, InformerConfig::default());
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<Duration>>();
-    let mut seen = Vec::with_capacity(LATENCY_UPDATES);
-    let _registration = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_update(
-        move |_old: Arc<Widget>, new: Arc<Widget>| {
-            let arrived = SystemTime::now();
-            if seen.len() == LATENCY_UPDATES {
-                return;
-            }
-            let Some(sent) = new.metadata.annotations.as_ref().and_then(|a| a.get(SENT_ANNOTATION)) else { return };
-            let Ok(sent) = sent.parse::<u64>() else { return };
-            let sent = UNIX_EPOCH + Duration::from_nanos(sent);
-            seen.push(arrived.duration_since(sent).unwrap_or_default());
-            if seen.len() == LATENCY_UPDATES {
-                let _ = tx.send(std::mem::take(&mut seen));
-            }
-        },
-    ));
-    informer.start();
-    if !informer.wait_for_cache_sync().await {
-        bail!("informer did not sync");
-    }
-    println!("ready");
-    let mut seen = tokio::time::timeout(Duration::from_secs(120), rx.recv())
-        .await
-        .context("updates did not arrive within 2 minutes")?
-        .context("handler gone")?;
-    informer.shutdown().await;
-    let mut kept = seen.split_off(seen.len() / 10);
-    kept.sort();
-    let at = |q: f64| {
-        let rank = ((q * kept.len() as f64).ceil() as usize).clamp(1, kept.len());
-        kept[rank - 1].as_nanos() as f64 / 1000.0
-    };
-    println!("{:.1} {:.1} {:.1}", at(0.5), at(0.99), kept[kept.len() - 1].as_nanos() as f64 / 1000.0);
-    Ok(())
-}
-
 const GO_DEFAULT: &str = "client-go, default (streaming list)";
 const GO_PAGED: &str = "client-go, paged lists";
 const GO_HANDLER: &str = "client-go, paged lists + 1 handler";
@@ -431,7 +335,7 @@ const GO_DEFAULT_STRIPPED: &str = "client-go, default, no managedFields";
 
 /// How one variant's child process is started.
 enum Run {
-    /// This binary with `--child VARIANT`.
+    /// `tests/src/bin/informer_sync_child.rs` with this variant.
     Rust(&'static str),
     /// The client-go program with these arguments.
     Go(&'static [&'static str]),
@@ -482,93 +386,4 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn go_baseline() -> Result<PathBuf> {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("go/informer-sync");
     codegen_testenv::go_program(&src, "informer-sync", "the informer_sync benchmark compares against client-go and")
-}
-
-fn child(variant: &str, kubeconfig: &str, namespace: &str) -> Result<()> {
-    let rt = tokio::runtime::Runtime::new()?;
-    let secs = rt.block_on(async {
-        let kc = kube::config::Kubeconfig::read_from(kubeconfig)?;
-        let config = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await?;
-        let client = kube::Client::try_from(config)?;
-        let api: kube::Api<Widget> = kube::Api::namespaced(client, namespace);
-        if variant == "latency" {
-            latency_child(api).await?;
-            return anyhow::Ok(None);
-        }
-        // Timed until the cache holds every object (and the handler has
-        // seen every add); shutting down is not part of the sync, as in the
-        // client-go program.
-        let started = Instant::now();
-        let (n, secs) = match variant {
-            "reflector" => {
-                let (reader, writer) = reflector::store();
-                let stream = reflector(writer, watcher(api, watcher::Config::default()).default_backoff());
-                let task = tokio::spawn(stream.for_each(|_| async {}));
-                reader.wait_until_ready().await?;
-                let n = reader.len();
-                let secs = started.elapsed().as_secs_f64();
-                task.abort();
-                (n, secs)
-            }
-            "informer"
-            | "informer-handler"
-            | "informer-streaming"
-            | "informer-stripped"
-            | "informer-streaming-stripped"
-            | "informer-decoded"
-            | "informer-streaming-decoded"
-            | "informer-cache-list" => {
-                let mut config = InformerConfig::default();
-                if variant.starts_with("informer-streaming") {
-                    config.watcher_config = watcher::Config::default().streaming_lists();
-                }
-                if variant == "informer-cache-list" {
-                    config.watcher_config = watcher::Config::default().any_semantic();
-                }
-                if variant.ends_with("-stripped") {
-                    // What `strip_managed_fields(true)` sets.
-                    config.managed_fields = ManagedFields::Dropped;
-                }
-                if variant.ends_with("-decoded") {
-                    config.managed_fields = ManagedFields::Decoded;
-                }
-                let informer = SharedIndexInformer::new(api, config);
-                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-                let registration = (variant == "informer-handler").then(|| {
-                    let mut seen = 0usize;
-                    informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |_w: Arc<Widget>, _| {
-                        seen += 1;
-                        if seen == OBJECTS {
-                            let _ = tx.send(());
-                        }
-                    }))
-                });
-                informer.start();
-                if !informer.wait_for_cache_sync().await {
-                    bail!("informer did not sync");
-                }
-                if registration.is_some() {
-                    rx.recv().await;
-                }
-                let n = informer.indexer().len();
-                let secs = started.elapsed().as_secs_f64();
-                informer.shutdown().await;
-                (n, secs)
-            }
-            other => bail!("unknown variant {other}"),
-        };
-        if n != OBJECTS {
-            bail!("{variant} cached {n} objects, expected {OBJECTS}");
-        }
-        anyhow::Ok(Some(secs))
-    })?;
-    let Some(secs) = secs else { return Ok(()) };
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    let hwm_kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .context("VmHWM")?;
-    println!("{secs} {hwm_kib}");
-    Ok(())
 }
