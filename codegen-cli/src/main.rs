@@ -3,6 +3,9 @@
 //! [`codegen_core::rbac::RbacSettings`]; `init` and `create api` onto
 //! [`codegen_core::scaffold`]'s settings; `import` onto
 //! [`codegen_core::import::ImportSettings`].
+// The `///` comments of the command-line types are clap's help text, written
+// for a terminal (`<APIS_DIR>`, `[default: ...]`), not as Markdown.
+#![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -31,6 +31,17 @@ fn generated_code_compiles_without_warnings() {
     krate.write_manifest("");
     let out = krate.cargo("build", &[]);
     assert!(out.status.success(), "fixture crate does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
+    // Nor does its documentation warn (`deny(warnings)` takes in rustdoc's
+    // lints): descriptions of built-in types become apply configurations'
+    // docs, with their URLs, `<placeholders>` and `[brackets]`; and the
+    // crate depends on kube itself, so a link labelled with a kube path
+    // that also names its target would be redundant.
+    let out = krate.cargo("doc", &["--no-deps"]);
+    assert!(
+        out.status.success(),
+        "fixture crate's documentation has warnings:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // What a kind costs when unused: the generated client verbs, informer
     // accessors, listers and extract functions are only instantiated where

@@ -2,7 +2,7 @@
 //! `clientset/versioned`).
 {% include "child_modules.rs" %}
 
-/// A clientset over one [`kube::Client`]({{ p.kube }}::Client), with a typed
+/// A clientset over one kube [`Client`]({{ p.kube }}::Client), with a typed
 /// client per group/version.
 #[derive(Clone)]
 pub struct Clientset {

@@ -126,8 +126,8 @@ pub struct Binaries {
     /// from `PATH`).
     pub kubectl: PathBuf,
     /// k8s.io/sample-apiserver, the aggregated API server of
-    /// [`TestEnv::start_sample_apiserver`](crate::TestEnv::start_sample_apiserver)
-    /// (checked there: only the aggregation tests need it).
+    /// `TestEnv::start_sample_apiserver` (checked there: only the
+    /// aggregation tests need it).
     pub sample_apiserver: PathBuf,
 }
 

@@ -3,7 +3,7 @@
 //! The typed clientset: one accessor per group/version (client-gen's
 //! `clientset/versioned`).
 pub mod example;
-/// A clientset over one [`kube::Client`](::codegen_runtime::__private::kube::Client), with a typed
+/// A clientset over one kube [`Client`](::codegen_runtime::__private::kube::Client), with a typed
 /// client per group/version.
 #[derive(Clone)]
 pub struct Clientset {
