@@ -976,7 +976,10 @@ mod tests {
             ("(see http://example.com/a_(b)), then", "(see <http://example.com/a_(b)>), then"),
             ("(see https://example.com/x)", "(see <https://example.com/x>)"),
             // Links already written as links stay.
-            ("<https://example.com> and [docs](https://example.com)", "<https://example.com> and \\[docs\\](https://example.com)"),
+            (
+                "<https://example.com> and [docs](https://example.com)",
+                "<https://example.com> and \\[docs\\](https://example.com)",
+            ),
             // Tags that are not tags, and brackets that are not links.
             (
                 "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>",
