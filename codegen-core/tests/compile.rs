@@ -1,9 +1,10 @@
-//! Every fixture's generated code compiles under `#![deny(warnings)]`: the
-//! fixtures are generated into one throw-away crate (typify's
-//! `tests/schemas.rs` pattern) that depends on the runtime and the markers,
-//! and is built with cargo in its own target directory. That crate uses
-//! none of its client verbs, informers, listers or extract functions, so
-//! none of their per-kind code may be compiled into it.
+//! Every fixture's generated code compiles, documents and passes clippy
+//! under `#![deny(warnings)]`: the fixtures are generated into one
+//! throw-away crate (typify's `tests/schemas.rs` pattern) that depends on
+//! the runtime and the markers, and is built with cargo in its own target
+//! directory. That crate uses none of its client verbs, informers, listers
+//! or extract functions, so none of their per-kind code may be compiled
+//! into it.
 
 mod common;
 #[path = "../../tests/support/scratch_crate.rs"]
@@ -46,6 +47,10 @@ fn generated_code_compiles_without_warnings() {
         "fixture crate's documentation has warnings:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Nor clippy's default lints, as a user's `cargo clippy` meets the
+    // generated code (built-in types, several versions, an aggregated API).
+    let out = krate.cargo("clippy", &[]);
+    assert!(out.status.success(), "clippy warns on the fixture crate:\n{}", String::from_utf8_lossy(&out.stderr));
 
     // What a kind costs when unused: the generated client verbs, informer
     // accessors, listers and extract functions are only instantiated where
