@@ -44,6 +44,7 @@ pub mod markers;
 pub mod model;
 pub(crate) mod parse;
 pub mod rbac;
+pub(crate) mod rustdoc;
 pub mod scaffold;
 pub mod settings;
 pub mod write;

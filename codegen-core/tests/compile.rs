@@ -21,11 +21,12 @@ fn generated_code_compiles_without_warnings() {
     let src = krate.dir.join("src");
     let _ = std::fs::remove_dir_all(&src);
     std::fs::create_dir_all(&src).unwrap();
-    // `deny(warnings)` takes in `missing_docs` for what is generated (a
-    // library of the user's may deny it); the fixtures' own types are
-    // undocumented test input.
-    let mut lib =
-        String::from("//! Generated fixtures, compiled by codegen-core's compile test.\n#![deny(warnings)]\n");
+    // What is generated is held to `missing_docs` as well (a library of the
+    // user's may deny it); the fixtures' own types are undocumented test
+    // input.
+    let mut lib = String::from(
+        "//! Generated fixtures, compiled by codegen-core's compile test.\n#![deny(warnings, missing_docs)]\n",
+    );
     for (name, groups) in common::FIXTURES {
         common::generate(&src, name, groups);
         lib.push_str(&format!(

@@ -87,6 +87,15 @@ fn imported_types_compile_without_warnings() {
     krate.write_manifest("");
     let out = krate.cargo("build", &[]);
     assert!(out.status.success(), "the imported types do not compile:\n{}", String::from_utf8_lossy(&out.stderr));
+    // Their doc comments are the CRDs' descriptions as written (URLs,
+    // `<placeholders>`, brackets); the files that hold such text allow
+    // rustdoc's lints about it.
+    let out = krate.cargo("doc", &["--no-deps"]);
+    assert!(
+        out.status.success(),
+        "the imported types' documentation has warnings:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The diagnostics of an import that fails, with `tmp` shown as `$TMP`.

@@ -127,8 +127,12 @@ fn item(item: &Item, defaults: &BTreeMap<String, bool>) -> TokenStream {
 }
 
 /// The file of one kind: a `//!` line, the imports, then the types, root first.
+/// The doc comments are the CRD's descriptions word for word (the generator
+/// reads them back as descriptions); where rustdoc would warn about them
+/// (bare URLs, `<placeholders>`, `[brackets]`), the file allows those lints.
 pub(crate) fn kind_file(header: &str, items: &[&Item], defaults: &BTreeMap<String, bool>) -> String {
     let lines = header.lines().map(|l| format!(" {l}"));
+    let allow = items.iter().any(|i| docs_of(i).any(crate::rustdoc::warns));
     let items = items.iter().map(|i| item(i, defaults));
     let file = quote! {
         #(#![doc = #lines])*
@@ -138,10 +142,29 @@ pub(crate) fn kind_file(header: &str, items: &[&Item], defaults: &BTreeMap<Strin
         use serde::{Deserialize, Serialize};
         #(#items)*
     };
-    match syn::parse2::<syn::File>(file.clone()) {
+    let mut src = match syn::parse2::<syn::File>(file.clone()) {
         Ok(f) => spaced(&prettyplease::unparse(&f)),
-        Err(e) => format!("// kube-codegen import could not format this file ({e})\n{file}\n"),
+        Err(e) => return format!("// kube-codegen import could not format this file ({e})\n{file}\n"),
+    };
+    if allow {
+        // After the `//!` lines, on one line as rustfmt writes it.
+        let at = src.find("\nuse ").map_or(0, |i| i + 1);
+        src.insert_str(at, ALLOW_DOC_LINTS);
     }
+    src
+}
+
+/// What a file whose doc comments rustdoc would warn about allows.
+const ALLOW_DOC_LINTS: &str =
+    "#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]\n";
+
+/// Every doc comment of `item` and of its fields.
+fn docs_of(item: &Item) -> impl Iterator<Item = &str> {
+    let (doc, fields) = match item {
+        Item::Struct { doc, fields, .. } => (doc, fields.as_slice()),
+        Item::Enum { doc, .. } | Item::Newtype { doc, .. } => (doc, [].as_slice()),
+    };
+    doc.as_deref().into_iter().chain(fields.iter().filter_map(|f| f.doc.as_deref()))
 }
 
 /// prettyplease writes items back to back; a blank line after the imports
