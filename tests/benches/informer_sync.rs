@@ -9,9 +9,9 @@
 //!
 //! Each measurement runs in its own child process
 //! (`tests/src/bin/informer_sync_child.rs`, or the Go program) so that peak
-//! RSS (`VmHWM`) belongs to one sync only. The variants alternate (the order rotates every round),
-//! round 0 warms up, and the medians of 5 rounds and the medians of the
-//! per-round ratios against client-go (paged lists; its default, the
+//! RSS (`VmHWM`) belongs to one sync only. The variants alternate (the
+//! order rotates every round), round 0 warms up, and the medians of 5
+//! rounds and the medians of the per-round ratios against client-go (paged lists; its default, the
 //! streaming list; and the like-for-like client-go variant) are printed.
 //! `INFORMER_SYNC_ROUNDS=N` measures N rounds instead of 5. Needs the Go
 //! toolchain (`go`; `.ci/run` installs it).
