@@ -2,7 +2,7 @@
 {% include "child_modules.rs" %}
 
 /// Version accessors of the `{{ g.name }}` group.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Informers {
     factory: {{ p.rt }}::factory::SharedInformerFactory,
 }

@@ -5,7 +5,7 @@ pub use {{ k.module }}::{{ k.informer }};
 {%- endfor %}
 
 /// Kind accessors of `{{ v.api_version }}`.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Informers {
     factory: {{ p.rt }}::factory::SharedInformerFactory,
 }
