@@ -9,13 +9,6 @@ pub struct Clientset {
     client: {{ p.kube }}::Client,
 }
 
-// By hand: kube's `Client` is not `Debug`.
-impl ::std::fmt::Debug for Clientset {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.debug_struct("Clientset").finish_non_exhaustive()
-    }
-}
-
 impl Clientset {
     /// A clientset that sends its requests through `client`.
     pub fn new(client: {{ p.kube }}::Client) -> Self {

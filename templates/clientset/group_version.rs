@@ -13,13 +13,6 @@ pub struct {{ v.gv_client }} {
     client: {{ p.kube }}::Client,
 }
 
-// By hand: kube's `Client` is not `Debug`.
-impl ::std::fmt::Debug for {{ v.gv_client }} {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.debug_struct("{{ v.gv_client }}").finish_non_exhaustive()
-    }
-}
-
 impl {{ v.gv_client }} {
     /// A `{{ v.api_version }}` client over `client`.
     pub fn new(client: {{ p.kube }}::Client) -> Self {

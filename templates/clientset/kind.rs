@@ -7,7 +7,7 @@ use {{ k.api_type }};
 /// Add your own methods with an `impl {{ k.client }}` block in a hand-written
 /// `{{ k.module }}_expansion.rs` beside this file; the generator includes it and
 /// never touches it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct {{ k.client }} {
     inner: {{ p.rt }}::client::TypedClient<{{ k.rust_name }}>,
 }

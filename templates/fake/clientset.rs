@@ -4,7 +4,7 @@
 /// The fake clientset: the real [`Clientset`](super::clientset::Clientset)
 /// (through `Deref`) talking to a [`FakeApiServer`]({{ p.rt }}::testing::FakeApiServer)
 /// that serves every kind of this crate.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Clientset {
     server: {{ p.rt }}::testing::FakeApiServer,
     clientset: super::clientset::Clientset,

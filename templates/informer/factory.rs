@@ -4,7 +4,7 @@
 {% include "child_modules.rs" %}
 
 /// A shared informer factory over the kinds of this crate.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SharedInformerFactory {
     inner: {{ p.rt }}::factory::SharedInformerFactory,
 }
@@ -62,7 +62,7 @@ impl SharedInformerFactory {
 }
 
 /// An informer found by [`SharedInformerFactory::for_resource`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum GenericInformer {
 {% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
     /// `{{ k.plural }}.{{ k.group }}/{{ k.version }}`

@@ -2,7 +2,7 @@
 {% include "child_modules.rs" %}
 
 /// Version accessors of the `{{ g.name }}` group.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Informers {
     factory: {{ p.rt }}::factory::SharedInformerFactory,
 }

@@ -3,7 +3,7 @@
 use {{ k.api_type }};
 
 /// Access to the factory's one `{{ k.kind }}` informer and its lister.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct {{ k.informer }} {
     factory: {{ p.rt }}::factory::SharedInformerFactory,
 }

@@ -5,7 +5,7 @@ pub use {{ k.module }}::{{ k.informer }};
 {%- endfor %}
 
 /// Kind accessors of `{{ v.api_version }}`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Informers {
     factory: {{ p.rt }}::factory::SharedInformerFactory,
 }

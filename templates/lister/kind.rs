@@ -4,7 +4,7 @@ use {{ k.api_type }};
 
 /// Lists `{{ k.kind }}` objects from an informer's cache. The objects are
 /// shared with the cache: treat them as read-only (clone before changing).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct {{ k.lister }} {
     inner: {{ p.rt }}::lister::Lister<{{ k.rust_name }}>,
 }
@@ -46,7 +46,7 @@ impl {{ k.lister }} {
 }
 {% if k.namespaced %}
 /// Lists and gets `{{ k.kind }}` objects of one namespace from the cache.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct {{ k.ns_lister }} {
     inner: {{ p.rt }}::lister::NamespaceLister<{{ k.rust_name }}>,
 }

@@ -9,11 +9,6 @@ pub mod example;
 pub struct Clientset {
     client: ::codegen_runtime::__private::kube::Client,
 }
-impl ::std::fmt::Debug for Clientset {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.debug_struct("Clientset").finish_non_exhaustive()
-    }
-}
 impl Clientset {
     /// A clientset that sends its requests through `client`.
     pub fn new(client: ::codegen_runtime::__private::kube::Client) -> Self {

@@ -5,7 +5,7 @@
 /// The fake clientset: the real [`Clientset`](super::clientset::Clientset)
 /// (through `Deref`) talking to a [`FakeApiServer`](::codegen_runtime::testing::FakeApiServer)
 /// that serves every kind of this crate.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Clientset {
     server: ::codegen_runtime::testing::FakeApiServer,
     clientset: super::clientset::Clientset,

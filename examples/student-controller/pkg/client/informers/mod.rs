@@ -5,7 +5,7 @@
 //! ask, group/version accessors, and a generic lookup by resource.
 pub mod example;
 /// A shared informer factory over the kinds of this crate.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SharedInformerFactory {
     inner: ::codegen_runtime::factory::SharedInformerFactory,
 }
@@ -72,7 +72,7 @@ impl SharedInformerFactory {
     }
 }
 /// An informer found by [`SharedInformerFactory::for_resource`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum GenericInformer {
     /// `students.example.k8s.io/v1`
     ExampleV1Student(

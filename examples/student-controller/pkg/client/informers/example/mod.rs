@@ -3,7 +3,7 @@
 //! Informers of the `example.k8s.io` group.
 pub mod v1;
 /// Version accessors of the `example.k8s.io` group.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Informers {
     factory: ::codegen_runtime::factory::SharedInformerFactory,
 }

@@ -8,11 +8,6 @@ pub use student::StudentClient;
 pub struct ExampleV1Client {
     client: ::codegen_runtime::__private::kube::Client,
 }
-impl ::std::fmt::Debug for ExampleV1Client {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.debug_struct("ExampleV1Client").finish_non_exhaustive()
-    }
-}
 impl ExampleV1Client {
     /// A `example.k8s.io/v1` client over `client`.
     pub fn new(client: ::codegen_runtime::__private::kube::Client) -> Self {

@@ -7,7 +7,7 @@ use crate::pkg::apis::example::v1::Student;
 /// Add your own methods with an `impl StudentClient` block in a hand-written
 /// `student_expansion.rs` beside this file; the generator includes it and
 /// never touches it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StudentClient {
     inner: ::codegen_runtime::client::TypedClient<Student>,
 }

@@ -4,7 +4,7 @@
 pub mod student;
 pub use student::StudentInformer;
 /// Kind accessors of `example.k8s.io/v1`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Informers {
     factory: ::codegen_runtime::factory::SharedInformerFactory,
 }

@@ -3,7 +3,7 @@
 //! The shared informer and lister of `Student`.
 use crate::pkg::apis::example::v1::Student;
 /// Access to the factory's one `Student` informer and its lister.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StudentInformer {
     factory: ::codegen_runtime::factory::SharedInformerFactory,
 }

@@ -4,7 +4,7 @@
 use crate::pkg::apis::example::v1::Student;
 /// Lists `Student` objects from an informer's cache. The objects are
 /// shared with the cache: treat them as read-only (clone before changing).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StudentLister {
     inner: ::codegen_runtime::lister::Lister<Student>,
 }
@@ -35,7 +35,7 @@ impl StudentLister {
     }
 }
 /// Lists and gets `Student` objects of one namespace from the cache.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StudentNamespaceLister {
     inner: ::codegen_runtime::lister::NamespaceLister<Student>,
 }
