@@ -132,31 +132,25 @@ fn item(item: &Item, defaults: &BTreeMap<String, bool>) -> TokenStream {
 /// (bare URLs, `<placeholders>`, `[brackets]`), the file allows those lints.
 pub(crate) fn kind_file(header: &str, items: &[&Item], defaults: &BTreeMap<String, bool>) -> String {
     let lines = header.lines().map(|l| format!(" {l}"));
-    let allow = items.iter().any(|i| docs_of(i).any(crate::rustdoc::warns));
+    let allow = items
+        .iter()
+        .any(|i| docs_of(i).any(crate::rustdoc::warns))
+        .then(|| quote!(#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]));
     let items = items.iter().map(|i| item(i, defaults));
     let file = quote! {
         #(#![doc = #lines])*
+        #allow
         use codegen_macros::{ApiType, genclient};
         use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
         use kube::core::TypeMeta;
         use serde::{Deserialize, Serialize};
         #(#items)*
     };
-    let mut src = match syn::parse2::<syn::File>(file.clone()) {
+    match syn::parse2::<syn::File>(file.clone()) {
         Ok(f) => spaced(&prettyplease::unparse(&f)),
-        Err(e) => return format!("// kube-codegen import could not format this file ({e})\n{file}\n"),
-    };
-    if allow {
-        // After the `//!` lines, on one line as rustfmt writes it.
-        let at = src.find("\nuse ").map_or(0, |i| i + 1);
-        src.insert_str(at, ALLOW_DOC_LINTS);
+        Err(e) => format!("// kube-codegen import could not format this file ({e})\n{file}\n"),
     }
-    src
 }
-
-/// What a file whose doc comments rustdoc would warn about allows.
-const ALLOW_DOC_LINTS: &str =
-    "#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]\n";
 
 /// Every doc comment of `item` and of its fields.
 fn docs_of(item: &Item) -> impl Iterator<Item = &str> {
