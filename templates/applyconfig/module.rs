@@ -50,7 +50,7 @@ impl {{ t.name }} {
     /// The `{{ k.kind }}` named `name` in `namespace`, with `apiVersion` and `kind` set.
     pub fn new(name: impl Into<String>, namespace: impl Into<String>) -> Self {
         let mut ac = Self {
-            {{ k.metadata }}: Some({{ p.rt }}::apply::ObjectMetaApplyConfiguration::new().with_name(name).with_namespace(namespace)),
+            {{ k.metadata }}: {{ p.rt }}::apply::metadata::named_in(name, namespace),
             ..Default::default()
         };
         {{ p.rt }}::apply::ApplyConfiguration::set_type_meta(&mut ac);
@@ -60,20 +60,20 @@ impl {{ t.name }} {
     /// The `{{ k.kind }}` named `name`, with `apiVersion` and `kind` set.
     pub fn new(name: impl Into<String>) -> Self {
         let mut ac = Self {
-            {{ k.metadata }}: Some({{ p.rt }}::apply::ObjectMetaApplyConfiguration::new().with_name(name)),
+            {{ k.metadata }}: {{ p.rt }}::apply::metadata::named(name),
             ..Default::default()
         };
         {{ p.rt }}::apply::ApplyConfiguration::set_type_meta(&mut ac);
         ac
     }
 {%- endif %}
-{%- for (b, field) in k.meta_builders %}
+{%- for (b, field, f) in k.meta_builders %}
 {%- if b == "with_labels" || b == "with_annotations" %}
 
     /// Adds `metadata.{{ field }}` entries.
     #[must_use]
     pub fn {{ b }}(mut self, entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>) -> Self {
-        self.{{ k.metadata }} = Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(entries));
+        {{ p.rt }}::apply::metadata::{{ f }}(&mut self.{{ k.metadata }}, entries);
         self
     }
 {%- else if b == "with_owner_references" %}
@@ -81,7 +81,7 @@ impl {{ t.name }} {
     /// Adds `metadata.ownerReferences` (merged by `uid`).
     #[must_use]
     pub fn {{ b }}(mut self, values: impl IntoIterator<Item = {{ p.rt }}::apply::OwnerReferenceApplyConfiguration>) -> Self {
-        self.{{ k.metadata }} = Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(values));
+        {{ p.rt }}::apply::metadata::{{ f }}(&mut self.{{ k.metadata }}, values);
         self
     }
 {%- else if b == "with_finalizers" %}
@@ -89,7 +89,7 @@ impl {{ t.name }} {
     /// Adds `metadata.finalizers`, each once.
     #[must_use]
     pub fn {{ b }}(mut self, values: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.{{ k.metadata }} = Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(values));
+        {{ p.rt }}::apply::metadata::{{ f }}(&mut self.{{ k.metadata }}, values);
         self
     }
 {%- else %}
@@ -97,7 +97,7 @@ impl {{ t.name }} {
     /// Sets `metadata.{{ field }}`.
     #[must_use]
     pub fn {{ b }}(mut self, value: impl Into<String>) -> Self {
-        self.{{ k.metadata }} = Some(self.{{ k.metadata }}.take().unwrap_or_default().{{ b }}(value));
+        {{ p.rt }}::apply::metadata::{{ f }}(&mut self.{{ k.metadata }}, value);
         self
     }
 {%- endif %}

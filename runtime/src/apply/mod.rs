@@ -39,7 +39,7 @@ mod meta;
 pub use builtin::{ConfigMapApplyConfiguration, extract_config_map};
 pub use extract::{extract, owned_fields};
 pub use fields::{ConfigWriter, Fields, deserialize_config};
-pub use meta::{ObjectMetaApplyConfiguration, OwnerReferenceApplyConfiguration};
+pub use meta::{ObjectMetaApplyConfiguration, OwnerReferenceApplyConfiguration, metadata};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

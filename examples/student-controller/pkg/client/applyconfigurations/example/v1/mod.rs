@@ -52,11 +52,7 @@ impl StudentApplyConfiguration {
     /// The `Student` named `name` in `namespace`, with `apiVersion` and `kind` set.
     pub fn new(name: impl Into<String>, namespace: impl Into<String>) -> Self {
         let mut ac = Self {
-            metadata: Some(
-                ::codegen_runtime::apply::ObjectMetaApplyConfiguration::new()
-                    .with_name(name)
-                    .with_namespace(namespace),
-            ),
+            metadata: ::codegen_runtime::apply::metadata::named_in(name, namespace),
             ..Default::default()
         };
         ::codegen_runtime::apply::ApplyConfiguration::set_type_meta(&mut ac);
@@ -65,37 +61,31 @@ impl StudentApplyConfiguration {
     /// Sets `metadata.name`.
     #[must_use]
     pub fn with_name(mut self, value: impl Into<String>) -> Self {
-        self.metadata = Some(self.metadata.take().unwrap_or_default().with_name(value));
+        ::codegen_runtime::apply::metadata::name(&mut self.metadata, value);
         self
     }
     /// Sets `metadata.generateName`.
     #[must_use]
     pub fn with_generate_name(mut self, value: impl Into<String>) -> Self {
-        self.metadata = Some(
-            self.metadata.take().unwrap_or_default().with_generate_name(value),
-        );
+        ::codegen_runtime::apply::metadata::generate_name(&mut self.metadata, value);
         self
     }
     /// Sets `metadata.namespace`.
     #[must_use]
     pub fn with_namespace(mut self, value: impl Into<String>) -> Self {
-        self.metadata = Some(
-            self.metadata.take().unwrap_or_default().with_namespace(value),
-        );
+        ::codegen_runtime::apply::metadata::namespace(&mut self.metadata, value);
         self
     }
     /// Sets `metadata.uid`.
     #[must_use]
     pub fn with_uid(mut self, value: impl Into<String>) -> Self {
-        self.metadata = Some(self.metadata.take().unwrap_or_default().with_uid(value));
+        ::codegen_runtime::apply::metadata::uid(&mut self.metadata, value);
         self
     }
     /// Sets `metadata.resourceVersion`.
     #[must_use]
     pub fn with_resource_version(mut self, value: impl Into<String>) -> Self {
-        self.metadata = Some(
-            self.metadata.take().unwrap_or_default().with_resource_version(value),
-        );
+        ::codegen_runtime::apply::metadata::resource_version(&mut self.metadata, value);
         self
     }
     /// Adds `metadata.labels` entries.
@@ -104,9 +94,7 @@ impl StudentApplyConfiguration {
         mut self,
         entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
     ) -> Self {
-        self.metadata = Some(
-            self.metadata.take().unwrap_or_default().with_labels(entries),
-        );
+        ::codegen_runtime::apply::metadata::labels(&mut self.metadata, entries);
         self
     }
     /// Adds `metadata.annotations` entries.
@@ -115,9 +103,7 @@ impl StudentApplyConfiguration {
         mut self,
         entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
     ) -> Self {
-        self.metadata = Some(
-            self.metadata.take().unwrap_or_default().with_annotations(entries),
-        );
+        ::codegen_runtime::apply::metadata::annotations(&mut self.metadata, entries);
         self
     }
     /// Adds `metadata.ownerReferences` (merged by `uid`).
@@ -128,9 +114,7 @@ impl StudentApplyConfiguration {
             Item = ::codegen_runtime::apply::OwnerReferenceApplyConfiguration,
         >,
     ) -> Self {
-        self.metadata = Some(
-            self.metadata.take().unwrap_or_default().with_owner_references(values),
-        );
+        ::codegen_runtime::apply::metadata::owner_references(&mut self.metadata, values);
         self
     }
     /// Adds `metadata.finalizers`, each once.
@@ -139,9 +123,7 @@ impl StudentApplyConfiguration {
         mut self,
         values: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.metadata = Some(
-            self.metadata.take().unwrap_or_default().with_finalizers(values),
-        );
+        ::codegen_runtime::apply::metadata::finalizers(&mut self.metadata, values);
         self
     }
     /// Sets `apiVersion`.
