@@ -67,13 +67,13 @@ impl {{ t.name }} {
         ac
     }
 {%- endif %}
-{%- for (b, field, f) in k.meta_builders %}
+{%- for (b, field) in k.meta_builders %}
 {%- if b == "with_labels" || b == "with_annotations" %}
 
     /// Adds `metadata.{{ field }}` entries.
     #[must_use]
     pub fn {{ b }}(mut self, entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>) -> Self {
-        {{ p.rt }}::apply::metadata::{{ f }}(&mut self.{{ k.metadata }}, entries);
+        {{ p.rt }}::apply::metadata::{{ b }}(&mut self.{{ k.metadata }}, entries);
         self
     }
 {%- else if b == "with_owner_references" %}
@@ -81,7 +81,7 @@ impl {{ t.name }} {
     /// Adds `metadata.ownerReferences` (merged by `uid`).
     #[must_use]
     pub fn {{ b }}(mut self, values: impl IntoIterator<Item = {{ p.rt }}::apply::OwnerReferenceApplyConfiguration>) -> Self {
-        {{ p.rt }}::apply::metadata::{{ f }}(&mut self.{{ k.metadata }}, values);
+        {{ p.rt }}::apply::metadata::{{ b }}(&mut self.{{ k.metadata }}, values);
         self
     }
 {%- else if b == "with_finalizers" %}
@@ -89,7 +89,7 @@ impl {{ t.name }} {
     /// Adds `metadata.finalizers`, each once.
     #[must_use]
     pub fn {{ b }}(mut self, values: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        {{ p.rt }}::apply::metadata::{{ f }}(&mut self.{{ k.metadata }}, values);
+        {{ p.rt }}::apply::metadata::{{ b }}(&mut self.{{ k.metadata }}, values);
         self
     }
 {%- else %}
@@ -97,7 +97,7 @@ impl {{ t.name }} {
     /// Sets `metadata.{{ field }}`.
     #[must_use]
     pub fn {{ b }}(mut self, value: impl Into<String>) -> Self {
-        {{ p.rt }}::apply::metadata::{{ f }}(&mut self.{{ k.metadata }}, value);
+        {{ p.rt }}::apply::metadata::{{ b }}(&mut self.{{ k.metadata }}, value);
         self
     }
 {%- endif %}

@@ -99,9 +99,9 @@ pub struct AcKind {
     /// `extract_student_status`, for kinds with a status subresource.
     pub extract_status: Option<String>,
     /// Metadata builders that no field builder shadows, with the metadata
-    /// field each sets and the function of the runtime's `apply::metadata`
-    /// it calls.
-    pub meta_builders: Vec<(String, String, String)>,
+    /// field each sets (each calls the runtime's `apply::metadata` function
+    /// of its name).
+    pub meta_builders: Vec<(String, String)>,
 }
 
 /// Where the Rust types of API packages are, from an apply configuration module.
@@ -660,7 +660,7 @@ impl Builder<'_> {
                 meta_builders: META_BUILDERS
                     .iter()
                     .filter(|(b, _)| !taken.contains(b))
-                    .map(|(b, f)| (b.to_string(), f.to_string(), b.trim_start_matches("with_").to_string()))
+                    .map(|(b, f)| (b.to_string(), f.to_string()))
                     .collect(),
             }
         });

@@ -118,7 +118,8 @@ impl ObjectMetaApplyConfiguration {
 
 /// What the generated apply configurations of kinds call to fill their
 /// `metadata`: `new` and the metadata builders (`with_name`,
-/// `with_labels`, ...) of every kind are each one call of a function here.
+/// `with_labels`, ...) of every kind are each one call of a function here,
+/// named as the builder it stands for.
 ///
 /// A body that is one call of a plain path is what costs a user's crate
 /// least to compile, in every build of it: the builders of 100 kinds, as
@@ -128,84 +129,79 @@ impl ObjectMetaApplyConfiguration {
 pub mod metadata {
     use super::{ObjectMetaApplyConfiguration, OwnerReferenceApplyConfiguration};
 
-    fn meta(meta: &mut Option<ObjectMetaApplyConfiguration>) -> &mut ObjectMetaApplyConfiguration {
-        meta.get_or_insert_with(ObjectMetaApplyConfiguration::default)
+    /// Applies the metadata builder `with` to `metadata`, empty when unset.
+    fn update(
+        metadata: &mut Option<ObjectMetaApplyConfiguration>,
+        with: impl FnOnce(ObjectMetaApplyConfiguration) -> ObjectMetaApplyConfiguration,
+    ) {
+        *metadata = Some(with(metadata.take().unwrap_or_default()));
     }
 
     /// Metadata with `name` (a cluster-scoped kind's `new`).
     pub fn named(name: impl Into<String>) -> Option<ObjectMetaApplyConfiguration> {
-        Some(ObjectMetaApplyConfiguration { name: Some(name.into()), ..ObjectMetaApplyConfiguration::default() })
+        Some(ObjectMetaApplyConfiguration::new().with_name(name))
     }
 
     /// Metadata with `name` and `namespace` (a namespaced kind's `new`).
     pub fn named_in(name: impl Into<String>, namespace: impl Into<String>) -> Option<ObjectMetaApplyConfiguration> {
-        Some(ObjectMetaApplyConfiguration {
-            name: Some(name.into()),
-            namespace: Some(namespace.into()),
-            ..ObjectMetaApplyConfiguration::default()
-        })
+        Some(ObjectMetaApplyConfiguration::new().with_name(name).with_namespace(namespace))
     }
 
-    /// Sets `name`.
-    pub fn name(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
-        meta(metadata).name = Some(value.into());
+    /// [`ObjectMetaApplyConfiguration::with_name`].
+    pub fn with_name(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
+        update(metadata, |m| m.with_name(value));
     }
 
-    /// Sets `generateName`.
-    pub fn generate_name(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
-        meta(metadata).generate_name = Some(value.into());
+    /// [`ObjectMetaApplyConfiguration::with_generate_name`].
+    pub fn with_generate_name(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
+        update(metadata, |m| m.with_generate_name(value));
     }
 
-    /// Sets `namespace`.
-    pub fn namespace(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
-        meta(metadata).namespace = Some(value.into());
+    /// [`ObjectMetaApplyConfiguration::with_namespace`].
+    pub fn with_namespace(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
+        update(metadata, |m| m.with_namespace(value));
     }
 
-    /// Sets `uid`.
-    pub fn uid(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
-        meta(metadata).uid = Some(value.into());
+    /// [`ObjectMetaApplyConfiguration::with_uid`].
+    pub fn with_uid(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
+        update(metadata, |m| m.with_uid(value));
     }
 
-    /// Sets `resourceVersion`.
-    pub fn resource_version(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
-        meta(metadata).resource_version = Some(value.into());
+    /// [`ObjectMetaApplyConfiguration::with_resource_version`].
+    pub fn with_resource_version(metadata: &mut Option<ObjectMetaApplyConfiguration>, value: impl Into<String>) {
+        update(metadata, |m| m.with_resource_version(value));
     }
 
-    /// Adds labels, as [`ObjectMetaApplyConfiguration::with_labels`].
-    pub fn labels(
+    /// [`ObjectMetaApplyConfiguration::with_labels`].
+    pub fn with_labels(
         metadata: &mut Option<ObjectMetaApplyConfiguration>,
         entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
     ) {
-        let meta = meta(metadata);
-        *meta = std::mem::take(meta).with_labels(entries);
+        update(metadata, |m| m.with_labels(entries));
     }
 
-    /// Adds annotations, as [`ObjectMetaApplyConfiguration::with_annotations`].
-    pub fn annotations(
+    /// [`ObjectMetaApplyConfiguration::with_annotations`].
+    pub fn with_annotations(
         metadata: &mut Option<ObjectMetaApplyConfiguration>,
         entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
     ) {
-        let meta = meta(metadata);
-        *meta = std::mem::take(meta).with_annotations(entries);
+        update(metadata, |m| m.with_annotations(entries));
     }
 
-    /// Adds owner references, as
     /// [`ObjectMetaApplyConfiguration::with_owner_references`].
-    pub fn owner_references(
+    pub fn with_owner_references(
         metadata: &mut Option<ObjectMetaApplyConfiguration>,
         values: impl IntoIterator<Item = OwnerReferenceApplyConfiguration>,
     ) {
-        let meta = meta(metadata);
-        *meta = std::mem::take(meta).with_owner_references(values);
+        update(metadata, |m| m.with_owner_references(values));
     }
 
-    /// Adds finalizers, as [`ObjectMetaApplyConfiguration::with_finalizers`].
-    pub fn finalizers(
+    /// [`ObjectMetaApplyConfiguration::with_finalizers`].
+    pub fn with_finalizers(
         metadata: &mut Option<ObjectMetaApplyConfiguration>,
         values: impl IntoIterator<Item = impl Into<String>>,
     ) {
-        let meta = meta(metadata);
-        *meta = std::mem::take(meta).with_finalizers(values);
+        update(metadata, |m| m.with_finalizers(values));
     }
 }
 
@@ -308,14 +304,14 @@ mod tests {
     fn metadata_functions_do_what_the_metadata_builders_do() {
         let owner = || OwnerReferenceApplyConfiguration::new().with_uid("u").with_name("o");
         let mut built = metadata::named_in("a", "ns");
-        metadata::labels(&mut built, [("app", "web")]);
-        metadata::labels(&mut built, [("tier", "front")]);
-        metadata::annotations(&mut built, [("note", "x")]);
-        metadata::owner_references(&mut built, [owner()]);
-        metadata::finalizers(&mut built, ["f", "f"]);
-        metadata::generate_name(&mut built, "a-");
-        metadata::uid(&mut built, "1");
-        metadata::resource_version(&mut built, "7");
+        metadata::with_labels(&mut built, [("app", "web")]);
+        metadata::with_labels(&mut built, [("tier", "front")]);
+        metadata::with_annotations(&mut built, [("note", "x")]);
+        metadata::with_owner_references(&mut built, [owner()]);
+        metadata::with_finalizers(&mut built, ["f", "f"]);
+        metadata::with_generate_name(&mut built, "a-");
+        metadata::with_uid(&mut built, "1");
+        metadata::with_resource_version(&mut built, "7");
         let chained = ObjectMetaApplyConfiguration::new()
             .with_name("a")
             .with_namespace("ns")
@@ -329,8 +325,8 @@ mod tests {
         assert_eq!(built, Some(chained));
 
         let mut unset = None;
-        metadata::namespace(&mut unset, "ns");
-        metadata::name(&mut unset, "b");
+        metadata::with_namespace(&mut unset, "ns");
+        metadata::with_name(&mut unset, "b");
         assert_eq!(unset, metadata::named_in("b", "ns"));
         assert_eq!(metadata::named("c"), Some(ObjectMetaApplyConfiguration::new().with_name("c")));
     }

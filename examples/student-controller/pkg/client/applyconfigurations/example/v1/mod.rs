@@ -61,31 +61,37 @@ impl StudentApplyConfiguration {
     /// Sets `metadata.name`.
     #[must_use]
     pub fn with_name(mut self, value: impl Into<String>) -> Self {
-        ::codegen_runtime::apply::metadata::name(&mut self.metadata, value);
+        ::codegen_runtime::apply::metadata::with_name(&mut self.metadata, value);
         self
     }
     /// Sets `metadata.generateName`.
     #[must_use]
     pub fn with_generate_name(mut self, value: impl Into<String>) -> Self {
-        ::codegen_runtime::apply::metadata::generate_name(&mut self.metadata, value);
+        ::codegen_runtime::apply::metadata::with_generate_name(
+            &mut self.metadata,
+            value,
+        );
         self
     }
     /// Sets `metadata.namespace`.
     #[must_use]
     pub fn with_namespace(mut self, value: impl Into<String>) -> Self {
-        ::codegen_runtime::apply::metadata::namespace(&mut self.metadata, value);
+        ::codegen_runtime::apply::metadata::with_namespace(&mut self.metadata, value);
         self
     }
     /// Sets `metadata.uid`.
     #[must_use]
     pub fn with_uid(mut self, value: impl Into<String>) -> Self {
-        ::codegen_runtime::apply::metadata::uid(&mut self.metadata, value);
+        ::codegen_runtime::apply::metadata::with_uid(&mut self.metadata, value);
         self
     }
     /// Sets `metadata.resourceVersion`.
     #[must_use]
     pub fn with_resource_version(mut self, value: impl Into<String>) -> Self {
-        ::codegen_runtime::apply::metadata::resource_version(&mut self.metadata, value);
+        ::codegen_runtime::apply::metadata::with_resource_version(
+            &mut self.metadata,
+            value,
+        );
         self
     }
     /// Adds `metadata.labels` entries.
@@ -94,7 +100,7 @@ impl StudentApplyConfiguration {
         mut self,
         entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
     ) -> Self {
-        ::codegen_runtime::apply::metadata::labels(&mut self.metadata, entries);
+        ::codegen_runtime::apply::metadata::with_labels(&mut self.metadata, entries);
         self
     }
     /// Adds `metadata.annotations` entries.
@@ -103,7 +109,10 @@ impl StudentApplyConfiguration {
         mut self,
         entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
     ) -> Self {
-        ::codegen_runtime::apply::metadata::annotations(&mut self.metadata, entries);
+        ::codegen_runtime::apply::metadata::with_annotations(
+            &mut self.metadata,
+            entries,
+        );
         self
     }
     /// Adds `metadata.ownerReferences` (merged by `uid`).
@@ -114,7 +123,10 @@ impl StudentApplyConfiguration {
             Item = ::codegen_runtime::apply::OwnerReferenceApplyConfiguration,
         >,
     ) -> Self {
-        ::codegen_runtime::apply::metadata::owner_references(&mut self.metadata, values);
+        ::codegen_runtime::apply::metadata::with_owner_references(
+            &mut self.metadata,
+            values,
+        );
         self
     }
     /// Adds `metadata.finalizers`, each once.
@@ -123,7 +135,7 @@ impl StudentApplyConfiguration {
         mut self,
         values: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        ::codegen_runtime::apply::metadata::finalizers(&mut self.metadata, values);
+        ::codegen_runtime::apply::metadata::with_finalizers(&mut self.metadata, values);
         self
     }
     /// Sets `apiVersion`.
