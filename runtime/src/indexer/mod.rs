@@ -100,15 +100,20 @@ fn parts_of(obj: &dyn AnyObject) -> KeyParts<'_> {
 /// The parts of a `namespace/name` or `name` key. Names never contain a
 /// `/` (the API server refuses them), so the first one separates the
 /// namespace; a key starting with `/` names no object.
-#[inline(always)]
 fn split_key(key: &str) -> Option<KeyParts<'_>> {
-    // A loop over the bytes rather than `split_once`: keys are short, and
-    // this stays inline in a lookup.
-    match key.bytes().position(|b| b == b'/') {
-        Some(0) => None,
-        Some(at) => Some((&key[..at], &key[at + 1..])),
+    match key.split_once('/') {
+        Some(("", _)) => None,
+        Some(parts) => Some(parts),
         None => Some(("", key)),
     }
+}
+
+/// The text the table keeps a `namespace/name` or `name` key under: the
+/// key itself (see [`items`]), unless it starts with `/` and so names no
+/// object.
+#[inline(always)]
+fn key_text_of(key: &str) -> Option<&[u8]> {
+    (!key.starts_with('/')).then_some(key.as_bytes())
 }
 
 /// Orders keys as their text `namespace/name` (or `name`) would order.
@@ -433,7 +438,7 @@ impl ErasedIndexer {
     }
 
     pub(crate) fn get_by_key(&self, key: &str) -> Option<ErasedObject> {
-        self.get_in(split_key(key)?)
+        self.read().items.get_text(key_text_of(key)?).cloned()
     }
 
     /// The object stored under `namespace` (empty for cluster-scoped
@@ -450,7 +455,7 @@ impl ErasedIndexer {
 
     /// [`with_in`](Self::with_in) by `namespace/name` key.
     pub(crate) fn with_by_key<R>(&self, key: &str, f: impl FnOnce(&dyn AnyObject) -> R) -> Option<R> {
-        self.with_in(split_key(key)?, f)
+        self.read().items.get_text(key_text_of(key)?).map(|obj| f(&**obj))
     }
 
     pub(crate) fn list(&self) -> Vec<ErasedObject> {
