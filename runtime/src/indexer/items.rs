@@ -6,10 +6,11 @@
 //! kept beside the object in the table's entry, so it reads one entry of
 //! 32 bytes and the key's text, and touches the object only to hand back a
 //! counted reference to it (none for the borrowing lookups). Among 100,000
-//! objects this took about two thirds of the time of the table this one
-//! replaced: one cache line per entry holding the key's text in it, looked
-//! up by namespace and name apart (which twice the footprint and copying
-//! the key into the entry's form for each lookup undid).
+//! objects, in one process alternating the two, a lookup took about 0.6 of
+//! the time of the table this one replaced, whose 64-byte slots held the
+//! key's text and which copied each key into the slots' form before
+//! comparing: the copy and the larger footprint cost more than the read of
+//! the key's text that the slot saved.
 //!
 //! Keys are exact: a namespace containing `/`, or a cluster-scoped name
 //! containing one (neither exists on an API server), is kept under a text
