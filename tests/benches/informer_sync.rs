@@ -13,8 +13,14 @@
 //! order rotates every round), round 0 warms up, and the medians of 5
 //! rounds and the medians of the per-round ratios against client-go (paged lists; its default, the
 //! streaming list; and the like-for-like client-go variant) are printed.
-//! `INFORMER_SYNC_ROUNDS=N` measures N rounds instead of 5. Needs the Go
-//! toolchain (`go`; `.ci/run` installs it).
+//! `INFORMER_SYNC_ROUNDS=N` measures N rounds instead of 5;
+//! `INFORMER_SYNC_VARIANTS=informer-streaming-stripped,...` (the child's
+//! variant names) measures only those Rust variants, with their client-go
+//! counterparts and client-go's two list modes; and
+//! `INFORMER_SYNC_COMPARE=PATH` also runs each Rust variant with the child
+//! program at `PATH` (another build of `informer_sync_child`, say of the
+//! commit before a change), as `... [compare]`, in the same rounds. Needs
+//! the Go toolchain (`go`; `.ci/run` installs it).
 //!
 //! Then event delivery: in a namespace of 100 Widgets, the codegen informer
 //! and client-go's (each in a fresh process, alternating) sync, say
@@ -149,29 +155,29 @@ fn sync_rounds(env: &TestEnv, go: &std::path::Path, namespace: &str, rounds: usi
     let exe = env!("CARGO_BIN_EXE_informer_sync_child");
     let kubeconfig = env.admin_kubeconfig();
     let kubeconfig = kubeconfig.to_string_lossy();
-    let variants = variants();
+    let variants = variants()?;
     // Per variant, per measured round: (seconds, peak RSS in KiB).
     let mut results: Vec<Vec<(f64, u64)>> = vec![Vec::new(); variants.len()];
     for round in 0..=rounds {
         for k in 0..variants.len() {
             let i = (k + round) % variants.len();
-            let mut command = match variants[i].run {
-                Run::Rust(variant) => {
-                    let mut c = Command::new(exe);
-                    c.args([variant, &kubeconfig, namespace]);
+            let mut command = match &variants[i].run {
+                Run::Rust(variant, other) => {
+                    let mut c = Command::new(other.as_deref().unwrap_or(std::path::Path::new(exe)));
+                    c.args([variant, &*kubeconfig, namespace]);
                     c
                 }
                 Run::Go(args) => {
                     let mut c = Command::new(go);
                     c.args(["--kubeconfig", &kubeconfig, "--namespace", namespace, "--expect"])
                         .arg(OBJECTS.to_string())
-                        .args(args)
+                        .args(*args)
                         .env_remove("KUBE_FEATURE_WatchListClient");
                     c
                 }
             };
             let out = command.output()?;
-            let name = variants[i].name;
+            let name = &variants[i].name;
             if !out.status.success() {
                 bail!("{name} failed: {}", String::from_utf8_lossy(&out.stderr));
             }
@@ -220,7 +226,7 @@ fn sync_rounds(env: &TestEnv, go: &std::path::Path, namespace: &str, rounds: usi
         };
         println!(
             "  {:<46} {:>6.1} ms {:>6.1} MiB   {:<15} {:<15} {counterpart}",
-            variant.name,
+            &variant.name,
             time * 1000.0,
             rss / 1024.0,
             ratios(paged),
@@ -335,37 +341,44 @@ const GO_DEFAULT_STRIPPED: &str = "client-go, default, no managedFields";
 
 /// How one variant's child process is started.
 enum Run {
-    /// `tests/src/bin/informer_sync_child.rs` with this variant.
-    Rust(&'static str),
+    /// `tests/src/bin/informer_sync_child.rs` with this variant, or the
+    /// child program at the path (`INFORMER_SYNC_COMPARE`).
+    Rust(&'static str, Option<PathBuf>),
     /// The client-go program with these arguments.
     Go(&'static [&'static str]),
 }
 
 struct Variant {
-    name: &'static str,
+    name: String,
     run: Run,
     /// The client-go variant doing the same work.
     counterpart: Option<&'static str>,
 }
 
-fn variants() -> Vec<Variant> {
-    let v = |name, run, counterpart| Variant { name, run, counterpart };
-    vec![
-        v("kube reflector", Run::Rust("reflector"), Some(GO_PAGED)),
-        v("codegen informer (managedFields as text, the default)", Run::Rust("informer"), Some(GO_PAGED)),
-        v("codegen informer + 1 handler", Run::Rust("informer-handler"), Some(GO_HANDLER)),
-        v("codegen informer, streaming list", Run::Rust("informer-streaming"), Some(GO_DEFAULT)),
-        v("codegen informer, paged lists with resourceVersion=0", Run::Rust("informer-cache-list"), Some(GO_PAGED)),
-        v("codegen informer, managedFields decoded", Run::Rust("informer-decoded"), Some(GO_PAGED)),
+/// The variants of the sync comparison, narrowed and doubled as
+/// `INFORMER_SYNC_VARIANTS` and `INFORMER_SYNC_COMPARE` say.
+fn variants() -> Result<Vec<Variant>> {
+    let v = |name: &str, run, counterpart| Variant { name: name.to_owned(), run, counterpart };
+    let all = vec![
+        v("kube reflector", Run::Rust("reflector", None), Some(GO_PAGED)),
+        v("codegen informer (managedFields as text, the default)", Run::Rust("informer", None), Some(GO_PAGED)),
+        v("codegen informer + 1 handler", Run::Rust("informer-handler", None), Some(GO_HANDLER)),
+        v("codegen informer, streaming list", Run::Rust("informer-streaming", None), Some(GO_DEFAULT)),
+        v(
+            "codegen informer, paged lists with resourceVersion=0",
+            Run::Rust("informer-cache-list", None),
+            Some(GO_PAGED),
+        ),
+        v("codegen informer, managedFields decoded", Run::Rust("informer-decoded", None), Some(GO_PAGED)),
         v(
             "codegen informer, streaming, managedFields decoded",
-            Run::Rust("informer-streaming-decoded"),
+            Run::Rust("informer-streaming-decoded", None),
             Some(GO_DEFAULT),
         ),
-        v("codegen informer, no managedFields", Run::Rust("informer-stripped"), Some(GO_STRIPPED)),
+        v("codegen informer, no managedFields", Run::Rust("informer-stripped", None), Some(GO_STRIPPED)),
         v(
             "codegen informer, streaming, no managedFields",
-            Run::Rust("informer-streaming-stripped"),
+            Run::Rust("informer-streaming-stripped", None),
             Some(GO_DEFAULT_STRIPPED),
         ),
         v(GO_DEFAULT, Run::Go(&["--list", "default"]), None),
@@ -373,7 +386,53 @@ fn variants() -> Vec<Variant> {
         v(GO_HANDLER, Run::Go(&["--list", "paged", "--handler"]), None),
         v(GO_STRIPPED, Run::Go(&["--list", "paged", "--strip-managed-fields"]), None),
         v(GO_DEFAULT_STRIPPED, Run::Go(&["--list", "default", "--strip-managed-fields"]), None),
-    ]
+    ];
+    let only = std::env::var("INFORMER_SYNC_VARIANTS").ok();
+    let wanted: Option<Vec<&str>> = only.as_deref().map(|only| only.split(',').map(str::trim).collect());
+    let rust_kept = |run: &Run| match (run, &wanted) {
+        (Run::Rust(variant, _), Some(wanted)) => wanted.contains(variant),
+        _ => true,
+    };
+    let counterparts: Vec<&str> = all
+        .iter()
+        .filter(|v| matches!(v.run, Run::Rust(..)) && rust_kept(&v.run))
+        .filter_map(|v| v.counterpart)
+        .collect();
+    let mut kept: Vec<Variant> = all
+        .into_iter()
+        .filter(|v| match v.run {
+            Run::Rust(..) => rust_kept(&v.run),
+            Run::Go(_) => {
+                wanted.is_none()
+                    || [GO_PAGED, GO_DEFAULT].contains(&v.name.as_str())
+                    || counterparts.contains(&v.name.as_str())
+            }
+        })
+        .collect();
+    if let Some(unknown) =
+        wanted.iter().flatten().find(|w| !kept.iter().any(|v| matches!(v.run, Run::Rust(name, _) if name == **w)))
+    {
+        bail!("INFORMER_SYNC_VARIANTS: no Rust variant {unknown:?}");
+    }
+    if let Some(other) = std::env::var_os("INFORMER_SYNC_COMPARE") {
+        let other = PathBuf::from(other);
+        if !other.is_file() {
+            bail!("INFORMER_SYNC_COMPARE: {} is not a file", other.display());
+        }
+        let compared: Vec<Variant> = kept
+            .iter()
+            .filter_map(|v| match v.run {
+                Run::Rust(variant, None) => Some(Variant {
+                    name: format!("{} [compare]", v.name),
+                    run: Run::Rust(variant, Some(other.clone())),
+                    counterpart: v.counterpart,
+                }),
+                _ => None,
+            })
+            .collect();
+        kept.extend(compared);
+    }
+    Ok(kept)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
