@@ -1,25 +1,30 @@
-//! The indexer's table of objects: a hash map from each object's key text
-//! to the object, the text being client-go's key (`namespace/name`, or
-//! `name` for cluster-scoped objects).
+//! The indexer's table of objects: a hash table from each object's key
+//! text to the object, the text being client-go's key (`namespace/name`,
+//! or `name` for cluster-scoped objects).
 //!
-//! A lookup by key hashes the caller's text and compares it with the text
-//! kept beside the object in the table's entry, so it reads one entry of
-//! 32 bytes and the key's text, and touches the object only to hand back a
-//! counted reference to it (none for the borrowing lookups). Among 100,000
-//! objects, in one process alternating the two, a lookup took about 0.6 of
-//! the time of the table this one replaced, whose 64-byte slots held the
-//! key's text and which copied each key into the slots' form before
-//! comparing: the copy and the larger footprint cost more than the read of
-//! the key's text that the slot saved.
+//! Each slot holds the object and its key's text, in the slot itself up to
+//! 30 bytes (longer texts apart, behind a pointer): 48 bytes a slot. A
+//! lookup by key hashes the caller's text and compares it with the slot's
+//! as they are, so for such keys it reads the table's control bytes and
+//! one slot, and touches the object only to hand back a counted reference
+//! to it (none for the borrowing lookups). The table before kept every
+//! key's text in an allocation of its own, which a lookup had to wait for
+//! after the slot: in the benchmark's child processes, alternating, a
+//! borrowed lookup among 100,000 objects took about 0.75 of that table's
+//! time, and the sync benchmark's informer held 0.25 MB less for 10,000
+//! objects (docs/benchmarks.md).
 //!
 //! Keys are exact: a namespace containing `/`, or a cluster-scoped name
 //! containing one (neither exists on an API server), is kept under a text
 //! no `namespace/name` key can spell, so that a key names at most one
 //! object, its namespace being the text before the first `/`.
 
-use std::collections::hash_map::{Entry, IntoValues};
+use std::hash::{BuildHasher, Hasher};
 
-use super::{FastMap, KeyParts, parts_of};
+use hashbrown::HashTable;
+use hashbrown::hash_table::{Entry, IntoIter};
+
+use super::{KeyParts, parts_of};
 use crate::object::ErasedObject;
 
 /// The first byte of a key text that `namespace/name` cannot spell (valid
@@ -29,6 +34,9 @@ const UNSPELLABLE: u8 = 0xFF;
 /// Key texts up to this long are built on the stack when looking up by
 /// namespace and name.
 const ON_STACK: usize = 128;
+
+/// Key texts up to this long are kept in the table's entry itself.
+const INLINE: usize = 30;
 
 /// Calls `f` with the key text of `(ns, name)`: `ns/name`, or `name` when
 /// `ns` is empty, unless a `/` would make that ambiguous; then
@@ -63,64 +71,112 @@ fn with_text<R>((ns, name): KeyParts<'_>, f: impl FnOnce(&[u8]) -> R) -> R {
     f(text)
 }
 
+/// A key text as an entry keeps it: in the entry when short enough.
+enum Text {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<[u8]>),
+}
+
+impl Text {
+    fn new(text: &[u8]) -> Self {
+        if text.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..text.len()].copy_from_slice(text);
+            Self::Inline { len: text.len() as u8, bytes }
+        } else {
+            Self::Heap(text.into())
+        }
+    }
+
+    #[inline(always)]
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Self::Heap(bytes) => bytes,
+        }
+    }
+}
+
+/// One object and its key text: 48 bytes.
+pub(crate) struct Slot {
+    text: Text,
+    obj: ErasedObject,
+}
+
 /// The stored objects, each under the key text of its namespace and name.
 pub(crate) struct Items {
-    map: FastMap<Box<[u8]>, ErasedObject>,
+    table: HashTable<Slot>,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl Items {
     pub(super) fn with_capacity(capacity: usize) -> Self {
-        Self { map: FastMap::with_capacity_and_hasher(capacity, Default::default()) }
+        Self { table: HashTable::with_capacity(capacity), hasher: Default::default() }
+    }
+
+    #[inline(always)]
+    fn hash(&self, text: &[u8]) -> u64 {
+        let mut hasher = self.hasher.build_hasher();
+        hasher.write(text);
+        hasher.finish()
     }
 
     /// The object stored under `key`, a key text: a `namespace/name` or
     /// `name` key not starting with `/` is its own text.
     #[inline(always)]
     pub(super) fn get_text(&self, key: &[u8]) -> Option<&ErasedObject> {
-        self.map.get(key)
+        self.table.find(self.hash(key), |slot| slot.text.as_bytes() == key).map(|slot| &slot.obj)
     }
 
     #[inline(always)]
     pub(super) fn get(&self, parts: KeyParts<'_>) -> Option<&ErasedObject> {
-        with_text(parts, |text| self.map.get(text))
+        with_text(parts, |text| self.get_text(text))
     }
 
     /// Stores `obj`, returning the object stored under its key before.
     pub(super) fn insert(&mut self, obj: ErasedObject) -> Option<ErasedObject> {
-        let parts = parts_of(&*obj);
-        if let Some(stored) = with_text(parts, |text| self.map.get_mut(text)) {
-            return Some(std::mem::replace(stored, obj));
-        }
-        let text: Box<[u8]> = with_text(parts, |text| text.into());
-        match self.map.entry(text) {
+        let (hash, text) = with_text(parts_of(&*obj), |text| (self.hash(text), Text::new(text)));
+        let hasher = &self.hasher;
+        let rehash = |slot: &Slot| {
+            let mut hasher = hasher.build_hasher();
+            hasher.write(slot.text.as_bytes());
+            hasher.finish()
+        };
+        match self.table.entry(hash, |slot| slot.text.as_bytes() == text.as_bytes(), rehash) {
+            Entry::Occupied(mut entry) => Some(std::mem::replace(&mut entry.get_mut().obj, obj)),
             Entry::Vacant(entry) => {
-                entry.insert(obj);
+                entry.insert(Slot { text, obj });
                 None
             }
-            Entry::Occupied(mut entry) => Some(entry.insert(obj)),
         }
     }
 
     /// Removes and returns the object stored under `parts`.
     pub(crate) fn remove(&mut self, parts: KeyParts<'_>) -> Option<ErasedObject> {
-        with_text(parts, |text| self.map.remove(text))
+        with_text(parts, |text| {
+            let hash = self.hash(text);
+            match self.table.find_entry(hash, |slot| slot.text.as_bytes() == text) {
+                Ok(entry) => Some(entry.remove().0.obj),
+                Err(_) => None,
+            }
+        })
     }
 
     pub(super) fn len(&self) -> usize {
-        self.map.len()
+        self.table.len()
     }
 
     pub(super) fn iter(&self) -> impl Iterator<Item = &ErasedObject> {
-        self.map.values()
+        self.table.iter().map(|slot| &slot.obj)
     }
 }
 
 impl IntoIterator for Items {
     type Item = ErasedObject;
-    type IntoIter = IntoValues<Box<[u8]>, ErasedObject>;
+    type IntoIter = std::iter::Map<IntoIter<Slot>, fn(Slot) -> ErasedObject>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.map.into_values()
+        self.table.into_iter().map(|slot| slot.obj)
     }
 }
 
@@ -240,8 +296,10 @@ mod tests {
     }
 
     #[test]
-    fn an_entry_is_a_quarter_of_a_cache_line() {
-        assert_eq!(std::mem::size_of::<(Box<[u8]>, ErasedObject)>(), 32);
+    fn a_slot_holds_a_key_of_30_bytes_in_48() {
+        assert_eq!(std::mem::size_of::<Slot>(), 48);
+        assert!(matches!(Text::new(&[b'x'; INLINE]), Text::Inline { .. }));
+        assert!(matches!(Text::new(&[b'x'; INLINE + 1]), Text::Heap(_)));
     }
 
     #[test]
@@ -257,11 +315,11 @@ mod tests {
     fn sized_tables_hold_their_capacity_without_growing() {
         for capacity in [1, 13, 14, 100, 10_000] {
             let mut items = Items::with_capacity(capacity);
-            let room = items.map.capacity();
+            let room = items.table.capacity();
             for i in 0..capacity {
                 items.insert(object("ns", &format!("o-{i}"), 1));
             }
-            assert_eq!(items.map.capacity(), room, "capacity {capacity}");
+            assert_eq!(items.table.capacity(), room, "capacity {capacity}");
             assert_eq!(items.len(), capacity);
         }
     }
