@@ -22,7 +22,7 @@
 use std::hash::{BuildHasher, Hasher};
 
 use hashbrown::HashTable;
-use hashbrown::hash_table::{Entry, IntoIter};
+use hashbrown::hash_table::IntoIter;
 
 use super::{KeyParts, parts_of};
 use crate::object::ErasedObject;
@@ -97,6 +97,14 @@ impl Text {
     }
 }
 
+/// The hash of a key text.
+#[inline(always)]
+fn hash_text(hasher: &foldhash::fast::RandomState, text: &[u8]) -> u64 {
+    let mut hasher = hasher.build_hasher();
+    hasher.write(text);
+    hasher.finish()
+}
+
 /// One object and its key text: 48 bytes.
 pub(crate) struct Slot {
     text: Text,
@@ -116,9 +124,7 @@ impl Items {
 
     #[inline(always)]
     fn hash(&self, text: &[u8]) -> u64 {
-        let mut hasher = self.hasher.build_hasher();
-        hasher.write(text);
-        hasher.finish()
+        hash_text(&self.hasher, text)
     }
 
     /// The object stored under `key`, a key text: a `namespace/name` or
@@ -135,20 +141,16 @@ impl Items {
 
     /// Stores `obj`, returning the object stored under its key before.
     pub(super) fn insert(&mut self, obj: ErasedObject) -> Option<ErasedObject> {
-        let (hash, text) = with_text(parts_of(&*obj), |text| (self.hash(text), Text::new(text)));
-        let hasher = &self.hasher;
-        let rehash = |slot: &Slot| {
-            let mut hasher = hasher.build_hasher();
-            hasher.write(slot.text.as_bytes());
-            hasher.finish()
-        };
-        match self.table.entry(hash, |slot| slot.text.as_bytes() == text.as_bytes(), rehash) {
-            Entry::Occupied(mut entry) => Some(std::mem::replace(&mut entry.get_mut().obj, obj)),
-            Entry::Vacant(entry) => {
-                entry.insert(Slot { text, obj });
-                None
-            }
+        let parts = || parts_of(&*obj);
+        let hash = with_text(parts(), |text| self.hash(text));
+        let same_key = |slot: &Slot| with_text(parts(), |text| slot.text.as_bytes() == text);
+        if let Some(slot) = self.table.find_mut(hash, same_key) {
+            return Some(std::mem::replace(&mut slot.obj, obj));
         }
+        let text = with_text(parts(), Text::new);
+        let hasher = &self.hasher;
+        self.table.insert_unique(hash, Slot { text, obj }, |slot| hash_text(hasher, slot.text.as_bytes()));
+        None
     }
 
     /// Removes and returns the object stored under `parts`.
