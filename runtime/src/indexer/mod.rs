@@ -50,9 +50,10 @@ pub enum IndexerError {
     IndexNotFound(String),
 }
 
-/// A hash map with foldhash's fast hasher: keys are `namespace/name`
-/// strings and index values, hashed on every lookup, where std's SipHash
-/// costs more than the lookup itself. Seeded per process like std's.
+/// A hash map with foldhash's fast hasher, for index values and object
+/// addresses, hashed on every lookup, where std's SipHash costs more than
+/// the lookup itself (the table of objects hashes its key texts with the
+/// same hasher). Seeded per process like std's.
 pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// An object in the set of one index value, ordered by its key.
