@@ -22,7 +22,7 @@
 use std::hash::{BuildHasher, Hasher};
 
 use hashbrown::HashTable;
-use hashbrown::hash_table::IntoIter;
+use hashbrown::hash_table::{Entry, IntoIter};
 
 use super::{KeyParts, parts_of};
 use crate::object::ErasedObject;
@@ -142,25 +142,26 @@ impl Items {
     /// Stores `obj`, returning the object stored under its key before.
     pub(super) fn insert(&mut self, obj: ErasedObject) -> Option<ErasedObject> {
         let parts = || parts_of(&*obj);
-        let hash = with_text(parts(), |text| self.hash(text));
-        let same_key = |slot: &Slot| with_text(parts(), |text| slot.text.as_bytes() == text);
-        if let Some(slot) = self.table.find_mut(hash, same_key) {
-            return Some(std::mem::replace(&mut slot.obj, obj));
-        }
-        let text = with_text(parts(), Text::new);
         let hasher = &self.hasher;
-        self.table.insert_unique(hash, Slot { text, obj }, |slot| hash_text(hasher, slot.text.as_bytes()));
-        None
+        let hash = with_text(parts(), |text| hash_text(hasher, text));
+        let same_key = |slot: &Slot| with_text(parts(), |text| slot.text.as_bytes() == text);
+        match self.table.entry(hash, same_key, |slot| hash_text(hasher, slot.text.as_bytes())) {
+            Entry::Occupied(mut entry) => Some(std::mem::replace(&mut entry.get_mut().obj, obj)),
+            Entry::Vacant(entry) => {
+                // The text is built only for a new slot: an update of an
+                // object with a long key allocates nothing.
+                let text = with_text(parts(), Text::new);
+                entry.insert(Slot { text, obj });
+                None
+            }
+        }
     }
 
     /// Removes and returns the object stored under `parts`.
     pub(crate) fn remove(&mut self, parts: KeyParts<'_>) -> Option<ErasedObject> {
         with_text(parts, |text| {
             let hash = self.hash(text);
-            match self.table.find_entry(hash, |slot| slot.text.as_bytes() == text) {
-                Ok(entry) => Some(entry.remove().0.obj),
-                Err(_) => None,
-            }
+            self.table.find_entry(hash, |slot| slot.text.as_bytes() == text).ok().map(|entry| entry.remove().0.obj)
         })
     }
 
