@@ -5,6 +5,15 @@
 {#- Prelude names only: these modules declare no other items of those names
     and import none. #}
 {% for t in types %}
+{%- if let Some((k, spec, status)) = t.shared() %}
+#[doc = {{ t.doc|rust_str }}]
+pub type {{ t.name }} = {{ p.rt }}::apply::ObjectApplyConfiguration<
+    {{ k.object }},
+    {{ spec }},
+    {{ status }},
+    {{ p.rt }}::__private::k8s_openapi::{% if k.namespaced %}NamespaceResourceScope{% else %}ClusterResourceScope{% endif %},
+>;
+{%- else %}
 #[doc = {{ t.doc|rust_str }}]
 #[derive(Clone, Default{% if t.derive_debug %}, Debug{% endif %}{% if t.derive_eq %}, PartialEq{% endif %})]
 pub struct {{ t.name }} {
@@ -154,6 +163,11 @@ impl {{ p.rt }}::apply::ApplyConfiguration for {{ t.name }} {
         self.kind = Some({{ k.kind|rust_str }}.into());
     }
 }
+{%- when None %}
+{%- endmatch %}
+{%- endif %}
+{%- match t.kind %}
+{%- when Some with (k) %}
 
 /// The apply configuration `field_manager` owns in `obj`, read from its
 /// `managedFields` (client-go's `Extract{{ k.kind }}`): change it and apply it

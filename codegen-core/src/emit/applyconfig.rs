@@ -47,6 +47,16 @@ pub struct AcType {
     pub kind: Option<AcKind>,
 }
 
+impl AcType {
+    /// A kind whose configuration is the runtime's generic one: the kind,
+    /// and its spec and status configuration types.
+    pub fn shared(&self) -> Option<(&AcKind, &str, &str)> {
+        let k = self.kind.as_ref()?;
+        let (spec, status) = k.shared.as_ref()?;
+        Some((k, spec, status))
+    }
+}
+
 /// One field of a configuration.
 #[derive(Clone, Debug)]
 pub struct AcField {
@@ -102,6 +112,11 @@ pub struct AcKind {
     /// field each sets (each calls the runtime's `apply::metadata` function
     /// of its name).
     pub meta_builders: Vec<(String, String)>,
+    /// For a kind of metadata, `spec` and `status` only: the types of its
+    /// spec and status configurations. Its configuration is then an alias
+    /// of the runtime's `apply::ObjectApplyConfiguration` instead of a
+    /// struct of its own.
+    pub shared: Option<(String, String)>,
 }
 
 /// Where the Rust types of API packages are, from an apply configuration module.
@@ -205,8 +220,42 @@ pub fn modules(model: &Model, p: &Paths, paths: &TypePaths, version: KubeVersion
     box_cycles(&mut out);
     for m in &mut out {
         m.types.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in &mut m.types {
+            let shared = shared_shape(t);
+            if let Some(k) = &mut t.kind {
+                k.shared = shared;
+            }
+        }
     }
     out
+}
+
+/// The spec and status types of a kind's configuration when it has exactly
+/// the fields of the runtime's `ObjectApplyConfiguration` (type meta,
+/// `metadata`, `spec`, `status`, in that order, named so in Rust and on the
+/// wire, spec and status set whole and not boxed), so that the generic
+/// configuration has the same fields and methods the struct would have.
+fn shared_shape(t: &AcType) -> Option<(String, String)> {
+    let k = t.kind.as_ref()?;
+    let [api_version, kind, metadata, spec, status] = t.fields.as_slice() else { return None };
+    let expected = [
+        (api_version, "api_version", "apiVersion"),
+        (kind, "kind", "kind"),
+        (metadata, "metadata", "metadata"),
+        (spec, "spec", "spec"),
+        (status, "status", "status"),
+    ];
+    let named = expected
+        .iter()
+        .all(|(f, ident, json)| f.ident == *ident && f.json == *json && !f.flatten && !f.boxed && f.mode == "value");
+    let plain = |f: &AcField| !f.into && f.param == f.ty;
+    let whole = named
+        && k.metadata == "metadata"
+        && k.meta_builders.len() == META_BUILDERS.len()
+        && metadata.ty.ends_with("::apply::ObjectMetaApplyConfiguration")
+        && plain(spec)
+        && plain(status);
+    whole.then(|| (spec.ty.clone(), status.ty.clone()))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -662,6 +711,7 @@ impl Builder<'_> {
                     .filter(|(b, _)| !taken.contains(b))
                     .map(|(b, f)| (b.to_string(), f.to_string()))
                     .collect(),
+                shared: None,
             }
         });
         let doc = match &kind_view {

@@ -35,11 +35,13 @@ mod builtin;
 mod extract;
 mod fields;
 mod meta;
+mod object;
 
 pub use builtin::{ConfigMapApplyConfiguration, extract_config_map};
 pub use extract::{extract, owned_fields};
 pub use fields::{ConfigWriter, Fields, deserialize_config};
 pub use meta::{ObjectMetaApplyConfiguration, OwnerReferenceApplyConfiguration, metadata};
+pub use object::ObjectApplyConfiguration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -48,8 +50,9 @@ use crate::Object;
 
 /// The apply configuration of a kind: what a typed client's `apply` sends.
 ///
-/// Generated for every kind; the runtime implements it for
-/// [`ConfigMapApplyConfiguration`].
+/// Generated for every kind of another shape than metadata, spec and status;
+/// the runtime implements it for [`ObjectApplyConfiguration`] (the kinds of
+/// that shape) and [`ConfigMapApplyConfiguration`].
 pub trait ApplyConfiguration: Serialize + DeserializeOwned {
     /// The kind this configures.
     type Object: Object;
