@@ -125,9 +125,7 @@ where
 {
     /// The object named `name` in `namespace`, with `apiVersion` and `kind` set.
     pub fn new(name: impl Into<String>, namespace: impl Into<String>) -> Self {
-        let mut ac = Self { metadata: metadata::named_in(name, namespace), ..Default::default() };
-        ac.set_type_meta();
-        ac
+        Self::from_metadata(metadata::named_in(name, namespace))
     }
 }
 
@@ -137,7 +135,18 @@ where
 {
     /// The object named `name`, with `apiVersion` and `kind` set.
     pub fn new(name: impl Into<String>) -> Self {
-        let mut ac = Self { metadata: metadata::named(name), ..Default::default() };
+        Self::from_metadata(metadata::named(name))
+    }
+}
+
+impl<K, Spec, Status, Scope> ObjectApplyConfiguration<K, Spec, Status, Scope>
+where
+    Self: ApplyConfiguration,
+{
+    /// `new` of either scope: the configuration with `metadata` and its
+    /// type meta set.
+    fn from_metadata(metadata: Option<ObjectMetaApplyConfiguration>) -> Self {
+        let mut ac = Self { metadata, ..Default::default() };
         ac.set_type_meta();
         ac
     }
