@@ -10,7 +10,7 @@
 pub type {{ t.name }} = {{ p.rt }}::apply::ObjectApplyConfiguration<
     {{ k.object }},
     {{ spec }},
-    {{ status }},
+    {% if let Some(status) = status %}{{ status }}{% else %}{{ p.rt }}::apply::NoStatus{% endif %},
     {{ p.rt }}::__private::k8s_openapi::{% if k.namespaced %}NamespaceResourceScope{% else %}ClusterResourceScope{% endif %},
 >;
 {%- else %}

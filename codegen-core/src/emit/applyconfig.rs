@@ -49,11 +49,12 @@ pub struct AcType {
 
 impl AcType {
     /// A kind whose configuration is the runtime's generic one: the kind,
-    /// and its spec and status configuration types.
-    pub fn shared(&self) -> Option<(&AcKind, &str, &str)> {
+    /// and its spec and status configuration types (no status type for a
+    /// kind without status).
+    pub fn shared(&self) -> Option<(&AcKind, &str, Option<&str>)> {
         let k = self.kind.as_ref()?;
         let (spec, status) = k.shared.as_ref()?;
-        Some((k, spec, status))
+        Some((k, spec, status.as_deref()))
     }
 }
 
@@ -112,11 +113,11 @@ pub struct AcKind {
     /// field each sets (each calls the runtime's `apply::metadata` function
     /// of its name).
     pub meta_builders: Vec<(String, String)>,
-    /// For a kind of metadata, `spec` and `status` only: the types of its
-    /// spec and status configurations. Its configuration is then an alias
-    /// of the runtime's `apply::ObjectApplyConfiguration` instead of a
-    /// struct of its own.
-    pub shared: Option<(String, String)>,
+    /// For a kind of metadata, `spec` and, if it has one, `status` only:
+    /// the types of its spec and status configurations. Its configuration
+    /// is then an alias of the runtime's `apply::ObjectApplyConfiguration`
+    /// instead of a struct of its own.
+    pub shared: Option<(String, Option<String>)>,
 }
 
 /// Where the Rust types of API packages are, from an apply configuration module.
@@ -232,30 +233,35 @@ pub fn modules(model: &Model, p: &Paths, paths: &TypePaths, version: KubeVersion
 
 /// The spec and status types of a kind's configuration when it has exactly
 /// the fields of the runtime's `ObjectApplyConfiguration` (type meta,
-/// `metadata`, `spec`, `status`, in that order, named so in Rust and on the
-/// wire, spec and status set whole and not boxed), so that the generic
-/// configuration has the same fields and methods the struct would have.
-fn shared_shape(t: &AcType) -> Option<(String, String)> {
+/// `metadata`, `spec` and, if the kind has one, `status`, in that order,
+/// named so in Rust and on the wire, spec and status set whole and not
+/// boxed), so that the generic configuration has the same fields and
+/// methods the struct would have.
+fn shared_shape(t: &AcType) -> Option<(String, Option<String>)> {
     let k = t.kind.as_ref()?;
-    let [api_version, kind, metadata, spec, status] = t.fields.as_slice() else { return None };
+    let (api_version, kind, metadata, spec, status) = match t.fields.as_slice() {
+        [api_version, kind, metadata, spec] => (api_version, kind, metadata, spec, None),
+        [api_version, kind, metadata, spec, status] => (api_version, kind, metadata, spec, Some(status)),
+        _ => return None,
+    };
     let expected = [
-        (api_version, "api_version", "apiVersion"),
-        (kind, "kind", "kind"),
-        (metadata, "metadata", "metadata"),
-        (spec, "spec", "spec"),
+        (Some(api_version), "api_version", "apiVersion"),
+        (Some(kind), "kind", "kind"),
+        (Some(metadata), "metadata", "metadata"),
+        (Some(spec), "spec", "spec"),
         (status, "status", "status"),
     ];
-    let named = expected
-        .iter()
-        .all(|(f, ident, json)| f.ident == *ident && f.json == *json && !f.flatten && !f.boxed && f.mode == "value");
+    let named = expected.iter().all(|(f, ident, json)| {
+        f.is_none_or(|f| f.ident == *ident && f.json == *json && !f.flatten && !f.boxed && f.mode == "value")
+    });
     let plain = |f: &AcField| !f.into && f.param == f.ty;
     let whole = named
         && k.metadata == "metadata"
         && k.meta_builders.len() == META_BUILDERS.len()
         && metadata.ty.ends_with("::apply::ObjectMetaApplyConfiguration")
         && plain(spec)
-        && plain(status);
-    whole.then(|| (spec.ty.clone(), status.ty.clone()))
+        && status.is_none_or(plain);
+    whole.then(|| (spec.ty.clone(), status.map(|f| f.ty.clone())))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -41,7 +41,7 @@ pub use builtin::{ConfigMapApplyConfiguration, extract_config_map};
 pub use extract::{extract, owned_fields};
 pub use fields::{ConfigWriter, Fields, deserialize_config};
 pub use meta::{ObjectMetaApplyConfiguration, OwnerReferenceApplyConfiguration, metadata};
-pub use object::ObjectApplyConfiguration;
+pub use object::{NoStatus, ObjectApplyConfiguration};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -9,15 +9,16 @@
 //! NamespaceResourceScope>`) instead of declaring a struct with its own
 //! serde code, constructor, metadata builders and trait impl: the compiler
 //! checks and encodes that code once, in this crate, rather than once per
-//! kind in the user's. Kinds of another shape keep a
-//! generated struct of their own with the same methods.
+//! kind in the user's. A kind with a spec and no status names
+//! [`NoStatus`] as its status. Kinds of another shape keep a generated
+//! struct of their own with the same methods.
 
 use std::fmt;
 use std::marker::PhantomData;
 
 use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope};
 use kube::Resource;
-use serde::de::{DeserializeOwned, Deserializer};
+use serde::de::{self, DeserializeOwned, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +27,8 @@ use super::{deserialize_config, metadata};
 use crate::Object;
 
 /// The apply configuration of kind `K` with a spec configured by `Spec` and
-/// a status configured by `Status`; `Scope` is `K`'s scope
+/// a status configured by `Status` ([`NoStatus`] for a kind without one);
+/// `Scope` is `K`'s scope
 /// (`NamespaceResourceScope` or `ClusterResourceScope`), which decides the
 /// arguments of `new`.
 ///
@@ -277,6 +279,27 @@ where
     }
 }
 
+/// The status of a kind that has none: `ObjectApplyConfiguration<K, Spec,
+/// NoStatus, Scope>` configures such a kind, and its `status` is always
+/// `None` (no value of this type exists).
+///
+/// Reading a configuration with a `status` member into it is an error
+/// naming the member, rather than dropping what was written there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoStatus {}
+
+impl Serialize for NoStatus {
+    fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        match *self {}
+    }
+}
+
+impl<'de> Deserialize<'de> for NoStatus {
+    fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        Err(de::Error::custom("this kind has no status; remove the member"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use k8s_openapi::api::apps::v1::Deployment;
@@ -324,5 +347,18 @@ mod tests {
         assert!(format!("{ac:?}").contains("readyReplicas"));
         let err = serde_json::from_str::<DeploymentConfig>(r#"{"kind": 3}"#).unwrap_err();
         assert!(err.to_string().contains("field `kind`"), "{err}");
+    }
+
+    #[test]
+    fn a_kind_without_status_never_writes_one_and_refuses_to_read_one() {
+        type SpecOnly = ObjectApplyConfiguration<Namespace, Value, NoStatus, ClusterResourceScope>;
+        let ac = SpecOnly::new("prod").with_spec(json!({"finalizers": ["kubernetes"]}));
+        let text = serde_json::to_string(&ac).unwrap();
+        assert!(!text.contains("status"), "{text}");
+        assert_eq!(serde_json::from_str::<SpecOnly>(&text).unwrap(), ac);
+        let null = serde_json::from_str::<SpecOnly>(r#"{"kind": "Namespace", "status": null}"#).unwrap();
+        assert_eq!(null.status, None);
+        let err = serde_json::from_str::<SpecOnly>(r#"{"status": {"phase": "Active"}}"#).unwrap_err();
+        assert!(err.to_string().contains("field `status`: this kind has no status"), "{err}");
     }
 }
