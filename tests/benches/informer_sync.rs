@@ -43,9 +43,12 @@ use codegen_testenv::TestEnv;
 use futures::{StreamExt, TryStreamExt, stream};
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 
+#[path = "informer_sync/variants.rs"]
+mod variants;
 #[path = "informer_sync/widget.rs"]
 mod widget;
 
+use variants::{GO_DEFAULT, GO_PAGED, Run};
 use widget::{GROUP, LATENCY_UPDATES, OBJECTS, SENT_ANNOTATION, Widget, WidgetSpec};
 
 /// Measured rounds, after a warm-up round; `INFORMER_SYNC_ROUNDS` overrides.
@@ -155,7 +158,10 @@ fn sync_rounds(env: &TestEnv, go: &std::path::Path, namespace: &str, rounds: usi
     let exe = env!("CARGO_BIN_EXE_informer_sync_child");
     let kubeconfig = env.admin_kubeconfig();
     let kubeconfig = kubeconfig.to_string_lossy();
-    let variants = variants()?;
+    let variants = variants::variants(
+        std::env::var("INFORMER_SYNC_VARIANTS").ok().as_deref(),
+        std::env::var_os("INFORMER_SYNC_COMPARE").map(PathBuf::from),
+    )?;
     // Per variant, per measured round: (seconds, peak RSS in KiB).
     let mut results: Vec<Vec<(f64, u64)>> = vec![Vec::new(); variants.len()];
     for round in 0..=rounds {
@@ -331,108 +337,6 @@ async fn send_updates(api: &kube::Api<Widget>, round: usize) -> Result<()> {
             .await?;
     }
     Ok(())
-}
-
-const GO_DEFAULT: &str = "client-go, default (streaming list)";
-const GO_PAGED: &str = "client-go, paged lists";
-const GO_HANDLER: &str = "client-go, paged lists + 1 handler";
-const GO_STRIPPED: &str = "client-go, paged lists, no managedFields";
-const GO_DEFAULT_STRIPPED: &str = "client-go, default, no managedFields";
-
-/// How one variant's child process is started.
-enum Run {
-    /// `tests/src/bin/informer_sync_child.rs` with this variant, or the
-    /// child program at the path (`INFORMER_SYNC_COMPARE`).
-    Rust(&'static str, Option<PathBuf>),
-    /// The client-go program with these arguments.
-    Go(&'static [&'static str]),
-}
-
-struct Variant {
-    name: String,
-    run: Run,
-    /// The client-go variant doing the same work.
-    counterpart: Option<&'static str>,
-}
-
-/// The variants of the sync comparison, narrowed and doubled as
-/// `INFORMER_SYNC_VARIANTS` and `INFORMER_SYNC_COMPARE` say.
-fn variants() -> Result<Vec<Variant>> {
-    let v = |name: &str, run, counterpart| Variant { name: name.to_owned(), run, counterpart };
-    let all = vec![
-        v("kube reflector", Run::Rust("reflector", None), Some(GO_PAGED)),
-        v("codegen informer (managedFields as text, the default)", Run::Rust("informer", None), Some(GO_PAGED)),
-        v("codegen informer + 1 handler", Run::Rust("informer-handler", None), Some(GO_HANDLER)),
-        v("codegen informer, streaming list", Run::Rust("informer-streaming", None), Some(GO_DEFAULT)),
-        v(
-            "codegen informer, paged lists with resourceVersion=0",
-            Run::Rust("informer-cache-list", None),
-            Some(GO_PAGED),
-        ),
-        v("codegen informer, managedFields decoded", Run::Rust("informer-decoded", None), Some(GO_PAGED)),
-        v(
-            "codegen informer, streaming, managedFields decoded",
-            Run::Rust("informer-streaming-decoded", None),
-            Some(GO_DEFAULT),
-        ),
-        v("codegen informer, no managedFields", Run::Rust("informer-stripped", None), Some(GO_STRIPPED)),
-        v(
-            "codegen informer, streaming, no managedFields",
-            Run::Rust("informer-streaming-stripped", None),
-            Some(GO_DEFAULT_STRIPPED),
-        ),
-        v(GO_DEFAULT, Run::Go(&["--list", "default"]), None),
-        v(GO_PAGED, Run::Go(&["--list", "paged"]), None),
-        v(GO_HANDLER, Run::Go(&["--list", "paged", "--handler"]), None),
-        v(GO_STRIPPED, Run::Go(&["--list", "paged", "--strip-managed-fields"]), None),
-        v(GO_DEFAULT_STRIPPED, Run::Go(&["--list", "default", "--strip-managed-fields"]), None),
-    ];
-    let only = std::env::var("INFORMER_SYNC_VARIANTS").ok();
-    let wanted: Option<Vec<&str>> = only.as_deref().map(|only| only.split(',').map(str::trim).collect());
-    let rust_kept = |run: &Run| match (run, &wanted) {
-        (Run::Rust(variant, _), Some(wanted)) => wanted.contains(variant),
-        _ => true,
-    };
-    let counterparts: Vec<&str> = all
-        .iter()
-        .filter(|v| matches!(v.run, Run::Rust(..)) && rust_kept(&v.run))
-        .filter_map(|v| v.counterpart)
-        .collect();
-    let mut kept: Vec<Variant> = all
-        .into_iter()
-        .filter(|v| match v.run {
-            Run::Rust(..) => rust_kept(&v.run),
-            Run::Go(_) => {
-                wanted.is_none()
-                    || [GO_PAGED, GO_DEFAULT].contains(&v.name.as_str())
-                    || counterparts.contains(&v.name.as_str())
-            }
-        })
-        .collect();
-    if let Some(unknown) =
-        wanted.iter().flatten().find(|w| !kept.iter().any(|v| matches!(v.run, Run::Rust(name, _) if name == **w)))
-    {
-        bail!("INFORMER_SYNC_VARIANTS: no Rust variant {unknown:?}");
-    }
-    if let Some(other) = std::env::var_os("INFORMER_SYNC_COMPARE") {
-        let other = PathBuf::from(other);
-        if !other.is_file() {
-            bail!("INFORMER_SYNC_COMPARE: {} is not a file", other.display());
-        }
-        let compared: Vec<Variant> = kept
-            .iter()
-            .filter_map(|v| match v.run {
-                Run::Rust(variant, None) => Some(Variant {
-                    name: format!("{} [compare]", v.name),
-                    run: Run::Rust(variant, Some(other.clone())),
-                    counterpart: v.counterpart,
-                }),
-                _ => None,
-            })
-            .collect();
-        kept.extend(compared);
-    }
-    Ok(kept)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
