@@ -317,6 +317,78 @@ bad_input!(bad_unknown_generator, |s: &str| s.to_string(), &["client,listr", "pk
 bad_input!(bad_group_versions_argument, |s: &str| s.to_string(), &["all", "pkg/apis", "example"]);
 bad_input!(bad_group_directory, |s: &str| s.to_string(), &["all", "pkg/apis", "exmaple:v1"]);
 bad_input!(bad_version_name, |s: &str| s.to_string(), &["all", "pkg/apis", "example:version1"]);
+bad_input!(bad_nine_selectable_fields, |s: &str| {
+    let markers: String = (1..=9).map(|i| format!(", selectable_field(json_path = \".spec.f{i}\")")).collect();
+    let fields: String = (1..=9).map(|i| format!("    /// F{i}.\n    pub f{i}: String,\n")).collect();
+    replace("#[resource(short_names(\"stu\"))]", "")(s)
+        .replacen(
+            "#[genclient(no_status)]",
+            &format!("#[genclient(no_status)]\n#[resource(short_names(\"stu\"){markers})]"),
+            1,
+        )
+        .replacen("    pub school: String,\n", &format!("    pub school: String,\n{fields}"), 1)
+});
+/// The Student fixture with `school` a list of `Class { room: <room>, tags: Vec<String> }`
+/// under `marker`.
+fn classes(marker: &'static str, room: &'static str) -> impl Fn(&str) -> String {
+    move |s: &str| {
+        replace("    pub school: String,\n}", "")(s)
+            + &format!(
+                "    {marker}\n    pub school: Vec<Class>,\n}}\n\n/// A class.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\npub struct Class {{\n    /// Room.\n    pub room: {room},\n    /// Tags.\n    pub tags: Vec<String>,\n}}\n"
+            )
+    }
+}
+
+bad_input!(
+    bad_list_map_key_not_a_scalar,
+    classes("#[validate(list_type = \"map\", list_map_keys(\"tags\"))]", "String")
+);
+bad_input!(
+    bad_list_map_key_optional,
+    classes("#[validate(list_type = \"map\", list_map_keys(\"room\"))]", "Option<String>")
+);
+bad_input!(bad_set_of_objects, classes("#[validate(list_type = \"set\")]", "String"));
+
+/// `#[genclient(group = "..")]` stands in for `group_name!` when every kind
+/// of the package names the same group, and is an error when two differ.
+#[test]
+fn group_from_genclient_when_the_package_has_no_group_name() {
+    let two_kinds = |second_group: &str| {
+        let types = TYPES_RS
+            .replace("#[genclient(no_status)]", "#[genclient(no_status, group = \"school.example.com\")]")
+            + &TYPES_RS
+                .split_once("/// A student.")
+                .unwrap()
+                .1
+                .split_once("/// What a student is.")
+                .unwrap()
+                .0
+                .replace("#[genclient(no_status)]", &format!("#[genclient(no_status, group = \"{second_group}\")]"))
+                .replace("pub struct Student {", "/// A teacher.\npub struct Teacher {")
+                .replace("short_names(\"stu\")", "short_names(\"tea\")");
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            &[
+                ("pkg/apis/example/v1/mod.rs", &MOD_RS[MOD_RS.find("mod types").unwrap()..]),
+                ("pkg/apis/example/v1/types.rs", &types),
+            ],
+        );
+        dir
+    };
+    let dir = two_kinds("school.example.com");
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for crd in ["school.example.com_students.yaml", "school.example.com_teachers.yaml"] {
+        let text = std::fs::read_to_string(dir.path().join("config/crd").join(crd)).unwrap();
+        assert!(text.contains("  group: school.example.com\n"), "{text}");
+    }
+    let dir = two_kinds("staff.example.com");
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(!dir.path().join("pkg/client").exists(), "a failed run writes nothing");
+    insta::assert_snapshot!("bad_two_groups_in_one_package", run.stderr);
+}
 
 #[test]
 fn bad_group_without_dot_marker() {
@@ -922,6 +994,14 @@ fn max_desc_len_and_embedded_object_meta() {
     let (none, _) = crd_of(&edit, &["--max-desc-len", "0"]);
     assert!(none.len() < capped.len() && capped.len() < full.len(), "{} {} {}", none.len(), capped.len(), full.len());
     assert!(!none.contains("description:"), "max-desc-len 0 drops every description");
+    // Client-side `kubectl apply` keeps the object's JSON in an annotation of
+    // at most 262,144 bytes: the full CRD does not fit, the one without
+    // descriptions does.
+    let json_len = |crd: &str| {
+        let v: serde_json::Value = serde_yaml::from_str(crd.split_once("---\n").unwrap().1).unwrap();
+        serde_json::to_string(&v).unwrap().len()
+    };
+    assert!(json_len(&full) > 262_144 && json_len(&none) < 262_144, "{} {}", json_len(&full), json_len(&none));
     let longest = capped
         .lines()
         .filter_map(|l| l.trim().strip_prefix("description: "))
@@ -1068,4 +1148,59 @@ fn the_student_controllers_role_is_the_one_its_markers_make() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/student-controller");
     let run = kube_codegen(&example, &["rbac", "src", "--role-name", "student-controller", "--verify"]);
     assert_eq!(run.code, 0, "config/rbac/role.yaml is stale:\n{}{}", run.stdout, run.stderr);
+}
+
+/// A version module may be `<version>.rs` beside its directory instead of
+/// `<version>/mod.rs`; the output is the same.
+#[test]
+fn version_module_beside_its_directory() {
+    let dir = project(|s| s.to_string());
+    assert_eq!(kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]).code, 0);
+    let beside = tempfile::tempdir().unwrap();
+    write(beside.path(), &[("pkg/apis/example/v1.rs", MOD_RS), ("pkg/apis/example/v1/types.rs", TYPES_RS)]);
+    let run = kube_codegen(beside.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!beside.path().join("pkg/apis/example/v1/mod.rs").exists(), "no mod.rs is made");
+    for file in [
+        "config/crd/example.k8s.io_students.yaml",
+        "pkg/apis/example/v1/register.rs",
+        "pkg/client/clientset/example/v1/student.rs",
+    ] {
+        let read = |root: &Path| std::fs::read_to_string(root.join(file)).unwrap();
+        assert_eq!(read(dir.path()), read(beside.path()), "{file}");
+    }
+}
+
+/// Paths resolve through `super::super::..` into another API package, through
+/// a `{self}` import, and past a local type that shadows a prelude name.
+#[test]
+fn paths_through_super_self_imports_and_shadowed_prelude_names() {
+    let dir = project(|s| {
+        replace("use serde::{Deserialize, Serialize};\n", "use serde::{Deserialize, Serialize};\nuse crate::pkg::apis::common::{self};\n")(s)
+            .replacen(
+                "    pub school: String,\n",
+                "    pub school: String,\n    /// Up.\n    pub up: super::super::super::common::v1::Ref,\n    /// Through self.\n    pub through: common::v1::Ref,\n    /// Shadowed.\n    pub holder: shadow::Holder,\n",
+                1,
+            )
+            + "\nmod shadow {\n    use codegen_macros::ApiType;\n    use serde::{Deserialize, Serialize};\n\n    /// Not std's String.\n    #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n    pub struct String {\n        /// Characters.\n        pub chars: i32,\n    }\n\n    /// Holds one.\n    #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n    pub struct Holder {\n        /// A local String.\n        pub label: String,\n    }\n}\n"
+    });
+    write(
+        dir.path(),
+        &[(
+            "pkg/apis/common/v1/mod.rs",
+            "use codegen_macros::ApiType;\nuse serde::{Deserialize, Serialize};\n\n/// A reference.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\npub struct Ref {\n    /// Its name.\n    pub name: String,\n}\n",
+        )],
+    );
+    let run = kube_codegen(dir.path(), &["crd", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let crd = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
+    let v: serde_yaml::Value = serde_yaml::from_str(crd.split_once("---\n").unwrap().1).unwrap();
+    let spec = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    for field in ["up", "through"] {
+        assert_eq!(spec[field]["properties"]["name"]["type"], "string", "{field}: {crd}");
+    }
+    let label = &spec["holder"]["properties"]["label"];
+    assert_eq!(label["type"], "object", "{crd}");
+    assert_eq!(label["properties"]["chars"]["format"], "int32", "{crd}");
+    assert_eq!(spec["name"]["type"], "string", "std's String outside the shadowing module");
 }

@@ -578,7 +578,8 @@ fn check_columns(k: &Kind, schema: &JsonSchemaProps, diags: &mut Diagnostics) {
                 k.kind,
                 seen.len()
             ))
-            .at(k.origin.location()),
+            .at(k.origin.location())
+            .help(format!("keep at most {MAX_SELECTABLE_FIELDS} `selectable_field(..)` markers on the kind")),
         );
     }
     if let Some(s) = &k.scale {
