@@ -1204,3 +1204,53 @@ fn paths_through_super_self_imports_and_shadowed_prelude_names() {
     assert_eq!(label["properties"]["chars"]["format"], "int32", "{crd}");
     assert_eq!(spec["name"]["type"], "string", "std's String outside the shadowing module");
 }
+
+/// Types nest as deep as the engine's stack allows: 40 levels generate
+/// (formatting them once overflowed a worker thread's default stack), and
+/// beyond 1,000 levels of nesting the file is refused with its location.
+#[test]
+fn deep_nesting_generates_and_absurd_nesting_is_an_error() {
+    let nested = |depth: usize| {
+        move |s: &str| {
+            let ty = format!("{}String{}", "Vec<".repeat(depth), ">".repeat(depth));
+            replace("    pub school: String,", "    pub school: String,\n    /// Deep.\n    pub deep: DEEP,")(s)
+                .replace("DEEP", &ty)
+        }
+    };
+    let dir = project(nested(40));
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let crd = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
+    assert_eq!(crd.matches("type: array").count(), 40, "{crd}");
+    let stderr = fails(nested(1001));
+    assert!(
+        stderr.starts_with("error: nesting deeper than 1000 levels\n  --> pkg/apis/example/v1/types.rs:26:4010\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_not_utf8() {
+    let dir = project(|s| s.to_string());
+    let mut bytes = b"// caf\xe9\n".to_vec();
+    bytes.extend_from_slice(TYPES_RS.as_bytes());
+    std::fs::write(dir.path().join("pkg/apis/example/v1/types.rs"), bytes).unwrap();
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    insta::assert_snapshot!("bad_not_utf8", run.stderr);
+}
+
+/// A `mod` declaration without its file is a warning naming the files
+/// looked for; a FIFO among the sources is not read (it would block).
+#[test]
+fn missing_module_files_and_fifos() {
+    let dir = project(|s| s.to_string());
+    write(dir.path(), &[("pkg/apis/example/v1/mod.rs", &format!("{MOD_RS}\nmod extra;\n"))]);
+    let fifo =
+        std::ffi::CString::new(dir.path().join("pkg/apis/example/v1/stray.rs").into_os_string().into_encoded_bytes())
+            .unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("missing_module_file", run.stderr);
+}

@@ -169,7 +169,7 @@ impl Builder {
             println!("cargo:warning={at}{}", w.message);
         }
         for (path, text) in &out.files {
-            if std::fs::read_to_string(path).is_ok_and(|old| old == *text) {
+            if crate::write::read_regular(path).is_ok_and(|old| old == *text) {
                 continue;
             }
             let written =
@@ -271,7 +271,7 @@ fn inputs(settings: &Settings) -> Vec<PathBuf> {
                 out.push(path.clone());
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs")
-                && std::fs::read_to_string(&path).is_ok_and(|t| !crate::write::is_generated(&t))
+                && crate::write::read_regular(&path).is_ok_and(|t| !crate::write::is_generated(&t))
             {
                 out.push(path);
             }

@@ -141,8 +141,10 @@ fn nothing_matched(discovery: &parse::Discovery, model: &model::Model) -> Option
 /// nesting in the user's files; rustc grows its own stack on demand, so
 /// code it accepts may nest deeper than a default 8 MiB thread (or a 2 MiB
 /// test thread) can parse in a debug build. Only touched pages are
-/// committed: the reservation costs nothing on ordinary input.
-const ENGINE_STACK: usize = 256 << 20;
+/// committed: the reservation costs nothing on ordinary input. The engine's
+/// worker threads (formatting, the CRD writer) get it too: they recurse as
+/// deep as the user's types nest.
+pub(crate) const ENGINE_STACK: usize = 256 << 20;
 
 /// Runs `f` on a thread with a 256 MiB stack (on this thread if none can be
 /// spawned); a panic in `f` continues on this thread. The CLI, build.rs

@@ -73,6 +73,9 @@ pub struct Package {
     pub modules: Vec<Module>,
     /// `.rs` files of the directory that no `mod` declaration reaches.
     pub unreached: Vec<PathBuf>,
+    /// `mod name;` declarations with no file: where, the module's name, and
+    /// the files looked for.
+    pub missing_modules: Vec<(Location, String, Vec<PathBuf>)>,
     /// The build whose `cfg`s the package was read for.
     pub build: crate::cfg::Build,
     /// Code behind a `cfg` the engine cannot decide: (file, first line, last
@@ -283,6 +286,7 @@ pub fn parse_files(
         module_file: None,
         modules: Vec::new(),
         unreached: Vec::new(),
+        missing_modules: Vec::new(),
         build,
         conditional: Vec::new(),
     };
@@ -298,9 +302,7 @@ pub fn parse_files(
             let reached: Vec<PathBuf> = pkg.files.iter().map(|f| f.source.path.clone()).collect();
             pkg.unreached = paths
                 .into_iter()
-                .filter(|p| {
-                    !reached.contains(p) && std::fs::read_to_string(p).is_ok_and(|t| !crate::write::is_generated(&t))
-                })
+                .filter(|p| !reached.contains(p) && read_source(p).is_ok_and(|t| !crate::write::is_generated(&t)))
                 .collect();
         }
         None if paths.len() == 1 => {
@@ -325,10 +327,10 @@ pub fn parse_files(
 /// Reads and parses one file into the package; `None` for unreadable,
 /// unparsable (reported) and generated (skipped) files.
 fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<usize> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_source(path) {
         Ok(t) => t,
-        Err(e) => {
-            diags.push(Diagnostic::error(format!("cannot read `{}`: {e}", path.display())));
+        Err(d) => {
+            diags.push(*d);
             return None;
         }
     };
@@ -336,6 +338,14 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
         return None;
     }
     let source = Arc::new(SourceFile::new(path.to_path_buf(), text));
+    if let Some(span) = nested_too_deep(&source.text) {
+        diags.push(
+            Diagnostic::error(format!("nesting deeper than {MAX_NESTING} levels"))
+                .at(source.location(span))
+                .help("give an inner level a name of its own (a struct, or a type alias)"),
+        );
+        return None;
+    }
     match syn::parse_file(&source.text) {
         Ok(mut ast) => {
             for (first, last) in crate::cfg::strip(&mut ast.items, pkg.build, &source, diags) {
@@ -355,6 +365,88 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
             None
         }
     }
+}
+
+/// Reads a source file: a regular file (a FIFO or a device could block or
+/// never end) of UTF-8 text (an error says where it is not).
+pub(crate) fn read_source(path: &Path) -> Result<String, Box<Diagnostic>> {
+    let cannot = |e: std::io::Error| Box::new(Diagnostic::error(format!("cannot read `{}`: {e}", path.display())));
+    if !std::fs::metadata(path).map_err(cannot)?.is_file() {
+        return Err(Box::new(
+            Diagnostic::error(format!("`{}` is not a regular file", path.display()))
+                .help("a module's source must be a file; move what is there out of the way"),
+        ));
+    }
+    String::from_utf8(std::fs::read(path).map_err(cannot)?).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line_end =
+            e.as_bytes()[line_start..].iter().position(|&b| b == b'\n').map_or(e.as_bytes().len(), |i| line_start + i);
+        let column = String::from_utf8_lossy(&valid[line_start..]).chars().count();
+        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+        Box::new(
+            Diagnostic::error(format!("`{}` is not UTF-8 text", path.display()))
+                .at(Location {
+                    file: path.to_path_buf(),
+                    line,
+                    column,
+                    end_line: line,
+                    end_column: column + 1,
+                    line_text: String::from_utf8_lossy(&e.as_bytes()[line_start..line_end]).into_owned(),
+                })
+                .help("Rust source must be UTF-8; save the file as UTF-8"),
+        )
+    })
+}
+
+/// How deep delimiters and angle brackets may nest in a source file: far
+/// beyond any API type, and well within what the engine's stack parses
+/// (each level is a few frames of `syn`'s recursive descent).
+const MAX_NESTING: usize = 1000;
+
+/// The first token of `text` nested deeper than [`MAX_NESTING`], counting
+/// groups and the angle brackets open in the current statement; `None` if
+/// there is none or the text does not lex (the parser then says why).
+fn nested_too_deep(text: &str) -> Option<Span> {
+    use proc_macro2::{Spacing, TokenTree};
+    let tokens: proc_macro2::TokenStream = text.strip_prefix('\u{feff}').unwrap_or(text).parse().ok()?;
+    // One entry per open group: its tokens and the angle brackets open in it.
+    let mut stack = vec![(tokens.into_iter(), 0usize)];
+    let mut joint_after: Option<char> = None;
+    loop {
+        let open = stack.len();
+        let Some((tokens, angles)) = stack.last_mut() else { break };
+        let Some(token) = tokens.next() else {
+            stack.pop();
+            continue;
+        };
+        let after = joint_after.take();
+        match token {
+            TokenTree::Punct(p) => {
+                match p.as_char() {
+                    '<' => *angles += 1,
+                    // `->` and `=>` close nothing.
+                    '>' if !matches!(after, Some('-' | '=')) => *angles = angles.saturating_sub(1),
+                    ';' => *angles = 0,
+                    _ => {}
+                }
+                if open + *angles > MAX_NESTING {
+                    return Some(p.span());
+                }
+                if p.spacing() == Spacing::Joint {
+                    joint_after = Some(p.as_char());
+                }
+            }
+            TokenTree::Group(g) => {
+                if open + *angles + 1 > MAX_NESTING {
+                    return Some(g.span_open());
+                }
+                stack.push((g.stream().into_iter(), 0));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Registers the module `path` (file `file`, inline chain `inline`) and
@@ -400,9 +492,13 @@ fn walk_module(
             Some(p) => vec![source.path.parent().map(|d| d.join(p)).unwrap_or_else(|| PathBuf::from(p))],
             None => vec![dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")],
         };
-        // A module without a file is rustc's to report (a generated module
-        // such as `register` may not be written yet).
-        let Some(found) = candidates.iter().find(|c| c.is_file()) else { continue };
+        // A module without a file is reported as a warning by the checker
+        // (a generated module such as `register` may not be written yet).
+        let Some(found) = candidates.iter().find(|c| c.is_file()) else {
+            let declared = pkg.items(&Module { path: path.clone(), file, inline: inline.clone() })[i].span();
+            pkg.missing_modules.push((source.location(declared), name, candidates));
+            continue;
+        };
         if pkg.files.iter().any(|f| f.source.path == *found) {
             continue;
         }

@@ -66,7 +66,7 @@ pub struct Existing {
 pub fn existing(out_dir: &Path) -> Existing {
     let mut out = Existing::default();
     for m in ["clientset", "fake", "informers", "listers"] {
-        if std::fs::read_to_string(out_dir.join(m).join("mod.rs")).is_ok_and(|t| is_generated(&t)) {
+        if read_regular(out_dir.join(m).join("mod.rs")).is_ok_and(|t| is_generated(&t)) {
             out.generated_modules.insert(m.to_string());
         }
     }
@@ -78,7 +78,7 @@ pub fn existing(out_dir: &Path) -> Existing {
             if path.is_dir() {
                 stack.push(path);
             } else if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with("_expansion.rs"))
-                && std::fs::read_to_string(&path).is_ok_and(|t| !is_generated(&t))
+                && read_regular(&path).is_ok_and(|t| !is_generated(&t))
             {
                 out.expansions.insert(path);
             }
@@ -143,7 +143,7 @@ pub fn plan(output: &Output) -> Result<Vec<Change>, Vec<Diagnostic>> {
         }
     }
     for file in &output.files {
-        match std::fs::read_to_string(&file.path) {
+        match read_regular(&file.path) {
             Ok(old) if old == file.contents => {}
             Ok(old) if is_generated(&old) => {
                 changes.push(Change::Update { path: file.path.clone(), old, new: file.contents.clone() })
@@ -174,7 +174,7 @@ pub fn plan(output: &Output) -> Result<Vec<Change>, Vec<Diagnostic>> {
             if !ext_ok {
                 continue;
             }
-            if let Ok(old) = std::fs::read_to_string(&path)
+            if let Ok(old) = read_regular(&path)
                 && is_generated(&old)
             {
                 changes.push(Change::Delete { path, old });
@@ -187,6 +187,20 @@ pub fn plan(output: &Output) -> Result<Vec<Change>, Vec<Diagnostic>> {
     changes.sort_by(|a, b| a.path().cmp(b.path()));
     changes.dedup_by(|a, b| a.path() == b.path());
     Ok(changes)
+}
+
+/// Reads a regular file as text; anything else (a FIFO or a device, which
+/// could block or never end) is an error of kind `InvalidInput`.
+pub(crate) fn read_regular(path: impl AsRef<Path>) -> std::io::Result<String> {
+    let path = path.as_ref();
+    if std::fs::metadata(path)?.is_file() {
+        std::fs::read_to_string(path)
+    } else if path.is_dir() {
+        // As reading a directory fails: callers tell this case apart.
+        std::fs::read_to_string(path)
+    } else {
+        Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
+    }
 }
 
 fn list_files(dir: &Path, recursive: bool) -> Vec<PathBuf> {

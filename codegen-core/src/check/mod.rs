@@ -249,6 +249,18 @@ fn lower_package(
             }
         }
     }
+    for (location, name, candidates) in &pkg.missing_modules {
+        if register_module.as_deref() == Some(name.as_str()) {
+            continue;
+        }
+        let looked: Vec<String> = candidates.iter().map(|c| format!("`{}`", c.display())).collect();
+        diags.push(
+            Diagnostic::warning(format!("module `{name}` has no file: its types are ignored"))
+                .at(location.clone())
+                .note(format!("looked for {}", looked.join(" and ")))
+                .help("create the file, or remove the `mod` declaration (rustc refuses it too)"),
+        );
+    }
     for path in &pkg.unreached {
         diags.push(
             Diagnostic::warning(format!(

@@ -334,40 +334,67 @@ pub fn generate(
 ) -> Vec<GeneratedFile> {
     // Schemas are built here (the model is not `Sync`) while a second thread
     // writes the YAML of the previous CRD and frees it: on two cores the
-    // two halves overlap.
+    // two halves overlap. The writer recurses as deep as a schema nests, so
+    // it gets the engine's stack; if it cannot be spawned, this thread
+    // writes each CRD itself.
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, CustomResourceDefinition)>(2);
-        let writer = scope.spawn(move || {
-            let mut capacity = 1 << 16;
-            rx.into_iter()
-                .map(|(path, crd)| {
-                    let mut out = with_header(GENERATED_MARKER_YAML, "#", header, "---\n");
-                    out.reserve(capacity);
-                    let contents = super::yaml::append(out, &crd);
-                    capacity = capacity.max(contents.len());
-                    GeneratedFile { path, contents }
-                })
-                .collect::<Vec<_>>()
+        let writer = std::thread::Builder::new().stack_size(crate::ENGINE_STACK).spawn_scoped(scope, move || {
+            let mut yaml = YamlFiles::new(header);
+            rx.into_iter().map(|(path, crd)| yaml.file(path, &crd)).collect::<Vec<_>>()
         });
-        for group in &model.groups {
-            let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
-            for v in &group.versions {
-                for k in v.kinds.iter().filter(|k| !k.skip_crd) {
-                    by_kind.entry(&k.kind).or_default().push((v, k));
+        let mut here = (YamlFiles::new(header), Vec::new());
+        {
+            let mut emit = |path: PathBuf, crd: CustomResourceDefinition| match &writer {
+                Ok(_) => tx.send((path, crd)).is_ok(),
+                Err(_) => {
+                    here.1.push(here.0.file(path, &crd));
+                    true
                 }
-            }
-            for versions in by_kind.values() {
-                if let Some(crd) = build(model, group, versions, options, diags) {
-                    let path = crd_dir.join(format!("{}_{}.yaml", group.name, crd.spec.names.plural));
-                    if tx.send((path, crd)).is_err() {
-                        break;
+            };
+            'groups: for group in &model.groups {
+                let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
+                for v in &group.versions {
+                    for k in v.kinds.iter().filter(|k| !k.skip_crd) {
+                        by_kind.entry(&k.kind).or_default().push((v, k));
+                    }
+                }
+                for versions in by_kind.values() {
+                    if let Some(crd) = build(model, group, versions, options, diags) {
+                        let path = crd_dir.join(format!("{}_{}.yaml", group.name, crd.spec.names.plural));
+                        if !emit(path, crd) {
+                            break 'groups;
+                        }
                     }
                 }
             }
         }
         drop(tx);
-        writer.join().unwrap_or_default()
+        match writer {
+            Ok(writer) => writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => here.1,
+        }
     })
+}
+
+/// Renders CRDs into files, each buffer sized for the largest so far.
+struct YamlFiles<'a> {
+    header: Option<&'a str>,
+    capacity: usize,
+}
+
+impl<'a> YamlFiles<'a> {
+    fn new(header: Option<&'a str>) -> Self {
+        YamlFiles { header, capacity: 1 << 16 }
+    }
+
+    fn file(&mut self, path: PathBuf, crd: &CustomResourceDefinition) -> GeneratedFile {
+        let mut out = with_header(GENERATED_MARKER_YAML, "#", self.header, "---\n");
+        out.reserve(self.capacity);
+        let contents = super::yaml::append(out, crd);
+        self.capacity = self.capacity.max(contents.len());
+        GeneratedFile { path, contents }
+    }
 }
 
 /// The CRD as YAML (the writer of [`super::yaml`]: quoted wherever any

@@ -223,21 +223,28 @@ impl Emitter<'_> {
                     text.lines().nth(e.span().start().line.saturating_sub(1)).unwrap_or_default().trim().to_string(),
                 )),
         };
+        // Each worker takes the next file until none is left. It only
+        // borrows, so it is `Copy`: a thread that cannot be spawned (with
+        // the engine's stack, since formatting recurses as deep as the
+        // types nest) leaves its share to this thread.
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = order.get(k) else { break };
+                done.push((i, format(&files[i])));
+            }
+            done
+        };
         let mut results: Vec<(usize, Result<GeneratedFile, Diagnostic>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(&i) = order.get(k) else { break };
-                            done.push((i, format(&files[i])));
-                        }
-                        done
-                    })
-                })
+            let handles: Vec<_> = (1..threads)
+                .map(|_| std::thread::Builder::new().stack_size(crate::ENGINE_STACK).spawn_scoped(scope, work))
                 .collect();
-            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+            let mut results = work();
+            for handle in handles.into_iter().flatten() {
+                results.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            }
+            results
         });
         results.sort_by_key(|(i, _)| *i);
         for (_, r) in results {
