@@ -1254,3 +1254,33 @@ fn missing_module_files_and_fifos() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("missing_module_file", run.stderr);
 }
+
+/// A generator that runs owns its directory: when the last kind loses its
+/// client, the clientset, listers, informers and fake go, and `--verify`
+/// says so first. A run of other generators keeps every generated module
+/// declared in the client `mod.rs`.
+#[test]
+fn outputs_of_a_generator_that_writes_nothing_are_stale() {
+    let dir = project(|s| s.to_string());
+    assert_eq!(kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]).code, 0);
+    let client_mod = || std::fs::read_to_string(dir.path().join("pkg/client/mod.rs")).unwrap();
+    let declared = |text: &str| -> Vec<String> {
+        text.lines().filter_map(|l| l.strip_prefix("pub mod ")).map(|m| m.trim_end_matches(';').to_string()).collect()
+    };
+    assert_eq!(declared(&client_mod()), ["applyconfigurations", "clientset", "fake", "informers", "listers"]);
+    let run = kube_codegen(dir.path(), &["lister", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(declared(&client_mod()), ["applyconfigurations", "clientset", "fake", "informers", "listers"]);
+
+    write(dir.path(), &[("pkg/apis/example/v1/types.rs", &TYPES_RS.replace("#[genclient(no_status)]\n", ""))]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for gone in ["clientset", "fake", "informers", "listers"] {
+        assert!(!dir.path().join("pkg/client").join(gone).join("mod.rs").exists(), "{gone}");
+    }
+    assert_eq!(declared(&client_mod()), ["applyconfigurations"]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -65,7 +65,7 @@ pub struct Existing {
 /// Reads what [`Existing`] holds from the output directory `out_dir`.
 pub fn existing(out_dir: &Path) -> Existing {
     let mut out = Existing::default();
-    for m in ["clientset", "fake", "informers", "listers"] {
+    for m in ["applyconfigurations", "clientset", "fake", "informers", "listers"] {
         if read_regular(out_dir.join(m).join("mod.rs")).is_ok_and(|t| is_generated(&t)) {
             out.generated_modules.insert(m.to_string());
         }
