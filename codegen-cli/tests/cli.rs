@@ -196,6 +196,12 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(bad_misspelled_resource_attribute, replace("#[resource(short_names", "#[resorce(short_names"));
+bad_input!(bad_misspelled_genclient_attribute, replace("#[genclient(no_status)]", "#[genclinet(no_status)]"));
+bad_input!(
+    bad_validation_for_validate,
+    replace("    pub name: String,", "    #[validation(min_length = 1)]\n    pub name: String,")
+);
 bad_input!(bad_go_style_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(nonNamespaced)]"));
 bad_input!(
     bad_verb_in_only_and_skip,

@@ -276,6 +276,7 @@ fn lower_package(
     }
 
     let types_of_pkg = package_types(pkg, diags);
+    misspelled_markers(pkg, &types_of_pkg, diags);
     let mut types = BTreeMap::new();
     let mut roots = Vec::new();
     for (name, (module, item)) in &types_of_pkg.items {
@@ -404,6 +405,47 @@ fn lower_package(
             module_origin,
         },
     ))
+}
+
+/// The attributes kube-codegen reads on API types and their fields.
+const MARKER_ATTRIBUTES: [&str; 3] = ["genclient", "resource", "validate"];
+
+/// Reports attributes whose name is a likely typo of a marker's
+/// (`#[resorce(..)]`, `#[validation(..)]`): the markers they meant would be
+/// silently missing from the output, and rustc refuses them anyway. Checked:
+/// every type's own attributes, and those of API types' fields and variants.
+fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnostics) {
+    for (module, item) in types.items.values() {
+        let file = pkg.file_of(&pkg.modules[*module]);
+        let own = item_attrs(item);
+        let is_api = markers::is_genclient_any(own) || derives(own, "ApiType");
+        let mut attrs: Vec<&syn::Attribute> = own.iter().collect();
+        if is_api {
+            match item {
+                syn::Item::Struct(s) => attrs.extend(s.fields.iter().flat_map(|f| &f.attrs)),
+                syn::Item::Enum(e) => {
+                    for v in &e.variants {
+                        attrs.extend(&v.attrs);
+                        attrs.extend(v.fields.iter().flat_map(|f| &f.attrs));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for attr in attrs {
+            let Some(name) = attr.path().get_ident().map(ToString::to_string) else { continue };
+            if MARKER_ATTRIBUTES.contains(&name.as_str()) {
+                continue;
+            }
+            if let Some(meant) = crate::ident::did_you_mean(&name, &MARKER_ATTRIBUTES) {
+                diags.push(
+                    Diagnostic::error(format!("unknown attribute `{name}`"))
+                        .at(file.source.location(attr.path().span()))
+                        .help(format!("did you mean `{meant}`? (see docs/markers.md)")),
+                );
+            }
+        }
+    }
 }
 
 fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
