@@ -196,6 +196,24 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(bad_kind_not_ascii, replace("pub struct Student {", "pub struct Étudiant {"));
+bad_input!(bad_list_kind_is_the_kind, replace("short_names(\"stu\")", "short_names(\"stu\"), list_kind = \"Student\""));
+bad_input!(
+    bad_plural_with_a_hint,
+    replace("short_names(\"stu\")", "short_names(\"Stu Dent\"), plural = \"Students_X\"")
+);
+bad_input!(bad_short_name_of_another_kind, |s: &str| {
+    let teacher = s.split_once("/// A student.").unwrap().1.split_once("/// What a student is.").unwrap().0;
+    s.to_string() + "\n/// A teacher." + &teacher.replace("pub struct Student {", "pub struct Teacher {")
+});
+bad_input!(bad_two_types_of_one_kind, |s: &str| {
+    let other = s.split_once("/// A student.").unwrap().1.split_once("/// What a student is.").unwrap().0;
+    s.to_string()
+        + "\n/// A pupil."
+        + &other
+            .replace("pub struct Student {", "pub struct Pupil {")
+            .replace("short_names(\"stu\")", "short_names(\"pu\"), kind = \"Student\", plural = \"pupils\"")
+});
 bad_input!(bad_misspelled_resource_attribute, replace("#[resource(short_names", "#[resorce(short_names"));
 bad_input!(bad_misspelled_genclient_attribute, replace("#[genclient(no_status)]", "#[genclinet(no_status)]"));
 bad_input!(
@@ -1289,4 +1307,21 @@ fn outputs_of_a_generator_that_writes_nothing_are_stale() {
     assert_eq!(declared(&client_mod()), ["applyconfigurations"]);
     let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// A group directory must be a Rust module name; the same version named
+/// twice on the command line is one package.
+#[test]
+fn group_directories_are_modules_and_versions_count_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &[("pkg/apis/my-group/v1/mod.rs", MOD_RS), ("pkg/apis/my-group/v1/types.rs", TYPES_RS)]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "my-group:v1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    insta::assert_snapshot!("bad_group_directory_not_a_module", run.stderr);
+    assert!(!dir.path().join("pkg/client").exists());
+
+    let dir = project(|s| s.to_string());
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1,v1", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "kube-codegen: 19 file(s) written, 0 unchanged, 0 stale removed\n");
 }

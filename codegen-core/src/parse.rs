@@ -166,6 +166,17 @@ pub fn discover(settings: &Settings, diags: &mut Diagnostics) -> Discovery {
     }
     for gv in &settings.groups {
         let group_dir = apis.join(&gv.package);
+        if !is_module_name(&gv.package) {
+            diags.push(
+                Diagnostic::error(format!("group directory `{}` is not a Rust module name", group_dir.display()))
+                    .help(format!(
+                        "rename it to `{}`: a group directory is a Rust module (the API group's name comes from `group_name!`)",
+                        module_name_like(&gv.package)
+                    )),
+            );
+            out.skipped.push((group_dir, "not a Rust module name".into()));
+            continue;
+        }
         if !group_dir.is_dir() {
             let present: Vec<String> =
                 sorted_dir(apis).into_iter().filter(|p| p.is_dir()).map(|p| file_name(&p)).collect();
@@ -216,6 +227,10 @@ pub fn discover(settings: &Settings, diags: &mut Diagnostics) -> Discovery {
                     },
                 ));
                 out.skipped.push((dir, "does not exist".into()));
+                continue;
+            }
+            // `example:v1,v1` or `example:v1 example:v1` name one package.
+            if out.packages.iter().any(|p| p.group_package == gv.package && p.version == *version) {
                 continue;
             }
             out.packages.push(parse_package(&gv.package, version, &dir, diags));
@@ -534,6 +549,21 @@ fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
     };
     out.sort();
     out
+}
+
+/// Whether a directory name can be a Rust module's: ASCII letters, digits
+/// and `_`, not starting with a digit.
+fn is_module_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name != "_"
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `name` with what a module name cannot hold replaced by `_`.
+fn module_name_like(name: &str) -> String {
+    let out: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    if out.starts_with(|c: char| c.is_ascii_digit()) { format!("_{out}") } else { out }
 }
 
 fn file_name(p: &Path) -> String {

@@ -548,7 +548,7 @@ fn lower_kind(
             diags.push(
                 Diagnostic::error(format!("{what} name `{}` must be a lower-case DNS label", v.value))
                     .at(def.origin.with_span(v.span).location())
-                    .help(format!("write `{what} = \"{}\"`", v.value.to_lowercase())),
+                    .help(format!("write `{what} = \"{}\"`", dns_label_like(&v.value))),
             );
             ok = false;
         }
@@ -556,7 +556,7 @@ fn lower_kind(
     // The API server checks `kind` and `listKind` lower-cased as DNS-1035 labels.
     for (what, value) in [("kind", res.kind.as_ref()), ("list_kind", res.list_kind.as_ref())] {
         if let Some(v) = value
-            && !(v.value.starts_with(|c: char| c.is_ascii_alphabetic()) && is_dns_label(&v.value.to_lowercase()))
+            && !is_kind_name(&v.value)
         {
             diags.push(
                 Diagnostic::error(format!("`{what} = {:?}` is not a kind name", v.value))
@@ -566,13 +566,31 @@ fn lower_kind(
             ok = false;
         }
     }
+    if res.kind.is_none() && !is_kind_name(&kind) {
+        diags.push(
+            Diagnostic::error(format!("type name `{kind}` is not a kind name"))
+                .at(def.origin.location())
+                .help("a kind name is an ASCII letter followed by ASCII letters and digits; rename the type, or set `#[resource(kind = \"..\")]`"),
+        );
+        ok = false;
+    }
+    if let Some(l) = &res.list_kind
+        && l.value == kind
+    {
+        diags.push(
+            Diagnostic::error(format!("`list_kind = {:?}` is the kind itself", l.value))
+                .at(def.origin.with_span(l.span).location())
+                .help(format!("the API server needs them to differ; leave `list_kind` out for `{kind}List`")),
+        );
+        ok = false;
+    }
     for list in [res.short_names.as_ref(), res.categories.as_ref()].into_iter().flatten() {
         for s in &list.value {
             if !is_dns_label(&s.value) {
                 diags.push(
                     Diagnostic::error(format!("`{}` must be a lower-case DNS label", s.value))
                         .at(def.origin.with_span(s.span).location())
-                        .help(format!("write `\"{}\"`", s.value.to_lowercase())),
+                        .help(format!("write `\"{}\"`", dns_label_like(&s.value))),
                 );
                 ok = false;
             }
@@ -767,6 +785,27 @@ const GENERATED_CLIENT_METHODS: [&str; 7] =
 const FACTORY_METHODS: [&str; 7] =
     ["new", "from_runtime", "runtime", "start", "wait_for_cache_sync", "shutdown", "for_resource"];
 
+/// What the API server takes as a kind: lower-cased, a DNS-1035 label.
+fn is_kind_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic()) && is_dns_label(&s.to_lowercase())
+}
+
+/// The closest lower-case DNS label to `s`, for a hint: lower-cased, other
+/// characters as `-`, no leading digit or dash, no trailing dash.
+fn dns_label_like(s: &str) -> String {
+    let mapped: String =
+        s.to_lowercase().chars().map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() { c } else { '-' }).collect();
+    let mut out = String::new();
+    for c in mapped.trim_start_matches(|c: char| !c.is_ascii_lowercase()).chars() {
+        if !(c == '-' && out.ends_with('-')) {
+            out.push(c);
+        }
+    }
+    out.truncate(63);
+    let out = out.trim_end_matches('-').to_string();
+    if out.is_empty() { "name".to_string() } else { out }
+}
+
 fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
@@ -798,11 +837,23 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
         // One kind across versions: same scope and names, exactly one storage version.
         let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
         for v in &group.versions {
-            for k in &v.kinds {
-                by_kind.entry(k.kind.as_str()).or_default().push((v, k));
-            }
             let mut plurals: BTreeMap<&str, &Kind> = BTreeMap::new();
+            let mut kinds: BTreeMap<&str, &Kind> = BTreeMap::new();
             for k in &v.kinds {
+                if let Some(prev) = kinds.insert(k.kind.as_str(), k) {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "types `{}` and `{}` are both kind `{}` in `{}`",
+                            prev.rust_name, k.rust_name, k.kind, v.package
+                        ))
+                        .at(k.origin.location())
+                        .help(
+                            "a kind has one type per version; rename one, or set another `#[resource(kind = \"..\")]`",
+                        ),
+                    );
+                    continue;
+                }
+                by_kind.entry(k.kind.as_str()).or_default().push((v, k));
                 if let Some(prev) = plurals.insert(k.plural.as_str(), k) {
                     diags.push(
                         Diagnostic::error(format!(
@@ -812,6 +863,33 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
                         .at(k.origin.location())
                         .help("set a distinct `#[resource(plural = \"..\")]`"),
                     );
+                }
+            }
+        }
+        // The API server accepts a CRD's short names only if no other CRD
+        // of the group uses them as any of its names.
+        let mut names: BTreeMap<&str, &Kind> = BTreeMap::new();
+        for versions in by_kind.values() {
+            let k = versions[0].1;
+            for name in [&k.plural, &k.singular] {
+                names.entry(name.as_str()).or_insert(k);
+            }
+        }
+        for versions in by_kind.values() {
+            let k = versions[0].1;
+            for short in &k.short_names {
+                match names.get(short.as_str()) {
+                    Some(other) if other.kind != k.kind => diags.push(
+                        Diagnostic::error(format!(
+                            "short name `{short}` of `{}` is already a name of `{}` in group `{}`",
+                            k.kind, other.kind, group.name
+                        ))
+                        .at(k.origin.location())
+                        .help("the API server would not accept the second CRD's names; pick another short name"),
+                    ),
+                    _ => {
+                        names.insert(short.as_str(), k);
+                    }
                 }
             }
         }
