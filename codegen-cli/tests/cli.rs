@@ -196,6 +196,26 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(bad_u128_field, replace("    pub school: String,", "    pub school: u128,"));
+bad_input!(bad_enum_without_variants, |s: &str| {
+    replace("    pub school: String,", "    pub school: Mode,")(s)
+        + "\n/// No mode.\n#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\npub enum Mode {}\n"
+});
+bad_input!(
+    bad_serde_rename_split,
+    replace(
+        "    pub school: String,",
+        "    #[serde(rename(serialize = \"a\", deserialize = \"b\"))]\n    pub school: String,"
+    )
+);
+bad_input!(
+    bad_unknown_serde_field_attribute,
+    replace("    pub school: String,", "    #[serde(renam = \"college\")]\n    pub school: String,")
+);
+bad_input!(
+    bad_pattern_not_a_regex,
+    replace("    pub school: String,", "    #[validate(pattern = \"([a-z\")]\n    pub school: String,")
+);
 bad_input!(bad_kind_not_ascii, replace("pub struct Student {", "pub struct Étudiant {"));
 bad_input!(bad_list_kind_is_the_kind, replace("short_names(\"stu\")", "short_names(\"stu\"), list_kind = \"Student\""));
 bad_input!(

@@ -290,6 +290,9 @@ pub struct FieldSerde {
     pub skip_serializing_if: bool,
     /// `flatten`.
     pub flatten: bool,
+    /// An attribute serde itself would refuse, or a name read differently
+    /// from the one written: where, what is wrong, how to fix it.
+    pub problem: Option<(proc_macro2::Span, String, String)>,
 }
 
 /// A named field.

@@ -112,22 +112,64 @@ pub(crate) fn container_serde(
     out
 }
 
-pub(crate) fn field_serde(attrs: &[syn::Attribute]) -> FieldSerde {
+/// Field attributes serde knows (its `#[serde(..)]` on a field).
+const SERDE_FIELD_KEYS: &[&str] = &[
+    "rename",
+    "alias",
+    "default",
+    "flatten",
+    "skip",
+    "skip_serializing",
+    "skip_deserializing",
+    "skip_serializing_if",
+    "serialize_with",
+    "deserialize_with",
+    "with",
+    "borrow",
+    "bound",
+    "getter",
+];
+
+/// Variant attributes serde knows.
+const SERDE_VARIANT_KEYS: &[&str] = &[
+    "rename",
+    "alias",
+    "rename_all",
+    "skip",
+    "skip_serializing",
+    "skip_deserializing",
+    "serialize_with",
+    "deserialize_with",
+    "with",
+    "bound",
+    "borrow",
+    "other",
+    "untagged",
+];
+
+/// The `#[serde(..)]` of a field (or, with `variant`, of an enum variant).
+pub(crate) fn field_serde(attrs: &[syn::Attribute], variant: bool) -> FieldSerde {
     let mut out = FieldSerde::default();
+    let mut renames: [Option<(String, proc_macro2::Span)>; 2] = [None, None];
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = attr.parse_nested_meta(|m| {
+        let parsed = attr.parse_nested_meta(|m| {
             let key = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
             match key.as_str() {
                 "rename" => {
                     if m.input.peek(syn::Token![=]) {
-                        out.rename = Some(m.value()?.parse::<syn::LitStr>()?.value());
+                        let name = m.value()?.parse::<syn::LitStr>()?;
+                        renames = [Some((name.value(), name.span())), Some((name.value(), name.span()))];
                     } else {
                         m.parse_nested_meta(|inner| {
-                            if inner.path.is_ident("serialize") {
-                                out.rename = Some(inner.value()?.parse::<syn::LitStr>()?.value());
+                            let slot = if inner.path.is_ident("serialize") {
+                                0
+                            } else if inner.path.is_ident("deserialize") {
+                                1
                             } else {
-                                skip_meta(&inner)?;
-                            }
+                                return Err(inner.error("expected `serialize` or `deserialize`"));
+                            };
+                            let name = inner.value()?.parse::<syn::LitStr>()?;
+                            renames[slot] = Some((name.value(), name.span()));
                             Ok(())
                         })?;
                     }
@@ -154,10 +196,37 @@ pub(crate) fn field_serde(attrs: &[syn::Attribute]) -> FieldSerde {
                     skip_meta(&m)?;
                 }
                 "flatten" => out.flatten = true,
-                _ => skip_meta(&m)?,
+                _ => {
+                    let known = if variant { SERDE_VARIANT_KEYS } else { SERDE_FIELD_KEYS };
+                    if !known.contains(&key.as_str()) {
+                        let what = if variant { "variant" } else { "field" };
+                        let hint =
+                            did_you_mean(&key, known).map_or_else(String::new, |k| format!("; did you mean `{k}`?"));
+                        return Err(m.error(format!("unknown serde {what} attribute `{key}`{hint}")));
+                    }
+                    skip_meta(&m)?
+                }
             }
             Ok(())
         });
+        if let Err(e) = parsed
+            && out.problem.is_none()
+        {
+            out.problem =
+                Some((e.span(), e.to_string(), "serde refuses it too; see serde's attribute reference".into()));
+        }
+    }
+    match renames {
+        [Some((written, span)), Some((read, _))] if written != read && out.problem.is_none() => {
+            out.problem = Some((
+                span,
+                format!("written as `{written}` but read as `{read}`: a CRD schema has one name per field"),
+                "use one `#[serde(rename = \"..\")]` (and `alias` for other names it may read)".into(),
+            ));
+            out.rename = Some(written);
+        }
+        [Some((written, _)), _] => out.rename = Some(written),
+        _ => {}
     }
     out
 }

@@ -531,6 +531,13 @@ impl Site<'_, '_> {
                 return Err(err(path.span(), format!("`{}` is a module, not a type", written.join("::")), None));
             }
             Err(PathError::NotFound { name: missing, scope }) if written.len() == 1 => {
+                if matches!(missing.as_str(), "i128" | "u128") {
+                    return Err(err(
+                        path.span(),
+                        format!("`{missing}` does not fit a Kubernetes integer: the API server keeps them in 64 bits"),
+                        format!("use `{}64`, or a `String` with a `pattern` for larger numbers", &missing[..1]),
+                    ));
+                }
                 if PRIMITIVES.contains(&missing.as_str()) {
                     return primitive(&missing);
                 }
@@ -704,8 +711,8 @@ fn primitive(name: &str) -> Result<TypeRef, ResolveError> {
         "u8" => TypeRef::Integer(NumFormat::Int32, IntBounds { min: Some(0), max: Some(u8::MAX.into()) }),
         "u16" => TypeRef::Integer(NumFormat::Int32, IntBounds { min: Some(0), max: Some(u16::MAX.into()) }),
         "i32" => TypeRef::Integer(NumFormat::Int32, IntBounds::default()),
-        "i64" | "isize" | "i128" => TypeRef::Integer(NumFormat::Int64, IntBounds::default()),
-        "u32" | "u64" | "usize" | "u128" => TypeRef::Integer(NumFormat::Int64, IntBounds { min: Some(0), max: None }),
+        "i64" | "isize" => TypeRef::Integer(NumFormat::Int64, IntBounds::default()),
+        "u32" | "u64" | "usize" => TypeRef::Integer(NumFormat::Int64, IntBounds { min: Some(0), max: None }),
         "f32" => TypeRef::Number(NumFormat::Float),
         _ => TypeRef::Number(NumFormat::Double),
     })

@@ -82,7 +82,10 @@ pub(crate) fn lower_type(
         syn::Item::Enum(e) => {
             let mut variants = Vec::new();
             for v in &e.variants {
-                let vserde = field_serde(&v.attrs);
+                let vserde = field_serde(&v.attrs, true);
+                if let Some((span, message, help)) = &vserde.problem {
+                    diags.push(Diagnostic::error(message.clone()).at(ctx.origin(*span).location()).help(help.clone()));
+                }
                 if vserde.skip {
                     continue;
                 }
@@ -152,7 +155,7 @@ pub(crate) fn lower_type(
                 .iter()
                 .filter(|f| {
                     let is_option = is_option(&f.ty);
-                    let fs = field_serde(&f.attrs);
+                    let fs = field_serde(&f.attrs, false);
                     // `default = "path"` and `skip` + `default = "path"` do not need `Default`.
                     derives(attrs, "Default") || is_option || ((fs.default || fs.skip_deserializing) && !fs.default_fn)
                 })
@@ -172,7 +175,10 @@ pub(crate) fn lower_fields<'a>(
     let mut out = Vec::new();
     for f in fields {
         let Some(ident) = &f.ident else { continue };
-        let serde = field_serde(&f.attrs);
+        let serde = field_serde(&f.attrs, false);
+        if let Some((span, message, help)) = &serde.problem {
+            diags.push(Diagnostic::error(message.clone()).at(ctx.origin(*span).location()).help(help.clone()));
+        }
         let validate = validate_markers(&f.attrs, &ctx.file.source, diags);
         if serde.skip {
             if let Some(span) = validate.first_span {

@@ -512,6 +512,15 @@ impl<'a> SchemaBuilder<'a> {
     }
 
     fn enum_schema(&mut self, def: &TypeDef, variants: &[Variant]) -> JsonSchemaProps {
+        if variants.is_empty() {
+            self.error(
+                &def.origin,
+                None,
+                format!("enum `{}` has no variants to read", def.name),
+                "no value of a field of this type can be read or written; give it a variant, or drop the field",
+            );
+            return typed("string");
+        }
         let all_unit = variants.iter().all(|v| matches!(v.body, VariantBody::Unit));
         let c = &def.serde;
         let mut schema = if c.untagged {
@@ -801,7 +810,19 @@ impl<'a> SchemaBuilder<'a> {
             );
         }
         if let Some(p) = &v.pattern {
-            if stringish {
+            if let Err(e) = regex_syntax::Parser::new().parse(&p.value) {
+                let detail = match &e {
+                    regex_syntax::Error::Parse(e) => e.kind().to_string(),
+                    regex_syntax::Error::Translate(e) => e.kind().to_string(),
+                    _ => e.to_string(),
+                };
+                self.error(
+                    origin,
+                    Some(p.span),
+                    format!("`pattern` is not a regular expression: {detail}"),
+                    "the API server compiles it as Go's RE2 syntax (no look-around, no back-references)",
+                );
+            } else if stringish {
                 s.pattern = Some(p.value.as_str().into());
             } else {
                 mismatch(self, p.span, "pattern", "strings");
