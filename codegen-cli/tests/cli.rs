@@ -1345,3 +1345,18 @@ fn group_directories_are_modules_and_versions_count_once() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stderr, "kube-codegen: 19 file(s) written, 0 unchanged, 0 stale removed\n");
 }
+
+/// Doc comments follow Kubernetes' conventions for API docs, as
+/// controller-gen applies them: `TODO` lines are left out, a `---` line ends
+/// the published text, runs of blank lines are one, fenced code is kept.
+#[test]
+fn descriptions_follow_kubernetes_doc_conventions() {
+    let doc = "    /// The school.\n    /// - a bullet\n    ///\n    ///\n    /// TODO: an internal note\n    /// ```\n    /// TODO stays in code\n    /// ---\n    /// ```\n    /// More.\n    /// --- private from here\n    /// not published\n";
+    let (crd, _) = crd_of(replace("    /// School.\n", doc), &[]);
+    let v: serde_yaml::Value = serde_yaml::from_str(crd.split_once("---\n").unwrap().1).unwrap();
+    let school = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["school"];
+    assert_eq!(
+        school["description"].as_str().unwrap(),
+        "The school.\n- a bullet\n\n```\nTODO stays in code\n---\n```\nMore."
+    );
+}

@@ -30,8 +30,35 @@ pub fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
             }
         }
     }
-    let text = lines.join("\n").trim().to_string();
+    let text = kubernetes_doc(&lines).join("\n").trim().to_string();
     if text.is_empty() { None } else { Some(text) }
+}
+
+/// Kubernetes' conventions for API docs, as controller-gen applies them:
+/// runs of blank lines are one, and outside fenced code (```` ``` ```` or
+/// `~~~`) a line starting with `TODO` is dropped and one starting with
+/// `---` ends the public text.
+fn kubernetes_doc(lines: &[String]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut in_code = false;
+    for line in lines {
+        if line.starts_with("```") || line.starts_with("~~~") {
+            in_code = !in_code;
+        }
+        if !in_code {
+            if line.starts_with("TODO") {
+                continue;
+            }
+            if line.starts_with("---") {
+                break;
+            }
+        }
+        if line.is_empty() && out.last().is_some_and(|l| l.is_empty()) {
+            continue;
+        }
+        out.push(line);
+    }
+    out
 }
 
 pub(crate) fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
