@@ -101,7 +101,7 @@ impl BuiltinIndex {
                 if node_description.is_none() && description.is_some() {
                     continue;
                 }
-            } else if node_description != description.as_deref() {
+            } else if !same_text(node_description, description.as_deref()) {
                 continue;
             }
             let same_descriptions = canonical(&expanded, true) == want_described;
@@ -122,6 +122,16 @@ impl BuiltinIndex {
     }
 }
 
+/// `text` with every run of whitespace as one space.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether two descriptions have the same words.
+fn same_text(a: Option<&str>, b: Option<&str>) -> bool {
+    a.map(words) == b.map(words)
+}
+
 /// Counts the schema nodes of a tree.
 fn nodes(v: &Value) -> usize {
     let Some(m) = v.as_object() else { return 0 };
@@ -139,6 +149,11 @@ pub(crate) fn canonical(v: &Value, descriptions: bool) -> Value {
         for (k, x) in m {
             match k.as_str() {
                 "description" if top || !descriptions => {}
+                // Generators wrap descriptions differently (controller-gen
+                // keeps Go's line breaks): only the words count.
+                "description" => {
+                    out.insert(k.clone(), Value::String(words(x.as_str().unwrap_or_default())));
+                }
                 "properties" => {
                     let props = x
                         .as_object()
@@ -179,6 +194,27 @@ mod tests {
     fn expansion(def: &str) -> Map<String, Value> {
         let opts = ExpandOptions { version: KubeVersion { minor: 37 }, embedded_object_meta: false };
         serde_json::to_value(&*builtin::expand(def, opts).unwrap()).unwrap().as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn descriptions_match_by_their_words() {
+        // controller-gen keeps the Go doc's line breaks where the table's
+        // text has spaces: small types must still be found.
+        let def = "io.k8s.api.core.v1.SecretKeySelector";
+        let mut node = expansion(def);
+        let rewrap = |v: &mut Value| {
+            if let Some(d) = v.get_mut("description") {
+                *d = Value::String(d.as_str().unwrap().replace(' ', "\n"));
+            }
+        };
+        for prop in node.get_mut("properties").unwrap().as_object_mut().unwrap().values_mut() {
+            rewrap(prop);
+        }
+        node.insert("description".into(), "my secret".into());
+        assert_eq!(index().find(&node, true).map(|m| m.definition), Some(def));
+        rewrap(node.get_mut("properties").unwrap().get_mut("key").unwrap());
+        node.get_mut("properties").unwrap()["key"]["description"] = Value::String("other words".into());
+        assert_eq!(index().find(&node, true), None, "other words are another type");
     }
 
     #[test]
