@@ -634,6 +634,27 @@ fn without_group_arguments_every_group_is_generated() {
     assert!(dir.path().join("pkg/client/clientset/example/v1/student.rs").is_file());
     assert!(dir.path().join("pkg/client/clientset/other/v2/teacher.rs").is_file());
     assert!(!dir.path().join("pkg/client/clientset/notagroup").exists(), "a directory without group_name! is skipped");
+
+    // A run for one group removes what it no longer writes in the client
+    // tree, and only that group's stale CRDs.
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stale_other = dir.path().join("config/crd/other.k8s.io_lecturers.yaml");
+    let stale_example = dir.path().join("config/crd/example.k8s.io_lecturers.yaml");
+    let generated = std::fs::read_to_string(dir.path().join("config/crd/other.k8s.io_teachers.yaml")).unwrap();
+    write(
+        dir.path(),
+        &[
+            ("config/crd/other.k8s.io_lecturers.yaml", &generated),
+            ("config/crd/example.k8s.io_lecturers.yaml", &generated),
+        ],
+    );
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("config/crd/other.k8s.io_teachers.yaml").is_file(), "another group's CRD stays");
+    assert!(stale_other.is_file(), "another group's CRDs are not this run's to remove");
+    assert!(!stale_example.exists(), "a stale CRD of the group generated is removed");
+    assert!(!dir.path().join("pkg/client/clientset/other").exists(), "the clientset is of the groups of the run");
 }
 
 #[test]

@@ -39,6 +39,9 @@ pub struct OwnedDir {
     pub dir: PathBuf,
     /// Whether subdirectories are owned too.
     pub recursive: bool,
+    /// File name prefixes the ownership is limited to (the CRDs of the
+    /// groups generated); empty: every generated file.
+    pub only: Vec<String>,
 }
 
 /// Everything a run produced.
@@ -171,7 +174,8 @@ pub fn plan(output: &Output) -> Result<Vec<Change>, Vec<Diagnostic>> {
                 continue;
             }
             let ext_ok = path.extension().is_some_and(|e| e == "rs" || e == "yaml" || e == "yml");
-            if !ext_ok {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if !ext_ok || !(owned.only.is_empty() || owned.only.iter().any(|p| name.starts_with(p.as_str()))) {
                 continue;
             }
             if let Ok(old) = read_regular(&path)
@@ -382,7 +386,7 @@ mod tests {
         std::fs::write(root.join("stale.rs"), format!("{GENERATED_MARKER}\nfn stale() {{}}\n")).unwrap();
         let mut output = Output::default();
         output.files.push(file(&root.join("a.rs"), "fn a() {}\n"));
-        output.owned.insert(OwnedDir { dir: root.to_path_buf(), recursive: true });
+        output.owned.insert(OwnedDir { dir: root.to_path_buf(), recursive: true, only: Vec::new() });
         let changes = plan(&output).unwrap();
         assert_eq!(changes.len(), 2);
         assert!(matches!(&changes[0], Change::Create { .. }));

@@ -321,7 +321,7 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
                     }
                 }
                 e.rust(file, rendered);
-                e.output.owned.insert(OwnedDir { dir, recursive: false });
+                e.output.owned.insert(OwnedDir { dir, recursive: false, only: Vec::new() });
             }
         }
     }
@@ -330,8 +330,11 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         let files = crd::generate(model, &crd::CrdOptions::from_settings(settings), &crd_dir, header, e.diags);
         e.output.files.extend(files);
         e.output.files.extend(webhook::generate(model, &crd_dir, header));
-        e.output.owned.insert(OwnedDir { dir: webhook::dir(&crd_dir), recursive: false });
-        e.output.owned.insert(OwnedDir { dir: crd_dir, recursive: false });
+        e.output.owned.insert(OwnedDir { dir: webhook::dir(&crd_dir), recursive: false, only: Vec::new() });
+        // Only the CRDs of the groups generated: a run for some groups leaves
+        // the others' CRDs alone (as controller-gen does).
+        let only = model.groups.iter().map(|g| format!("{}_", g.name)).collect();
+        e.output.owned.insert(OwnedDir { dir: crd_dir, recursive: false, only });
     }
 
     let out_dir = settings.output_dir();
@@ -342,7 +345,7 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
     // there: what an earlier run wrote for kinds that lost it is stale.
     let with_client = views::filter(&all, |k| k.has_client);
     if settings.runs(GeneratorKind::Client) {
-        e.output.owned.insert(OwnedDir { dir: out_dir.join("clientset"), recursive: true });
+        e.output.owned.insert(OwnedDir { dir: out_dir.join("clientset"), recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::Client) && !with_client.is_empty() {
         let dir = out_dir.join("clientset");
@@ -371,10 +374,10 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         }
         let t = ClientsetTemplate { p: &p, groups: &with_client, children: &groups };
         client_modules.insert("clientset", e.module(dir.join("mod.rs"), "clientset", t.render()));
-        e.output.owned.insert(OwnedDir { dir, recursive: true });
+        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::ApplyConfig) {
-        e.output.owned.insert(OwnedDir { dir: out_dir.join("applyconfigurations"), recursive: true });
+        e.output.owned.insert(OwnedDir { dir: out_dir.join("applyconfigurations"), recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::ApplyConfig) && model.kinds().next().is_some() {
         let dir = out_dir.join("applyconfigurations");
@@ -385,11 +388,11 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
             e.module(d.join("mod.rs"), name, rendered)
         });
         client_modules.insert("applyconfigurations", child);
-        e.output.owned.insert(OwnedDir { dir, recursive: true });
+        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     let with_lister = views::filter(&all, |k| k.has_lister);
     if settings.runs(GeneratorKind::Lister) {
-        e.output.owned.insert(OwnedDir { dir: out_dir.join("listers"), recursive: true });
+        e.output.owned.insert(OwnedDir { dir: out_dir.join("listers"), recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::Lister) && !with_lister.is_empty() {
         let dir = out_dir.join("listers");
@@ -417,11 +420,11 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         }
         let doc = "Typed listers over informer caches (lister-gen).";
         client_modules.insert("listers", e.modules(&dir, "listers", doc, &groups, &[]));
-        e.output.owned.insert(OwnedDir { dir, recursive: true });
+        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     let with_informer = views::filter(&all, |k| k.has_informer);
     if settings.runs(GeneratorKind::Informer) {
-        e.output.owned.insert(OwnedDir { dir: out_dir.join("informers"), recursive: true });
+        e.output.owned.insert(OwnedDir { dir: out_dir.join("informers"), recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::Informer) && !with_informer.is_empty() {
         let dir = out_dir.join("informers");
@@ -446,10 +449,10 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         }
         let t = InformerFactoryTemplate { p: &p, groups: &with_informer, children: &groups };
         client_modules.insert("informers", e.module(dir.join("mod.rs"), "informers", t.render()));
-        e.output.owned.insert(OwnedDir { dir, recursive: true });
+        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::Fake) {
-        e.output.owned.insert(OwnedDir { dir: out_dir.join("fake"), recursive: true });
+        e.output.owned.insert(OwnedDir { dir: out_dir.join("fake"), recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::Fake) && !with_client.is_empty() {
         let dir = out_dir.join("fake");
@@ -476,7 +479,7 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         }
         let rendered = FakeTemplate { p: &p, groups: &groups }.render();
         client_modules.insert("fake", e.module(dir.join("mod.rs"), "fake", rendered));
-        e.output.owned.insert(OwnedDir { dir, recursive: true });
+        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     let client_generators = [
         ("applyconfigurations", GeneratorKind::ApplyConfig),
@@ -487,7 +490,7 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
     ];
     if client_generators.iter().any(|(_, g)| settings.runs(*g)) {
         // With nothing left to declare, the client `mod.rs` is stale too.
-        e.output.owned.insert(OwnedDir { dir: out_dir.clone(), recursive: false });
+        e.output.owned.insert(OwnedDir { dir: out_dir.clone(), recursive: false, only: Vec::new() });
     }
     if !client_modules.is_empty() {
         // Modules generated by an earlier run with other generators stay
@@ -502,7 +505,7 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         let children: Vec<Child> = client_modules.into_values().collect();
         let t = ClientModTemplate { children: &children, file_docs: layout == Layout::Tree };
         e.rust(out_dir.join("mod.rs"), t.render());
-        e.output.owned.insert(OwnedDir { dir: out_dir, recursive: false });
+        e.output.owned.insert(OwnedDir { dir: out_dir, recursive: false, only: Vec::new() });
     }
     e.format_all();
     let mut output = e.output;
