@@ -578,3 +578,25 @@ fn import_refusals_leave_the_tree_as_it_was() {
     assert!(run.stderr.contains("pkg/apis/mod.rs` already exists"), "{}", run.stderr);
     assert_eq!(tree(&root), before);
 }
+
+/// `init --codegen-path` takes the runtime and the macros from another
+/// checkout (and the dependency versions from its workspace manifest).
+#[test]
+fn init_takes_the_runtime_from_the_checkout_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let checkout = dir.path().join("other-checkout");
+    for file in ["Cargo.toml", "runtime/Cargo.toml", "codegen-macros/Cargo.toml"] {
+        std::fs::create_dir_all(checkout.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(workspace().join(file), checkout.join(file)).unwrap();
+    }
+    let checkout = std::fs::canonicalize(&checkout).unwrap();
+    // 13 files: the checkout has no Cargo.lock to start from.
+    let root = init_with(dir.path(), "op", &["--codegen-path", &checkout.to_string_lossy()], 13);
+    assert!(!root.join("Cargo.lock").exists());
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    for dep in ["runtime", "codegen-macros"] {
+        let path = checkout.join(dep);
+        assert!(manifest.contains(&format!("path = \"{}\"", path.display())), "{dep}: {manifest}");
+    }
+    assert!(!manifest.contains(&workspace().to_string_lossy().into_owned()), "{manifest}");
+}
