@@ -196,6 +196,20 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(
+    bad_list_marker_with_equals,
+    replace("#[genclient(no_status)]", "#[genclient(no_status, only_verbs = \"get\")]")
+);
+bad_input!(
+    bad_marker_number_too_large,
+    replace("    pub name: String,", "    #[validate(min_length = 99999999999999999999999)]\n    pub name: String,")
+);
+bad_input!(bad_unclosed_brace, |s: &str| s.to_string() + "\n/// Never closed.\npub struct Unclosed {\n");
+bad_input!(
+    bad_output_dir_is_a_file,
+    |s: &str| s.to_string(),
+    &["all", "pkg/apis", "example:v1", "--output-dir", "pkg/apis/example/v1/types.rs"]
+);
 bad_input!(bad_u128_field, replace("    pub school: String,", "    pub school: u128,"));
 bad_input!(bad_enum_without_variants, |s: &str| {
     replace("    pub school: String,", "    pub school: Mode,")(s)
@@ -1380,4 +1394,34 @@ fn descriptions_follow_kubernetes_doc_conventions() {
         school["description"].as_str().unwrap(),
         "The school.\n- a bullet\n\n```\nTODO stays in code\n---\n```\nMore."
     );
+}
+
+/// A CRD too large for etcd to store is written, with a warning that says
+/// how to shrink it.
+#[test]
+fn a_crd_over_etcds_limit_is_a_warning() {
+    let doc: String = (0..70_000).map(|i| format!("    /// Line {i} of a long story.\n")).collect();
+    let (_, stderr) = crd_of(
+        |s: &str| {
+            replace("    /// School.\n", "")(s).replacen(
+                "    pub school: String,",
+                &format!("{doc}    pub school: String,"),
+                1,
+            )
+        },
+        &[],
+    );
+    assert!(stderr.starts_with("warning: the CRD of `Student` is "), "{stderr}");
+    assert!(stderr.contains("over etcd's request limit of 1572864"), "{stderr}");
+    let (_, stderr) = crd_of(
+        |s: &str| {
+            replace("    /// School.\n", "")(s).replacen(
+                "    pub school: String,",
+                &format!("{doc}    pub school: String,"),
+                1,
+            )
+        },
+        &["--max-desc-len", "0"],
+    );
+    assert!(!stderr.contains("warning"), "{stderr}");
 }

@@ -371,8 +371,16 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
         }
         Err(e) => {
             for err in e {
+                // The lexer's error for an unbalanced delimiter says only that
+                // the text is not tokens.
+                let what = match err.to_string().as_str() {
+                    "cannot parse string into token stream" => {
+                        "a `(`, `[` or `{` is never closed, or a closing one has no opening".to_string()
+                    }
+                    other => other.to_string(),
+                };
                 diags.push(
-                    Diagnostic::error(format!("cannot parse Rust file: {err}"))
+                    Diagnostic::error(format!("cannot parse Rust file: {what}"))
                         .at(source.location(err.span()))
                         .help("the file must compile; fix the syntax error first"),
                 );

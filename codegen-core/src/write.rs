@@ -145,7 +145,24 @@ pub fn plan(output: &Output) -> Result<Vec<Change>, Vec<Diagnostic>> {
             _ => {}
         }
     }
+    // A file where a directory of the output should be: one error for it,
+    // not one per file that would go below it.
+    let mut blocked: BTreeSet<PathBuf> = BTreeSet::new();
     for file in &output.files {
+        let in_the_way = file.path.ancestors().skip(1).find(|a| a.exists()).filter(|a| !a.is_dir());
+        if let Some(path) = in_the_way
+            && blocked.insert(path.to_path_buf())
+        {
+            errors.push(
+                Diagnostic::error(format!("`{}` is a file where the output needs a directory", path.display()))
+                    .help("move it away, or pass another `--output-dir` / `--crd-dir`"),
+            );
+        }
+    }
+    for file in &output.files {
+        if file.path.ancestors().any(|a| blocked.contains(a)) {
+            continue;
+        }
         match read_regular(&file.path) {
             Ok(old) if old == file.contents => {}
             Ok(old) if is_generated(&old) => {

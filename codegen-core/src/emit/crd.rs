@@ -324,6 +324,10 @@ impl Emit for Empty {
     }
 }
 
+/// etcd's default `--max-request-bytes` (1.5 MiB): the largest object the
+/// API server can store.
+const ETCD_REQUEST_LIMIT: usize = 1_572_864;
+
 /// Builds every CRD of the model; files go to `crd_dir`.
 pub fn generate(
     model: &Model,
@@ -362,6 +366,17 @@ pub fn generate(
                 for versions in by_kind.values() {
                     if let Some(crd) = build(model, group, versions, options, diags) {
                         let path = crd_dir.join(format!("{}_{}.yaml", group.name, crd.spec.names.plural));
+                        let size = serde_json::to_vec(&crd).map_or(0, |json| json.len());
+                        if size > ETCD_REQUEST_LIMIT {
+                            diags.push(
+                                Diagnostic::warning(format!(
+                                    "the CRD of `{}` is {size} bytes as JSON, over etcd's request limit of {ETCD_REQUEST_LIMIT}: the API server cannot store it",
+                                    versions[0].1.kind
+                                ))
+                                .at(versions[0].1.origin.location())
+                                .help("shorten its descriptions with `--max-desc-len N` (0 drops them)"),
+                            );
+                        }
                         if !emit(path, crd) {
                             break 'groups;
                         }

@@ -77,7 +77,24 @@ impl MarkerError {
     }
 
     fn from_syn(err: syn::Error) -> Vec<MarkerError> {
-        err.into_iter().map(|e| MarkerError::new(e.span(), e.to_string())).collect()
+        err.into_iter()
+            .map(|e| {
+                let message = e.to_string();
+                // syn's own words, with what they mean in a marker.
+                let help = match message.as_str() {
+                    "expected parentheses" => Some(
+                        "this key takes its values in parentheses, e.g. `only_verbs(get, list)`, `short_names(\"stu\")`, `rule(rule = \"..\")`",
+                    ),
+                    "number too large to fit in target type" => Some("marker numbers must fit a 64-bit integer"),
+                    _ => None,
+                };
+                let error = MarkerError::new(e.span(), message);
+                match help {
+                    Some(help) => error.help(help),
+                    None => error,
+                }
+            })
+            .collect()
     }
 }
 
