@@ -810,17 +810,12 @@ impl<'a> SchemaBuilder<'a> {
             );
         }
         if let Some(p) = &v.pattern {
-            if let Err(e) = regex_syntax::Parser::new().parse(&p.value) {
-                let detail = match &e {
-                    regex_syntax::Error::Parse(e) => e.kind().to_string(),
-                    regex_syntax::Error::Translate(e) => e.kind().to_string(),
-                    _ => e.to_string(),
-                };
+            if let Some(detail) = not_a_regex(&p.value) {
                 self.error(
                     origin,
                     Some(p.span),
                     format!("`pattern` is not a regular expression: {detail}"),
-                    "the API server compiles it as Go's RE2 syntax (no look-around, no back-references)",
+                    "the API server compiles it as Go's RE2 syntax",
                 );
             } else if stringish {
                 s.pattern = Some(p.value.as_str().into());
@@ -1290,8 +1285,40 @@ fn structural<'s>(
     }
 }
 
+/// Why `pattern` is no regular expression to Go's RE2 as well as to Rust's
+/// parser, or `None`. Only mistakes both refuse count (an unclosed group or
+/// class, a reversed range, a repetition of nothing, a trailing backslash):
+/// Rust's parser refuses some text RE2 reads, such as a `{` that starts no
+/// repetition (a literal in RE2) or `\Q..\E`.
+fn not_a_regex(pattern: &str) -> Option<String> {
+    use regex_syntax::ast::ErrorKind as K;
+    let e = regex_syntax::ast::parse::Parser::new().parse(pattern).err()?;
+    matches!(
+        e.kind(),
+        K::GroupUnclosed
+            | K::GroupUnopened
+            | K::ClassUnclosed
+            | K::ClassRangeInvalid
+            | K::RepetitionMissing
+            | K::EscapeUnexpectedEof
+    )
+    .then(|| e.kind().to_string())
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn patterns_both_regex_dialects_refuse() {
+        for bad in ["([a-z", "(a", "a)", "[z-a]", "*a", "a\\"] {
+            assert!(not_a_regex(bad).is_some(), "{bad}");
+        }
+        // RE2 reads these (a `{` that starts no repetition is a literal there).
+        for ok in ["^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "say {{ x }}", "a{", "a{1,2}", "\\Qa.b\\E", "(?P<n>x)"] {
+            assert_eq!(not_a_regex(ok), None, "{ok}");
+        }
+    }
+
     use super::*;
     use serde_json::json;
 
