@@ -1425,3 +1425,25 @@ fn a_crd_over_etcds_limit_is_a_warning() {
     );
     assert!(!stderr.contains("warning"), "{stderr}");
 }
+
+/// `cfg` on fields and variants is decided as on items (a false one leaves
+/// the field out), and `cfg_attr` is expanded: its attributes apply when
+/// the predicate holds, with a warning when it cannot be decided.
+#[test]
+fn cfg_on_fields_and_cfg_attr() {
+    let (crd, stderr) = crd_of(
+        |s: &str| {
+            replace(
+                "    pub school: String,",
+                "    #[cfg_attr(all(), serde(rename = \"college\"))]\n    pub school: String,\n    /// Tests only.\n    #[cfg(test)]\n    pub probe: i32,\n    /// Not renamed.\n    #[cfg_attr(any(), serde(rename = \"x\"))]\n    pub room: String,\n    /// Maybe.\n    #[cfg_attr(feature = \"y\", serde(rename = \"club\"))]\n    pub team: String,",
+            )(s)
+        },
+        &[],
+    );
+    let v: serde_yaml::Value = serde_yaml::from_str(crd.split_once("---\n").unwrap().1).unwrap();
+    let spec =
+        v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"].as_mapping().unwrap();
+    let names: Vec<&str> = spec.keys().map(|k| k.as_str().unwrap()).collect();
+    assert_eq!(names, ["club", "college", "name", "room"], "{crd}");
+    assert!(stderr.contains("cannot evaluate `feature = \"y\"` in a `cfg_attr`"), "{stderr}");
+}

@@ -157,6 +157,9 @@ fn strip_into(
     undecided: &mut Vec<(usize, usize)>,
 ) {
     for item in items {
+        if let Some(attrs) = item_attrs_mut(item) {
+            expand_cfg_attr(attrs, build, file, diags);
+        }
         let Some((attrs, what)) = item_attrs(item) else { continue };
         match of_attrs(attrs, build) {
             Cfg::False => {
@@ -174,10 +177,128 @@ fn strip_into(
             }
             Cfg::True => {}
         }
-        if let syn::Item::Mod(syn::ItemMod { content: Some((_, inner)), .. }) = item {
-            strip_into(inner, build, file, diags, undecided);
+        match item {
+            syn::Item::Mod(syn::ItemMod { content: Some((_, inner)), .. }) => {
+                strip_into(inner, build, file, diags, undecided);
+            }
+            syn::Item::Struct(s) => strip_fields(&mut s.fields, build, file, diags),
+            syn::Item::Enum(e) => {
+                let variants = std::mem::take(&mut e.variants);
+                e.variants = variants
+                    .into_iter()
+                    .filter_map(|mut v| {
+                        expand_cfg_attr(&mut v.attrs, build, file, diags);
+                        let what = format!("variant `{}`", v.ident);
+                        keep(&v.attrs, &what, v.span(), build, file, diags).then(|| {
+                            strip_fields(&mut v.fields, build, file, diags);
+                            v
+                        })
+                    })
+                    .collect();
+            }
+            _ => {}
         }
     }
+}
+
+/// The mutable attributes of the items whose `cfg_attr`s the engine expands.
+fn item_attrs_mut(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    match item {
+        syn::Item::Struct(s) => Some(&mut s.attrs),
+        syn::Item::Enum(e) => Some(&mut e.attrs),
+        syn::Item::Mod(m) => Some(&mut m.attrs),
+        _ => None,
+    }
+}
+
+/// Leaves out the fields whose `cfg` is false (warning about undecided ones,
+/// which are read), after expanding their `cfg_attr`s.
+fn strip_fields(fields: &mut syn::Fields, build: Build, file: &SourceFile, diags: &mut Diagnostics) {
+    let list = match fields {
+        syn::Fields::Named(named) => &mut named.named,
+        syn::Fields::Unnamed(unnamed) => &mut unnamed.unnamed,
+        syn::Fields::Unit => return,
+    };
+    *list = std::mem::take(list)
+        .into_iter()
+        .filter_map(|mut f| {
+            expand_cfg_attr(&mut f.attrs, build, file, diags);
+            let what = f.ident.as_ref().map_or_else(|| "a field".to_string(), |i| format!("field `{i}`"));
+            keep(&f.attrs, &what, f.span(), build, file, diags).then_some(f)
+        })
+        .collect();
+}
+
+/// Whether a member with these attributes is compiled: false for a false
+/// `cfg`; an undecided one is kept with a warning.
+fn keep(
+    attrs: &[syn::Attribute],
+    what: &str,
+    span: proc_macro2::Span,
+    build: Build,
+    file: &SourceFile,
+    diags: &mut Diagnostics,
+) -> bool {
+    match of_attrs(attrs, build) {
+        Cfg::False => false,
+        Cfg::True => true,
+        Cfg::Unknown(predicate) => {
+            let span = attrs.iter().find(|a| a.path().is_ident("cfg")).map_or(span, |a| a.span());
+            diags.push(
+                Diagnostic::warning(format!(
+                    "kube-codegen cannot evaluate `{predicate}` on {what}: it is read as if the condition held"
+                ))
+                .at(file.location(span))
+                .help("keep API types' fields unconditional, or generate with the CLI for each configuration"),
+            );
+            true
+        }
+    }
+}
+
+/// Replaces each `#[cfg_attr(predicate, a, b)]` by `#[a] #[b]` when the
+/// predicate holds (or cannot be decided: then with a warning, as for
+/// `cfg`), and removes it when it does not.
+fn expand_cfg_attr(attrs: &mut Vec<syn::Attribute>, build: Build, file: &SourceFile, diags: &mut Diagnostics) {
+    if !attrs.iter().any(|a| a.path().is_ident("cfg_attr")) {
+        return;
+    }
+    let mut out = Vec::with_capacity(attrs.len());
+    for attr in std::mem::take(attrs) {
+        if !attr.path().is_ident("cfg_attr") {
+            out.push(attr);
+            continue;
+        }
+        let parsed = attr.parse_args_with(|input: syn::parse::ParseStream| {
+            let predicate: syn::Meta = input.parse()?;
+            input.parse::<syn::Token![,]>()?;
+            let inner = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated(input)?;
+            Ok((predicate, inner))
+        });
+        // rustc reports a malformed `cfg_attr`; it is left as written.
+        let Ok((predicate, inner)) = parsed else {
+            out.push(attr);
+            continue;
+        };
+        let holds = match eval(&predicate, build) {
+            Cfg::True => true,
+            Cfg::False => false,
+            Cfg::Unknown(written) => {
+                diags.push(
+                    Diagnostic::warning(format!(
+                        "kube-codegen cannot evaluate `{written}` in a `cfg_attr`: its attributes are read as if the condition held"
+                    ))
+                    .at(file.location(attr.span()))
+                    .help("write the attributes unconditionally, or generate with the CLI for each configuration"),
+                );
+                true
+            }
+        };
+        if holds {
+            out.extend(inner.into_iter().map(|meta| syn::Attribute { meta, ..attr.clone() }));
+        }
+    }
+    *attrs = out;
 }
 
 #[cfg(test)]
@@ -210,6 +331,30 @@ mod tests {
         assert_eq!(of_attrs(&item.attrs, Build::Any), Cfg::Unknown("test".to_string()));
         let item: syn::ItemStruct = syn::parse_str("#[cfg(any(test, unix, windows))] struct X;").unwrap();
         assert_eq!(of_attrs(&item.attrs, Build::Any), Cfg::True);
+    }
+
+    #[test]
+    fn strips_false_fields_and_variants_and_expands_cfg_attr() {
+        let mut file: syn::File = syn::parse_str(
+            "struct S { #[cfg(test)] a: i32, b: i32, #[cfg_attr(all(), serde(rename = \"c2\"), doc = \"C.\")] c: i32, #[cfg_attr(any(), serde(rename = \"x\"))] d: i32, #[cfg(feature = \"f\")] e: i32 }\n\
+             enum E { #[cfg(not(test))] A, #[cfg(test)] B(#[cfg(test)] i32) }",
+        )
+        .unwrap();
+        let source = SourceFile::new("x.rs", "");
+        let mut diags = Diagnostics::new();
+        strip(&mut file.items, Build::Normal, &source, &mut diags);
+        let syn::Item::Struct(st) = &file.items[0] else { panic!() };
+        let names: Vec<String> = st.fields.iter().map(|f| f.ident.as_ref().unwrap().to_string()).collect();
+        assert_eq!(names, ["b", "c", "d", "e"]);
+        let c = &st.fields.iter().nth(1).unwrap().attrs;
+        assert_eq!(c.len(), 2);
+        assert!(c[0].path().is_ident("serde") && c[1].path().is_ident("doc"));
+        assert!(st.fields.iter().nth(2).unwrap().attrs.is_empty(), "a false cfg_attr is gone");
+        let syn::Item::Enum(en) = &file.items[1] else { panic!() };
+        assert_eq!(en.variants.iter().map(|v| v.ident.to_string()).collect::<Vec<_>>(), ["A"]);
+        let warnings = diags.sorted();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].message.contains("on field `e`"), "{}", warnings[0].message);
     }
 
     #[test]
