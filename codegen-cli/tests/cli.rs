@@ -197,6 +197,14 @@ macro_rules! bad_input {
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
 bad_input!(
+    bad_metadata_renamed,
+    replace(
+        "    #[serde(default)]\n    pub metadata: ObjectMeta,",
+        "    #[serde(default, rename = \"meta\")]\n    pub metadata: ObjectMeta,"
+    )
+);
+bad_input!(bad_apis_dir_is_a_file, |s: &str| s.to_string(), &["all", "pkg/apis/example/v1/types.rs", "example:v1"]);
+bad_input!(
     bad_list_marker_with_equals,
     replace("#[genclient(no_status)]", "#[genclient(no_status, only_verbs = \"get\")]")
 );

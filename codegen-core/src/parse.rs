@@ -145,8 +145,9 @@ pub fn discover(settings: &Settings, diags: &mut Diagnostics) -> Discovery {
     let mut out = Discovery::default();
     let apis = &settings.apis_dir;
     if !apis.is_dir() {
+        let what = if apis.exists() { "is not a directory" } else { "does not exist" };
         diags.push(
-            Diagnostic::error(format!("apis directory `{}` does not exist", apis.display()))
+            Diagnostic::error(format!("apis directory `{}` {what}", apis.display()))
                 .help("pass the directory that holds `<group>/<version>/` packages, e.g. `pkg/apis`"),
         );
         return out;

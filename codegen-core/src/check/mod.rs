@@ -483,10 +483,20 @@ fn lower_kind(
     let mut ok = true;
     let metadata = fields.iter().find(|f| f.json_name == "metadata");
     if !metadata.is_some_and(|f| f.ty.is_object_meta()) {
+        // An ObjectMeta under another JSON name is the likely mistake.
+        let renamed = fields.iter().find(|f| f.ty.is_object_meta());
+        let help = match renamed {
+            Some(f) => format!(
+                "`{}` is the ObjectMeta, serialized as `{}`: the API needs it as `metadata`",
+                f.rust_name, f.json_name
+            ),
+            None => "add `pub metadata: ObjectMeta` (k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta)"
+                .to_string(),
+        };
         diags.push(
             Diagnostic::error(format!("root type `{}` has no `metadata: ObjectMeta` field", def.name))
-                .at(metadata.map_or(loc.clone(), |f| f.origin.location()))
-                .help("add `pub metadata: ObjectMeta` (k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta)"),
+                .at(metadata.or(renamed).map_or(loc.clone(), |f| f.origin.location()))
+                .help(help),
         );
         ok = false;
     }
