@@ -196,6 +196,7 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(bad_kind_named_mod, replace("pub struct Student {", "pub struct Mod {"));
 bad_input!(
     bad_metadata_renamed,
     replace(

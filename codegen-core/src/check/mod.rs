@@ -576,6 +576,17 @@ fn lower_kind(
             ok = false;
         }
     }
+    if crate::ident::snake_case(&def.name) == "mod" {
+        diags.push(
+            Diagnostic::error(format!(
+                "type `{}` would get the generated module `mod`, whose file is `mod.rs`",
+                def.name
+            ))
+            .at(def.origin.location())
+            .help(format!("rename the type, and keep the kind's name with `#[resource(kind = \"{}\")]`", def.name)),
+        );
+        ok = false;
+    }
     if res.kind.is_none() && !is_kind_name(&kind) {
         diags.push(
             Diagnostic::error(format!("type name `{kind}` is not a kind name"))
