@@ -437,7 +437,13 @@ fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnosti
             if MARKER_ATTRIBUTES.contains(&name.as_str()) {
                 continue;
             }
-            if let Some(meant) = crate::ident::did_you_mean(&name, &MARKER_ATTRIBUTES) {
+            // Two edits at most (other crates' attributes stay clear of it),
+            // and kubebuilder's word for the validation markers.
+            let lower = name.to_lowercase();
+            let meant = MARKER_ATTRIBUTES
+                .iter()
+                .find(|m| crate::ident::edit_distance(&lower, m) <= 2 || (**m == "validate" && lower == "validation"));
+            if let Some(meant) = meant {
                 diags.push(
                     Diagnostic::error(format!("unknown attribute `{name}`"))
                         .at(file.source.location(attr.path().span()))
