@@ -374,7 +374,6 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         }
         let t = ClientsetTemplate { p: &p, groups: &with_client, children: &groups };
         client_modules.insert("clientset", e.module(dir.join("mod.rs"), "clientset", t.render()));
-        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::ApplyConfig) {
         e.output.owned.insert(OwnedDir { dir: out_dir.join("applyconfigurations"), recursive: true, only: Vec::new() });
@@ -388,7 +387,6 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
             e.module(d.join("mod.rs"), name, rendered)
         });
         client_modules.insert("applyconfigurations", child);
-        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     let with_lister = views::filter(&all, |k| k.has_lister);
     if settings.runs(GeneratorKind::Lister) {
@@ -420,7 +418,6 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         }
         let doc = "Typed listers over informer caches (lister-gen).";
         client_modules.insert("listers", e.modules(&dir, "listers", doc, &groups, &[]));
-        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     let with_informer = views::filter(&all, |k| k.has_informer);
     if settings.runs(GeneratorKind::Informer) {
@@ -449,7 +446,6 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         }
         let t = InformerFactoryTemplate { p: &p, groups: &with_informer, children: &groups };
         client_modules.insert("informers", e.module(dir.join("mod.rs"), "informers", t.render()));
-        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     if settings.runs(GeneratorKind::Fake) {
         e.output.owned.insert(OwnedDir { dir: out_dir.join("fake"), recursive: true, only: Vec::new() });
@@ -479,7 +475,6 @@ pub fn generate(settings: &Settings, model: &Model, existing: &Existing, diags: 
         }
         let rendered = FakeTemplate { p: &p, groups: &groups }.render();
         client_modules.insert("fake", e.module(dir.join("mod.rs"), "fake", rendered));
-        e.output.owned.insert(OwnedDir { dir, recursive: true, only: Vec::new() });
     }
     let client_generators = [
         ("applyconfigurations", GeneratorKind::ApplyConfig),
