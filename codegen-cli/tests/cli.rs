@@ -1456,3 +1456,20 @@ fn cfg_on_fields_and_cfg_attr() {
     assert_eq!(names, ["club", "college", "name", "room"], "{crd}");
     assert!(stderr.contains("cannot evaluate `feature = \"y\"` in a `cfg_attr`"), "{stderr}");
 }
+
+/// A module declared behind a `cfg` that is false in a normal build is not
+/// read, and the warning says why.
+#[test]
+fn a_module_behind_a_false_cfg_is_named_as_such() {
+    let dir = project(|s| s.to_string());
+    write(dir.path(), &[("pkg/apis/example/v1/mod.rs", &MOD_RS.replace("mod types;", "#[cfg(test)]\nmod types;"))]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "warning: `pkg/apis/example/v1/types.rs` is declared behind a `cfg` that does not hold in a normal build"
+        ),
+        "{}",
+        run.stderr
+    );
+}

@@ -76,6 +76,9 @@ pub struct Package {
     /// `mod name;` declarations with no file: where, the module's name, and
     /// the files looked for.
     pub missing_modules: Vec<(Location, String, Vec<PathBuf>)>,
+    /// Modules declared (`mod name;`) behind a `cfg` that does not hold in
+    /// the build read: their files are not part of it.
+    pub excluded_modules: Vec<String>,
     /// The build whose `cfg`s the package was read for.
     pub build: crate::cfg::Build,
     /// Code behind a `cfg` the engine cannot decide: (file, first line, last
@@ -303,6 +306,7 @@ pub fn parse_files(
         modules: Vec::new(),
         unreached: Vec::new(),
         missing_modules: Vec::new(),
+        excluded_modules: Vec::new(),
         build,
         conditional: Vec::new(),
     };
@@ -364,6 +368,14 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
     }
     match syn::parse_file(&source.text) {
         Ok(mut ast) => {
+            for item in &ast.items {
+                if let syn::Item::Mod(m) = item
+                    && m.content.is_none()
+                    && crate::cfg::of_attrs(&m.attrs, pkg.build) == crate::cfg::Cfg::False
+                {
+                    pkg.excluded_modules.push(m.ident.to_string());
+                }
+            }
             for (first, last) in crate::cfg::strip(&mut ast.items, pkg.build, &source, diags) {
                 pkg.conditional.push((source.path.clone(), first, last));
             }

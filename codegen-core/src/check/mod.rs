@@ -262,6 +262,17 @@ fn lower_package(
         );
     }
     for path in &pkg.unreached {
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if pkg.excluded_modules.contains(&stem) {
+            diags.push(
+                Diagnostic::warning(format!(
+                    "`{}` is declared behind a `cfg` that does not hold in a normal build: its types are ignored",
+                    path.display()
+                ))
+                .help(format!("declare it without the `cfg` (`mod {stem};`) to generate for its types")),
+            );
+            continue;
+        }
         diags.push(
             Diagnostic::warning(format!(
                 "`{}` is not part of the module tree of `{}`: its types are ignored",
