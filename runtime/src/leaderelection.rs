@@ -233,7 +233,14 @@ impl LeaderElector {
         let mut last_renew = Instant::now();
         let mut outcome = None;
         let mut task_done = false;
+        // A renewal runs beside `lead` and `stop`, never longer than what is
+        // left of the renew deadline: a request the server never answers
+        // must not keep this candidate leading after others may have taken
+        // the Lease (client-go's RenewDeadline context).
+        let mut next_renew = tokio::time::Instant::now() + self.config.retry_period;
+        let mut renewal: Option<std::pin::Pin<Box<dyn Future<Output = bool> + Send + '_>>> = None;
         loop {
+            let idle = renewal.is_none();
             tokio::select! {
                 () = &mut task, if !task_done => {
                     task_done = true;
@@ -246,8 +253,21 @@ impl LeaderElector {
                     outcome = Some(Outcome::Stopped);
                     let _ = lost_tx.send(true);
                 }
-                () = tokio::time::sleep(self.config.retry_period), if outcome.is_none() => {
-                    if self.try_acquire_or_renew().await {
+                () = tokio::time::sleep_until(next_renew), if outcome.is_none() && idle => {
+                    let budget = self.config.renew_deadline.saturating_sub(last_renew.elapsed());
+                    renewal = Some(Box::pin(async move {
+                        tokio::time::timeout(budget, self.try_acquire_or_renew()).await.unwrap_or(false)
+                    }));
+                }
+                renewed = async {
+                    match renewal.as_mut() {
+                        Some(r) => r.await,
+                        None => std::future::pending().await,
+                    }
+                }, if outcome.is_none() && !idle => {
+                    renewal = None;
+                    next_renew = tokio::time::Instant::now() + self.config.retry_period;
+                    if renewed {
                         last_renew = Instant::now();
                     } else if last_renew.elapsed() >= self.config.renew_deadline || !self.holds_per_observation() {
                         tracing::warn!(lease = %self.config.lease_name, identity = %self.config.identity, "leadership lost: the lease was not renewed in time");
@@ -363,7 +383,7 @@ impl LeaderElector {
         let (acquire_time, transitions) = if held_by_me {
             (spec.acquire_time.clone().unwrap_or_else(|| now.clone()), spec.lease_transitions.unwrap_or(0))
         } else {
-            (now.clone(), spec.lease_transitions.unwrap_or(0) + 1)
+            (now.clone(), spec.lease_transitions.unwrap_or(0).saturating_add(1))
         };
         lease.spec = Some(LeaseSpec {
             holder_identity: Some(me.clone()),
@@ -540,6 +560,60 @@ mod tests {
         assert_eq!(outcome, Outcome::Stopped);
         assert!(started.elapsed() >= Duration::from_secs(1), "took over after {:?}", started.elapsed());
         assert_eq!(holder(&server), None, "released after leading");
+    }
+
+    /// The fake server, except that once `stall` is set a `PUT` (a Lease
+    /// renewal) is never answered: a black-holed connection.
+    #[derive(Clone)]
+    struct Stalling {
+        inner: crate::testing::FakeApiService,
+        stall: Arc<AtomicBool>,
+    }
+
+    impl tower::Service<http::Request<kube::client::Body>> for Stalling {
+        type Response = http::Response<crate::testing::FakeBody>;
+        type Error = std::convert::Infallible;
+        type Future = futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+        fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, req: http::Request<kube::client::Body>) -> Self::Future {
+            if self.stall.load(Ordering::SeqCst) && req.method() == http::Method::PUT {
+                return Box::pin(std::future::pending());
+            }
+            self.inner.call(req)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_renewal_never_answered_ends_leadership_within_the_renew_deadline_and_lead_keeps_running() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let stall = Arc::new(AtomicBool::new(false));
+        let client = kube::Client::new(Stalling { inner: server.service(), stall: stall.clone() }, "default");
+        let a = LeaderElector::new(client, config("a")).unwrap();
+        let outcome = a
+            .run(std::future::pending(), |mut leading| async move {
+                stall.store(true, Ordering::SeqCst);
+                let since = Instant::now();
+                // `lead` is polled while a renewal hangs: its ticks go on.
+                let mut ticks = 0u32;
+                loop {
+                    tokio::select! {
+                        () = leading.lost() => break,
+                        () = tokio::time::sleep(Duration::from_millis(20)) => ticks += 1,
+                    }
+                }
+                let took = since.elapsed();
+                assert!(took >= Duration::from_millis(500) && took < Duration::from_millis(900), "{took:?}");
+                assert!(ticks >= 20, "lead was paused while renewing: {ticks} ticks");
+            })
+            .await
+            .unwrap();
+        assert_eq!(outcome, Outcome::Lost);
+        assert!(!a.is_leader());
     }
 
     #[tokio::test]
