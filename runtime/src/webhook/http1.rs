@@ -88,14 +88,27 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Reads the next request; `None` when the client closed the connection
     /// (or stayed idle too long) between requests.
     pub async fn next_request(&mut self) -> io::Result<Option<Request>> {
+        // The head gets `READ` from its first byte in all, not per read: a
+        // client sending a byte now and then cannot hold the connection.
+        let mut deadline = None;
+        // Where the search for the head's end resumes.
+        let mut searched = 0;
         let head_end = loop {
-            if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break end + 4;
+            if let Some(end) = self.buf[searched..].windows(4).position(|w| w == b"\r\n\r\n") {
+                break searched + end + 4;
             }
+            searched = self.buf.len().saturating_sub(3);
             if self.buf.len() > MAX_HEAD {
                 return Err(invalid("the request head is too large"));
             }
-            let wait = if self.buf.is_empty() { IDLE } else { READ };
+            let wait = match deadline {
+                None if self.buf.is_empty() => IDLE,
+                None => {
+                    deadline = Some(tokio::time::Instant::now() + READ);
+                    READ
+                }
+                Some(at) => at.saturating_duration_since(tokio::time::Instant::now()),
+            };
             match tokio::time::timeout(wait, self.fill()).await {
                 Ok(Ok(true)) => {}
                 Ok(Ok(false)) | Err(_) if self.buf.is_empty() => return Ok(None),
@@ -159,7 +172,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 while !self.line().await?.is_empty() {}
                 return Ok(body);
             }
-            if body.len() + size > MAX_BODY {
+            if size > MAX_BODY - body.len() {
                 return Err(invalid("the request body is too large"));
             }
             body.extend(self.take(size).await?);
@@ -195,5 +208,46 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Closes the write side (TLS close_notify).
     pub async fn shutdown(&mut self) -> io::Result<()> {
         self.stream.shutdown().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncWriteExt as _;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_chunk_size_that_would_wrap_the_body_length_is_too_large() {
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let mut conn = Connection::new(server);
+        let mut client = client;
+        client
+            .write_all(b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\nffffffffffffffff\r\n")
+            .await
+            .unwrap();
+        let Err(err) = conn.next_request().await else { panic!("refused") };
+        assert!(err.to_string().contains("too large"), "{err}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_head_sent_a_byte_at_a_time_gets_one_deadline_in_all() {
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let mut conn = Connection::new(server);
+        let trickle = tokio::spawn(async move {
+            let mut client = client;
+            for b in b"POST /x HTTP/1.1\r\nHost: a\r\n".iter() {
+                if client.write_all(&[*b]).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            }
+        });
+        let started = tokio::time::Instant::now();
+        let Err(err) = conn.next_request().await else { panic!("timed out") };
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        // Every byte came within the per-read timeout; the whole head did not.
+        assert!(started.elapsed() <= READ + Duration::from_secs(5), "{:?}", started.elapsed());
+        trickle.abort();
     }
 }
