@@ -705,11 +705,14 @@ impl Shared {
 /// stop or the informer is dropped. Holds the informer only weakly, so an
 /// informer dropped without `shutdown` still ends its task.
 async fn run(shared: Weak<Shared>, resync_changed: Arc<Notify>, mut watch: Watch, mut stop: oneshot::Receiver<()>) {
+    let _ends = EndsOnPanic(shared.clone());
     let mut relist = Relist { objects: Vec::new(), managed: ManagedTexts::default(), malformed: BTreeMap::new() };
     let mut events_done = false;
     let mut last_heard = Instant::now();
     loop {
-        let idle_deadline = watch.idle_timeout.filter(|_| watch.reopen.is_some()).map(|idle| last_heard + idle);
+        // An idle timeout beyond the clock's range is none.
+        let idle_deadline =
+            watch.idle_timeout.filter(|_| watch.reopen.is_some()).and_then(|idle| last_heard.checked_add(idle));
         let Some(next_resync) = shared.upgrade().map(|shared| shared.next_resync()) else {
             return;
         };
@@ -754,6 +757,23 @@ async fn run(shared: Weak<Shared>, resync_changed: Arc<Notify>, mut watch: Watch
                 }
                 shared.flush();
             }
+        }
+    }
+}
+
+/// Marks the informer stopped, with an error in the log, when its task
+/// unwinds (a transform, an index function or an error handler of the
+/// user's panicked): `wait_for_cache_sync` then returns instead of waiting
+/// for a task that is gone.
+struct EndsOnPanic(Weak<Shared>);
+
+impl Drop for EndsOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking()
+            && let Some(shared) = self.0.upgrade()
+        {
+            tracing::error!(kind = %shared.kind, "the informer's watch task panicked; the informer has stopped");
+            shared.sync.send_modify(|state| state.stopped = true);
         }
     }
 }

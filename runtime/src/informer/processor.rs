@@ -221,7 +221,7 @@ impl Processor {
             pending: Vec::new(),
             state: state.clone(),
             resync,
-            next_resync: resync_from.zip(resync).map(|(now, d)| now + d),
+            next_resync: resync_from.zip(resync).and_then(|(now, d)| now.checked_add(d)),
             idle: Some((handler, rx)),
             task: None,
         };
@@ -281,7 +281,7 @@ impl Processor {
     /// syncs: there is nothing to resync before).
     pub(crate) fn start_resync_clocks(&mut self, now: Instant) {
         for listener in &mut self.listeners {
-            listener.next_resync = listener.resync.map(|d| now + d);
+            listener.next_resync = listener.resync.and_then(|d| now.checked_add(d));
         }
     }
 
@@ -309,7 +309,8 @@ impl Processor {
                 listener.send(Notification::Update { old: obj.clone(), new: obj.clone() });
             }
             listener.flush();
-            listener.next_resync = Some(now + period);
+            // A period beyond the clock's range is never.
+            listener.next_resync = now.checked_add(period);
         }
     }
 

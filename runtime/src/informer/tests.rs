@@ -676,3 +676,20 @@ async fn bursts_longer_than_one_wake_up_reach_every_handler_in_order() {
     assert_eq!(cached(&informer), [("burst".to_owned(), total as u32)]);
     informer.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_panic_in_the_watch_task_stops_the_informer_instead_of_hanging_sync() {
+    let config = InformerConfig {
+        transform: Some(Arc::new(|cm: ConfigMap| {
+            assert_ne!(cm.name_any(), "poison", "transform bug");
+            cm
+        })),
+        ..Default::default()
+    };
+    let (informer, mut feed) = informer(config);
+    informer.start();
+    feed.send(Event::Init).send(Event::InitApply(cm("poison", 1)));
+    let done = timeout(GUARD, informer.wait_for_cache_sync()).await.expect("hang guard: the informer never stopped");
+    assert!(!done, "never synced");
+    informer.shutdown().await;
+}
