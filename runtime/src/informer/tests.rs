@@ -693,3 +693,18 @@ async fn a_panic_in_the_watch_task_stops_the_informer_instead_of_hanging_sync() 
     assert!(!done, "never synced");
     informer.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_resync_period_beyond_the_clock_means_never() {
+    let config = InformerConfig { resync: Some(Duration::MAX), ..Default::default() };
+    let (informer, mut feed) = informer(config);
+    let (handler, mut seen) = recorder();
+    let registration = informer.add_event_handler(handler);
+    informer.start();
+    feed.relist(&[("a", 1)]);
+    assert_eq!(take(&mut seen, 1).await, [add("a", 1, true)]);
+    assert!(synced(&[&registration]).await, "the task did not die on the period");
+    feed.send(Event::Apply(cm("a", 2)));
+    assert_eq!(take(&mut seen, 1).await, [update("a", 1, 2)]);
+    informer.shutdown().await;
+}
