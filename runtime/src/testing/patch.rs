@@ -60,6 +60,31 @@ pub(crate) fn parse_apply_body(patch: &[u8]) -> Result<Value, ApiError> {
     Ok(body)
 }
 
+/// The most operations a JSON patch may have (the API server's limit).
+const MAX_JSON_PATCH_OPS: usize = 10_000;
+
+/// The most bytes the `copy` operations of one JSON patch may copy.
+const MAX_JSON_PATCH_COPY: usize = 3 * 1024 * 1024;
+
+/// The deepest a patched object may nest: clients read no deeper (serde's
+/// limit is 128), and the server's own walks stay well within the stack.
+const MAX_NESTING: usize = 100;
+
+/// How deep `value` nests, walked without recursion.
+fn nesting(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// Applies `patch` (the request body) to a copy of `live`; apply patches go
 /// through `ssa::apply` instead.
 pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result<Value, ApiError> {
@@ -68,14 +93,43 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
         PatchKind::Json => {
             let ops: json_patch::Patch =
                 serde_json::from_slice(patch).map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
-            json_patch::patch(&mut doc, &ops).map_err(|e| {
-                // The API server answers a failed `test` or a missing path
-                // with 422, as for any unprocessable patch.
-                let mut err = ApiError::bad_request(format!("the JSON patch could not be applied: {e}"));
+            // The API server answers a failed `test` or a missing path with
+            // 422, as for any unprocessable patch.
+            let unprocessable = |message: String| {
+                let mut err = ApiError::bad_request(message);
                 err.code = 422;
                 err.reason = "Invalid";
                 err
-            })?;
+            };
+            if ops.0.len() > MAX_JSON_PATCH_OPS {
+                return Err(ApiError::bad_request(format!(
+                    "the JSON patch has {} operations, more than {MAX_JSON_PATCH_OPS}",
+                    ops.0.len()
+                )));
+            }
+            // One operation at a time on the copy: `copy` can double a
+            // document per operation, so what it copies is counted (as the
+            // API server does) and the nesting checked before the next one.
+            let mut copied = 0usize;
+            for op in &ops.0 {
+                if let json_patch::PatchOperation::Copy(c) = op
+                    && let Some(from) = doc.pointer(c.from.as_str())
+                {
+                    copied += serde_json::to_vec(from).map_or(0, |bytes| bytes.len());
+                    if copied > MAX_JSON_PATCH_COPY {
+                        return Err(unprocessable(format!(
+                            "the JSON patch copies more than {MAX_JSON_PATCH_COPY} bytes"
+                        )));
+                    }
+                }
+                json_patch::patch_unsafe(&mut doc, std::slice::from_ref(op))
+                    .map_err(|e| unprocessable(format!("the JSON patch could not be applied: {e}")))?;
+                if nesting(&doc) > MAX_NESTING {
+                    return Err(unprocessable(format!(
+                        "the JSON patch nests the object deeper than {MAX_NESTING} levels"
+                    )));
+                }
+            }
         }
         PatchKind::Apply => return Err(ApiError::internal("apply patches are merged with field ownership")),
         PatchKind::Merge | PatchKind::Strategic => {
@@ -97,6 +151,28 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_json_patch_that_doubles_the_object_is_refused_before_it_grows() {
+        let live = json!({"a": {"b": "x"}});
+        // Each copy puts `/a` inside itself: the depth doubles per op.
+        let mut ops = Vec::new();
+        let mut path = "/a".to_string();
+        for _ in 0..16 {
+            ops.push(json!({"op": "copy", "from": "/a", "path": format!("{path}/a")}));
+            path.push_str("/a");
+        }
+        let err = apply_patch(PatchKind::Json, &live, &serde_json::to_vec(&ops).unwrap()).unwrap_err();
+        assert_eq!(err.code, 422);
+        assert!(err.message.contains("deeper than 100"), "{}", err.message);
+        // Copies side by side: the bytes copied are counted.
+        let live = json!({"a": "x".repeat(1 << 20)});
+        let ops: Vec<Value> = (0..4).map(|i| json!({"op": "copy", "from": "/a", "path": format!("/k{i}")})).collect();
+        let err = apply_patch(PatchKind::Json, &live, &serde_json::to_vec(&ops).unwrap()).unwrap_err();
+        assert!(err.message.contains("copies more than"), "{}", err.message);
+        let ops: Vec<Value> = (0..2).map(|i| json!({"op": "copy", "from": "/a", "path": format!("/k{i}")})).collect();
+        assert!(apply_patch(PatchKind::Json, &live, &serde_json::to_vec(&ops).unwrap()).is_ok());
+    }
     use serde_json::json;
 
     #[test]
