@@ -397,6 +397,12 @@ impl<K: Object> TypedClient<K> {
             let page = self.list_page(&params).await?;
             items.extend(page.items);
             match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                // A server answering a token with itself would page forever.
+                Some(token) if params.continue_token.as_ref() == Some(&token) => {
+                    return Err(Error::Kube(kube::Error::SerdeError(<serde_json::Error as serde::de::Error>::custom(
+                        "the server answered a continue token with the same token",
+                    ))));
+                }
                 Some(token) => {
                     // The server rejects a continue token together with a
                     // resourceVersion: the token already pins the snapshot
@@ -610,6 +616,28 @@ mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
     use kube::api::ObjectMeta;
+
+    #[tokio::test]
+    async fn list_all_stops_when_the_server_repeats_its_continue_token() {
+        let server = crate::testing::FakeApiServer::new();
+        server.register::<ConfigMap>();
+        server.prepend_reactor("list", "configmaps", |_| {
+            Some(Ok(serde_json::json!({
+                "apiVersion": "v1", "kind": "ConfigMapList",
+                "metadata": {"continue": "again", "resourceVersion": "1"},
+                "items": [],
+            })))
+        });
+        let client = TypedClient::<ConfigMap>::new(server.client(), Some("default"));
+        let listed = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            client.list_all(&ListOptions { limit: Some(1), ..Default::default() }),
+        )
+        .await
+        .expect("list_all pages forever");
+        let err = listed.expect_err("a repeated token is an error");
+        assert!(err.to_string().contains("the same token"), "{err}");
+    }
 
     #[test]
     fn apply_body_sets_type_meta_and_strips_managed_fields() {
