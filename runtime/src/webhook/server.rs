@@ -117,6 +117,10 @@ impl Drop for WebhookServer {
     }
 }
 
+/// The most connections served at once; the API server keeps a few open.
+/// (Four in the unit tests, which fill it.)
+pub(crate) const MAX_CONNECTIONS: usize = if cfg!(test) { 4 } else { 512 };
+
 async fn accept_loop(
     listener: TcpListener,
     acceptor: TlsAcceptor,
@@ -129,7 +133,8 @@ async fn accept_loop(
         tokio::select! {
             _ = stopped.changed() => return,
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
-            accepted = listener.accept() => {
+            // At the limit, connections wait in the listen backlog until one ends.
+            accepted = listener.accept(), if connections.len() < MAX_CONNECTIONS => {
                 let (tcp, peer) = match accepted {
                     Ok(accepted) => accepted,
                     Err(e) => {

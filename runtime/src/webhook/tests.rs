@@ -697,3 +697,25 @@ async fn handlers_run_on_blocking_threads_not_on_the_async_workers() {
     assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
     assert!(answer.contains(r#""allowed":true"#), "{answer}");
 }
+
+#[tokio::test]
+async fn connections_beyond_the_limit_wait_until_one_ends() {
+    let (ca, cert, key) = loopback_certificates();
+    let server =
+        WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem(&cert, &key).unwrap(), webhooks()).await.unwrap();
+    let addr = server.local_addr();
+    // Connections that never start their TLS handshake fill the server.
+    let mut idle = Vec::new();
+    for _ in 0..super::server::MAX_CONNECTIONS {
+        idle.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let request = b"GET /convert HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let waiting = tokio::spawn(async move { exchange(addr, &ca, request).await });
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(!waiting.is_finished(), "a connection beyond the limit was served");
+    drop(idle.pop());
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(5), waiting).await.expect("served once one ended");
+    assert!(answer.unwrap().starts_with("HTTP/1.1 405"));
+    server.shutdown().await;
+}
