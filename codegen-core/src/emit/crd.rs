@@ -342,17 +342,17 @@ pub fn generate(
     // it gets the engine's stack; if it cannot be spawned, this thread
     // writes each CRD itself.
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, CustomResourceDefinition)>(2);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, CustomResourceDefinition, Where)>(2);
         let writer = std::thread::Builder::new().stack_size(crate::ENGINE_STACK).spawn_scoped(scope, move || {
             let mut yaml = YamlFiles::new(header);
-            rx.into_iter().map(|(path, crd)| yaml.file(path, &crd)).collect::<Vec<_>>()
+            rx.into_iter().map(|(path, crd, kind)| yaml.file(path, &crd, &kind)).collect::<Vec<_>>()
         });
         let mut here = (YamlFiles::new(header), Vec::new());
         {
-            let mut emit = |path: PathBuf, crd: CustomResourceDefinition| match &writer {
-                Ok(_) => tx.send((path, crd)).is_ok(),
+            let mut emit = |path: PathBuf, crd: CustomResourceDefinition, kind: Where| match &writer {
+                Ok(_) => tx.send((path, crd, kind)).is_ok(),
                 Err(_) => {
-                    here.1.push(here.0.file(path, &crd));
+                    here.1.push(here.0.file(path, &crd, &kind));
                     true
                 }
             };
@@ -366,18 +366,8 @@ pub fn generate(
                 for versions in by_kind.values() {
                     if let Some(crd) = build(model, group, versions, options, diags) {
                         let path = crd_dir.join(format!("{}_{}.yaml", group.name, crd.spec.names.plural));
-                        let size = serde_json::to_vec(&crd).map_or(0, |json| json.len());
-                        if size > ETCD_REQUEST_LIMIT {
-                            diags.push(
-                                Diagnostic::warning(format!(
-                                    "the CRD of `{}` is {size} bytes as JSON, over etcd's request limit of {ETCD_REQUEST_LIMIT}: the API server cannot store it",
-                                    versions[0].1.kind
-                                ))
-                                .at(versions[0].1.origin.location())
-                                .help("shorten its descriptions with `--max-desc-len N` (0 drops them)"),
-                            );
-                        }
-                        if !emit(path, crd) {
+                        let kind = Where { kind: versions[0].1.kind.clone(), at: versions[0].1.origin.location() };
+                        if !emit(path, crd, kind) {
                             break 'groups;
                         }
                     }
@@ -385,11 +375,26 @@ pub fn generate(
             }
         }
         drop(tx);
-        match writer {
+        let files = match writer {
             Ok(writer) => writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             Err(_) => here.1,
-        }
+        };
+        files
+            .into_iter()
+            .map(|(file, too_large)| {
+                if let Some(warning) = too_large {
+                    diags.push(warning);
+                }
+                file
+            })
+            .collect()
     })
+}
+
+/// The kind a CRD is of, and where it is written, for a warning.
+struct Where {
+    kind: String,
+    at: crate::diag::Location,
 }
 
 /// Renders CRDs into files, each buffer sized for the largest so far.
@@ -403,7 +408,33 @@ impl<'a> YamlFiles<'a> {
         YamlFiles { header, capacity: 1 << 16 }
     }
 
-    fn file(&mut self, path: PathBuf, crd: &CustomResourceDefinition) -> GeneratedFile {
+    /// The CRD's file, and a warning if it is too large for etcd. Its size
+    /// as JSON (what the API server stores) is counted only for a large
+    /// YAML text, which is never less than about four fifths of the JSON.
+    fn file(
+        &mut self,
+        path: PathBuf,
+        crd: &CustomResourceDefinition,
+        kind: &Where,
+    ) -> (GeneratedFile, Option<Diagnostic>) {
+        let file = self.yaml(path, crd);
+        let json = if file.contents.len() > ETCD_REQUEST_LIMIT / 2 {
+            serde_json::to_vec(crd).map_or(0, |json| json.len())
+        } else {
+            0
+        };
+        let warning = (json > ETCD_REQUEST_LIMIT).then(|| {
+            Diagnostic::warning(format!(
+                "the CRD of `{}` is {json} bytes as JSON, over etcd's request limit of {ETCD_REQUEST_LIMIT}: the API server cannot store it",
+                kind.kind
+            ))
+            .at(kind.at.clone())
+            .help("shorten its descriptions with `--max-desc-len N` (0 drops them)")
+        });
+        (file, warning)
+    }
+
+    fn yaml(&mut self, path: PathBuf, crd: &CustomResourceDefinition) -> GeneratedFile {
         let mut out = with_header(GENERATED_MARKER_YAML, "#", self.header, "---\n");
         out.reserve(self.capacity);
         let contents = super::yaml::append(out, crd);
