@@ -196,6 +196,10 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(bad_union_field, |s: &str| {
+    replace("    pub school: String,", "    pub school: Mode,")(s)
+        + "\n/// A mode.\n#[derive(Clone, Copy)]\npub union Mode {\n    a: u32,\n    b: f32,\n}\n"
+});
 bad_input!(bad_kind_named_mod, replace("pub struct Student {", "pub struct Mod {"));
 bad_input!(
     bad_metadata_renamed,

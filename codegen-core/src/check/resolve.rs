@@ -626,6 +626,18 @@ impl Site<'_, '_> {
     }
 
     fn not_found(&self, span: Span, name: &str, scope: &str) -> ResolveError {
+        let pkg = self.tree.packages[self.pkg].pkg;
+        let is_union = pkg
+            .modules
+            .iter()
+            .any(|m| pkg.items(m).iter().any(|item| matches!(item, syn::Item::Union(u) if u.ident == name)));
+        if is_union {
+            return err(
+                span,
+                format!("`{name}` is a union, which has no JSON form"),
+                "serde derives nothing for unions; use an enum".to_string(),
+            );
+        }
         err(span, format!("cannot find type `{name}` in {scope}"), self.hint_for(name))
     }
 
