@@ -196,6 +196,10 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(
+    bad_marker_after_wide_characters,
+    replace("    pub name: String,", "    /* 日本語😀 */ #[validate(minimun = 1)]\n    pub name: String,")
+);
 bad_input!(bad_union_field, |s: &str| {
     replace("    pub school: String,", "    pub school: Mode,")(s)
         + "\n/// A mode.\n#[derive(Clone, Copy)]\npub union Mode {\n    a: u32,\n    b: f32,\n}\n"

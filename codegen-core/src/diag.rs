@@ -161,13 +161,12 @@ impl Diagnostic {
             let line_len = loc.line_text.chars().count();
             let start = loc.column.min(line_len);
             let end = if loc.end_line == loc.line { loc.end_column.min(line_len) } else { line_len };
-            let width = end.saturating_sub(start).max(1);
-            let prefix: String = loc
-                .line_text
-                .chars()
-                .take(start)
-                .map(|c| if c == '\t' { "    ".to_string() } else { " ".to_string() })
-                .collect();
+            // Columns count characters; the caret goes by the terminal
+            // columns they take (a tab is four, CJK and emoji two).
+            let cells = |c: char| if c == '\t' { 4 } else { unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) };
+            let prefix = " ".repeat(loc.line_text.chars().take(start).map(cells).sum());
+            let width =
+                loc.line_text.chars().skip(start).take(end.saturating_sub(start)).map(cells).sum::<usize>().max(1);
             out.push_str(&format!("{pad} | {prefix}{}\n", "^".repeat(width)));
         } else {
             gutter_width = 0;
