@@ -197,6 +197,14 @@ macro_rules! bad_input {
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
 bad_input!(
+    bad_serde_default_not_a_path,
+    replace("    pub school: String,", "    #[serde(default = 5)]\n    pub school: String,")
+);
+bad_input!(
+    bad_serde_skip_serializing_if_bare,
+    replace("    pub school: String,", "    #[serde(skip_serializing_if)]\n    pub school: String,")
+);
+bad_input!(
     bad_marker_after_wide_characters,
     replace("    pub name: String,", "    /* 日本語😀 */ #[validate(minimun = 1)]\n    pub name: String,")
 );

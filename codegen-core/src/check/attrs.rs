@@ -203,8 +203,11 @@ pub(crate) fn field_serde(attrs: &[syn::Attribute], variant: bool) -> FieldSerde
                 }
                 "default" => {
                     out.default = true;
-                    out.default_fn |= m.input.peek(syn::Token![=]);
-                    skip_meta(&m)?;
+                    if m.input.peek(syn::Token![=]) {
+                        // serde takes the path of a function, as a string.
+                        m.value()?.parse::<syn::LitStr>()?;
+                        out.default_fn = true;
+                    }
                 }
                 "skip" => {
                     out.skip = true;
@@ -220,7 +223,7 @@ pub(crate) fn field_serde(attrs: &[syn::Attribute], variant: bool) -> FieldSerde
                 }
                 "skip_serializing_if" => {
                     out.skip_serializing_if = true;
-                    skip_meta(&m)?;
+                    m.value()?.parse::<syn::LitStr>()?;
                 }
                 "flatten" => out.flatten = true,
                 _ => {
