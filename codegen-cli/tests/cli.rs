@@ -1489,3 +1489,14 @@ fn a_module_behind_a_false_cfg_is_named_as_such() {
         run.stderr
     );
 }
+
+/// A version module that is not a file is named as the problem.
+#[test]
+fn bad_mod_rs_is_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &[("pkg/apis/example/v1/types.rs", TYPES_RS), ("pkg/apis/example/v1/mod.rs/x", "")]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.starts_with("error: `pkg/apis/example/v1/mod.rs` is not a regular file\n"), "{}", run.stderr);
+    assert!(!dir.path().join("pkg/client").exists());
+}

@@ -278,6 +278,13 @@ pub fn package_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn parse_package(group: &str, version: &str, dir: &Path, diags: &mut Diagnostics) -> Package {
+    let module = dir.join("mod.rs");
+    if module.exists() && !module.is_file() {
+        diags.push(
+            Diagnostic::error(format!("`{}` is not a regular file", module.display()))
+                .help("the version module is a file: `mod.rs`, or `<version>.rs` beside the directory"),
+        );
+    }
     parse_files(group, version, dir, package_files(dir), crate::cfg::Build::Normal, diags)
 }
 
