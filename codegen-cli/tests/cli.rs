@@ -196,6 +196,19 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(bad_import_outside_the_apis_module, |s: &str| {
+    replace(
+        "use serde::{Deserialize, Serialize};\n",
+        "use serde::{Deserialize, Serialize};\nuse crate::apis::example::v1::StudentSpec as Spec;\n",
+    )(s)
+    .replacen("#[genclient(no_status)]", "#[genclient]", 1)
+    .replacen("#[resource(short_names(\"stu\"))]", "#[resource(short_names(\"stu\"), subresource(status))]", 1)
+    .replacen(
+        "    pub spec: StudentSpec,\n",
+        "    pub spec: StudentSpec,\n    /// Status.\n    pub status: Option<Spec>,\n",
+        1,
+    )
+});
 bad_input!(
     bad_serde_default_not_a_path,
     replace("    pub school: String,", "    #[serde(default = 5)]\n    pub school: String,")

@@ -651,8 +651,13 @@ fn lower_kind(
     };
 
     let status_subresource = res.status.is_some();
+    // A `status` field whose type did not resolve is reported there; saying
+    // here that there is none would send the reader the wrong way.
+    let status_unresolved =
+        !fields.iter().any(|f| f.rust_name == "status") && def.rust_fields.iter().any(|(n, _)| n == "status");
     if let Some(span) = res.status
         && !has_status_field
+        && !status_unresolved
     {
         diags.push(
             Diagnostic::error(format!("`subresource(status)` on `{}`, which has no `status` field", def.name))
@@ -665,6 +670,7 @@ fn lower_kind(
     }
     if let Some(scale) = &res.scale
         && !has_status_field
+        && !status_unresolved
     {
         diags.push(
             Diagnostic::error(format!("`subresource(scale(..))` on `{}`, which has no `status` field", def.name))

@@ -638,6 +638,27 @@ impl Site<'_, '_> {
                 "serde derives nothing for unions; use an enum".to_string(),
             );
         }
+        // An import of the name that does not resolve: say so, not that the
+        // name is missing.
+        if let Some(u) = self.tree.packages[self.pkg].scopes[self.module].uses.get(name) {
+            let written = u.segments.join("::");
+            let resolved = self.tree.resolve_path(self.pkg, self.module, &u.segments, u.leading_colon, 0);
+            return match resolved {
+                Err(PathError::OutsideTree) => {
+                    let apis = self.tree.apis.as_ref().map(|a| format!(" (`crate::{}`)", a.join("::")));
+                    err(
+                        span,
+                        format!("`{name}` is imported from `{written}`, outside the API packages{}", apis.unwrap_or_default()),
+                        "import it by its path under the apis module, or pass `--apis-module` if the apis module is elsewhere".to_string(),
+                    )
+                }
+                _ => err(
+                    span,
+                    format!("`{name}` is imported from `{written}`, which does not lead to a type"),
+                    self.hint_for(name),
+                ),
+            };
+        }
         err(span, format!("cannot find type `{name}` in {scope}"), self.hint_for(name))
     }
 
