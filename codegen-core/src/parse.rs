@@ -413,14 +413,15 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
 /// Reads a source file: a regular file (a FIFO or a device could block or
 /// never end) of UTF-8 text (an error says where it is not).
 pub(crate) fn read_source(path: &Path) -> Result<String, Box<Diagnostic>> {
-    let cannot = |e: std::io::Error| Box::new(Diagnostic::error(format!("cannot read `{}`: {e}", path.display())));
-    if !std::fs::metadata(path).map_err(cannot)?.is_file() {
-        return Err(Box::new(
+    let bytes = crate::write::read_regular_bytes(path).map_err(|e| {
+        Box::new(if matches!(e.kind(), std::io::ErrorKind::InvalidInput | std::io::ErrorKind::IsADirectory) {
             Diagnostic::error(format!("`{}` is not a regular file", path.display()))
-                .help("a module's source must be a file; move what is there out of the way"),
-        ));
-    }
-    String::from_utf8(std::fs::read(path).map_err(cannot)?).map_err(|e| {
+                .help("a module's source must be a file; move what is there out of the way")
+        } else {
+            Diagnostic::error(format!("cannot read `{}`: {e}", path.display()))
+        })
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let line_end =

@@ -210,18 +210,21 @@ pub fn plan(output: &Output) -> Result<Vec<Change>, Vec<Diagnostic>> {
     Ok(changes)
 }
 
-/// Reads a regular file as text; anything else (a FIFO or a device, which
-/// could block or never end) is an error of kind `InvalidInput`.
-pub(crate) fn read_regular(path: impl AsRef<Path>) -> std::io::Result<String> {
-    let path = path.as_ref();
-    if std::fs::metadata(path)?.is_file() {
-        std::fs::read_to_string(path)
-    } else if path.is_dir() {
-        // As reading a directory fails: callers tell this case apart.
-        std::fs::read_to_string(path)
-    } else {
-        Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
+/// Reads a regular file's bytes; a FIFO or a device (which could block or
+/// never end) is an error of kind `InvalidInput`. A directory fails as
+/// reading one does, so that callers can tell it apart.
+pub(crate) fn read_regular_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
     }
+    std::fs::read(path)
+}
+
+/// [`read_regular_bytes`] as UTF-8 text (else an `InvalidData` error).
+pub(crate) fn read_regular(path: impl AsRef<Path>) -> std::io::Result<String> {
+    String::from_utf8(read_regular_bytes(path.as_ref())?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 fn list_files(dir: &Path, recursive: bool) -> Vec<PathBuf> {
