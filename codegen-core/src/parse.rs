@@ -365,7 +365,12 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
         return None;
     }
     let source = Arc::new(SourceFile::new(path.to_path_buf(), text));
-    if let Some(span) = nested_too_deep(&source.text) {
+    // Lexed once: the depth check walks the tokens syn then parses. A file
+    // that does not lex, or starts with a shebang line (which only syn's
+    // own entry point strips), goes to `syn::parse_file`, which says why.
+    let body = source.text.strip_prefix('\u{feff}').unwrap_or(&source.text);
+    let tokens: Option<proc_macro2::TokenStream> = body.parse().ok();
+    if let Some(span) = tokens.clone().and_then(nested_too_deep) {
         diags.push(
             Diagnostic::error(format!("nesting deeper than {MAX_NESTING} levels"))
                 .at(source.location(span))
@@ -373,7 +378,11 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
         );
         return None;
     }
-    match syn::parse_file(&source.text) {
+    let parsed = match tokens {
+        Some(tokens) if !body.starts_with("#!") || body.starts_with("#![") => syn::parse2::<syn::File>(tokens),
+        _ => syn::parse_file(&source.text),
+    };
+    match parsed {
         Ok(mut ast) => {
             for item in &ast.items {
                 if let syn::Item::Mod(m) = item
@@ -448,12 +457,10 @@ pub(crate) fn read_source(path: &Path) -> Result<String, Box<Diagnostic>> {
 /// (each level is a few frames of `syn`'s recursive descent).
 const MAX_NESTING: usize = 1000;
 
-/// The first token of `text` nested deeper than [`MAX_NESTING`], counting
-/// groups and the angle brackets open in the current statement; `None` if
-/// there is none or the text does not lex (the parser then says why).
-fn nested_too_deep(text: &str) -> Option<Span> {
+/// The first token of `tokens` nested deeper than [`MAX_NESTING`], counting
+/// groups and the angle brackets open in the current statement.
+fn nested_too_deep(tokens: proc_macro2::TokenStream) -> Option<Span> {
     use proc_macro2::{Spacing, TokenTree};
-    let tokens: proc_macro2::TokenStream = text.strip_prefix('\u{feff}').unwrap_or(text).parse().ok()?;
     // One entry per open group: its tokens and the angle brackets open in it.
     let mut stack = vec![(tokens.into_iter(), 0usize)];
     let mut joint_after: Option<char> = None;
