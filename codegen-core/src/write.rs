@@ -44,6 +44,13 @@ pub struct OwnedDir {
     pub only: Vec<String>,
 }
 
+impl OwnedDir {
+    /// `dir` (and with `recursive` its subdirectories), every generated file in it.
+    pub fn new(dir: PathBuf, recursive: bool) -> Self {
+        OwnedDir { dir, recursive, only: Vec::new() }
+    }
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug, Default)]
 pub struct Output {
@@ -406,7 +413,7 @@ mod tests {
         std::fs::write(root.join("stale.rs"), format!("{GENERATED_MARKER}\nfn stale() {{}}\n")).unwrap();
         let mut output = Output::default();
         output.files.push(file(&root.join("a.rs"), "fn a() {}\n"));
-        output.owned.insert(OwnedDir { dir: root.to_path_buf(), recursive: true, only: Vec::new() });
+        output.owned.insert(OwnedDir::new(root.to_path_buf(), true));
         let changes = plan(&output).unwrap();
         assert_eq!(changes.len(), 2);
         assert!(matches!(&changes[0], Change::Create { .. }));
