@@ -1372,6 +1372,30 @@ fn missing_module_files_and_fifos() {
     insta::assert_snapshot!("missing_module_file", run.stderr);
 }
 
+/// A module tree that declares a file of its own chain again is refused as
+/// rustc refuses it; a file declared as two modules is read once, with a
+/// warning (clippy's `duplicate_mod`), also when spelled another way.
+#[test]
+fn circular_and_duplicate_modules() {
+    let dir = project(|s| s.to_string());
+    write(dir.path(), &[("pkg/apis/example/v1/mod.rs", &format!("{MOD_RS}\n#[path = \"mod.rs\"]\nmod again;\n"))]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    insta::assert_snapshot!("circular_module", run.stderr);
+    assert!(!dir.path().join("config").exists(), "a refused run writes nothing");
+
+    let dir = project(|s| s.to_string());
+    write(
+        dir.path(),
+        &[("pkg/apis/example/v1/mod.rs", &format!("{MOD_RS}\n#[path = \"../v1/./types.rs\"]\nmod same;\n"))],
+    );
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("duplicate_module", run.stderr);
+    let crd = std::fs::read_to_string(dir.path().join("config/crd/example.k8s.io_students.yaml")).unwrap();
+    assert_eq!(crd.matches("kind: Student\n").count(), 1, "{crd}");
+}
+
 /// A generator that runs owns its directory: when the last kind loses its
 /// client, the clientset, listers, informers and fake go, and `--verify`
 /// says so first. A run of other generators keeps every generated module

@@ -84,6 +84,9 @@ pub struct Package {
     /// Code behind a `cfg` the engine cannot decide: (file, first line, last
     /// line); a whole file when its `mod` declaration is such code.
     pub conditional: Vec<(PathBuf, usize, usize)>,
+    /// Each file of [`Package::files`] resolved (symlinks, `..`), to tell
+    /// two spellings of one file apart from two files.
+    pub(crate) canonical: Vec<PathBuf>,
 }
 
 impl Package {
@@ -316,6 +319,7 @@ pub fn parse_files(
         excluded_modules: Vec::new(),
         build,
         conditional: Vec::new(),
+        canonical: Vec::new(),
     };
     let sibling = dir.with_extension("rs");
     let root = paths.iter().find(|p| **p == sibling || (p.parent() == Some(dir) && file_name(p) == "mod.rs")).cloned();
@@ -324,7 +328,14 @@ pub fn parse_files(
             let child_dir = if file_name(&root) == "mod.rs" { dir.to_path_buf() } else { sibling.with_extension("") };
             if let Some(idx) = read_file(&mut pkg, &root, diags) {
                 pkg.module_file = Some(idx);
-                walk_module(&mut pkg, idx, Vec::new(), Vec::new(), &child_dir, true, diags);
+                walk_module(
+                    &mut pkg,
+                    Module { path: Vec::new(), file: idx, inline: Vec::new() },
+                    &child_dir,
+                    true,
+                    &[idx],
+                    diags,
+                );
             }
             let reached: Vec<PathBuf> = pkg.files.iter().map(|f| f.source.path.clone()).collect();
             pkg.unreached = paths
@@ -336,14 +347,28 @@ pub fn parse_files(
             // A lone file (macro mode outside a version directory): its inline
             // modules belong to the package, files it declares do not.
             if let Some(idx) = read_file(&mut pkg, &paths[0], diags) {
-                walk_module(&mut pkg, idx, Vec::new(), Vec::new(), dir, false, diags);
+                walk_module(
+                    &mut pkg,
+                    Module { path: Vec::new(), file: idx, inline: Vec::new() },
+                    dir,
+                    false,
+                    &[idx],
+                    diags,
+                );
             }
         }
         None => {
             for path in paths {
                 let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 if let Some(idx) = read_file(&mut pkg, &path, diags) {
-                    walk_module(&mut pkg, idx, vec![stem.clone()], Vec::new(), &dir.join(&stem), true, diags);
+                    walk_module(
+                        &mut pkg,
+                        Module { path: vec![stem.clone()], file: idx, inline: Vec::new() },
+                        &dir.join(&stem),
+                        true,
+                        &[idx],
+                        diags,
+                    );
                 }
             }
         }
@@ -395,6 +420,7 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
             for (first, last) in crate::cfg::strip(&mut ast.items, pkg.build, &source, diags) {
                 pkg.conditional.push((source.path.clone(), first, last));
             }
+            pkg.canonical.push(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
             pkg.files.push(ParsedFile { source, ast });
             Some(pkg.files.len() - 1)
         }
@@ -500,19 +526,19 @@ fn nested_too_deep(tokens: proc_macro2::TokenStream) -> Option<Span> {
     None
 }
 
-/// Registers the module `path` (file `file`, inline chain `inline`) and
-/// follows its `mod` items; `dir` is where its child module files live.
-/// Without `follow_files` only inline modules are followed.
+/// Registers `module` and follows its `mod` items; `dir` is where its child
+/// module files live. Without `follow_files` only inline modules are
+/// followed. `enclosing` are the files of the modules around this one, its
+/// own file last.
 fn walk_module(
     pkg: &mut Package,
-    file: usize,
-    path: Vec<String>,
-    inline: Vec<usize>,
+    module: Module,
     dir: &Path,
     follow_files: bool,
+    enclosing: &[usize],
     diags: &mut Diagnostics,
 ) {
-    let module = Module { path: path.clone(), file, inline: inline.clone() };
+    let Module { path, file, inline } = module.clone();
     let mut children = Vec::new();
     for (i, item) in pkg.items(&module).iter().enumerate() {
         let syn::Item::Mod(m) = item else { continue };
@@ -521,7 +547,7 @@ fn walk_module(
         children.push((i, name, explicit, m.content.is_some()));
     }
     let source = pkg.files[file].source.clone();
-    pkg.modules.push(module);
+    pkg.modules.push(module.clone());
     for (i, name, explicit, is_inline) in children {
         let mut child_path = path.clone();
         child_path.push(name.clone());
@@ -532,7 +558,14 @@ fn walk_module(
                 Some(p) => dir.join(p),
                 None => dir.join(&name),
             };
-            walk_module(pkg, file, child_path, chain, &child_dir, follow_files, diags);
+            walk_module(
+                pkg,
+                Module { path: child_path, file, inline: chain },
+                &child_dir,
+                follow_files,
+                enclosing,
+                diags,
+            );
             continue;
         }
         if !follow_files {
@@ -546,16 +579,42 @@ fn walk_module(
         // A module without a file is reported as a warning by the checker
         // (a generated module such as `register` may not be written yet).
         let Some(found) = candidates.iter().find(|c| c.is_file()) else {
-            let declared = pkg.items(&Module { path: path.clone(), file, inline: inline.clone() })[i].span();
+            let declared = pkg.items(&module)[i].span();
             pkg.missing_modules.push((source.location(declared), name, candidates));
             continue;
         };
-        if pkg.files.iter().any(|f| f.source.path == *found) {
+        let resolved = std::fs::canonicalize(found).unwrap_or_else(|_| found.clone());
+        if let Some(seen) = pkg.canonical.iter().position(|c| *c == resolved) {
+            let declared = source.location(pkg.items(&module)[i].span());
+            let module_name = |p: &[String]| {
+                if p.is_empty() { "the version module".to_string() } else { format!("module `{}`", p.join("::")) }
+            };
+            if enclosing.contains(&seen) {
+                diags.push(
+                    Diagnostic::error(format!(
+                        "circular modules: `mod {name}` declares `{}`, the file of this module or of one around it",
+                        found.display()
+                    ))
+                    .at(declared)
+                    .help("point `mod` at a file of its own (rustc refuses circular modules too)"),
+                );
+            } else {
+                let first =
+                    pkg.modules.iter().find(|m| m.file == seen && m.inline.is_empty()).map(|m| module_name(&m.path));
+                diags.push(
+                    Diagnostic::warning(format!(
+                        "`{}` is declared as a module twice: its types are read once, as {}",
+                        found.display(),
+                        first.unwrap_or_else(|| "the first module".to_string())
+                    ))
+                    .at(declared)
+                    .help(format!("remove this `mod {name}`, or point it at a file of its own")),
+                );
+            }
             continue;
         }
         let Some(idx) = read_file(pkg, found, diags) else { continue };
-        let declared_at =
-            pkg.items(&Module { path: path.clone(), file, inline: inline.clone() })[i].span().start().line;
+        let declared_at = pkg.items(&module)[i].span().start().line;
         if pkg.is_conditional(&source.path, declared_at) {
             pkg.conditional.push((found.clone(), 0, usize::MAX));
         }
@@ -564,7 +623,9 @@ fn walk_module(
         } else {
             found.with_extension("")
         };
-        walk_module(pkg, idx, child_path, Vec::new(), &child_dir, true, diags);
+        let mut inner = enclosing.to_vec();
+        inner.push(idx);
+        walk_module(pkg, Module { path: child_path, file: idx, inline: Vec::new() }, &child_dir, true, &inner, diags);
     }
 }
 
