@@ -352,7 +352,9 @@ impl<'a> SchemaBuilder<'a> {
         required.sort();
         required.dedup();
         let mut schema = JsonSchemaProps {
-            properties: Some(Arc::new(properties)),
+            // A struct without fields has no `properties`, as controller-gen
+            // writes it (the API server reads both alike: nothing is kept).
+            properties: if properties.is_empty() { None } else { Some(Arc::new(properties)) },
             required: if required.is_empty() { None } else { Some(required) },
             ..typed("object")
         };

@@ -50,7 +50,13 @@ type UserSpec struct {
 	// Login window.
 	// +optional
 	Window *LoginWindow `json:"window,omitempty"`
+	// Set while the user is locked out.
+	// +optional
+	Locked *Locked `json:"locked,omitempty"`
 }
+
+// A lock on a user; it has no settings yet.
+type Locked struct{}
 
 // What the user may do.
 // +kubebuilder:validation:Enum=admin;editor;viewer
