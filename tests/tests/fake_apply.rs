@@ -53,3 +53,21 @@ async fn two_managers_share_a_web_app_on_the_fake_clientset() -> codegen_runtime
     assert_eq!(spec.env.map(|e| e.len()), Some(1));
     Ok(())
 }
+
+/// A kind with a top-level field whose builder is also a metadata builder's
+/// name (`labels`): the field keeps `with_labels`, the other metadata
+/// builders stay (docs/apply.md).
+#[test]
+fn a_field_named_like_a_metadata_builder_keeps_the_builder() {
+    use kube_codegen_tests::twokinds::client::applyconfigurations::shop::v1::ProductApplyConfiguration;
+    let ac = ProductApplyConfiguration::new("p", "ns").with_labels([("shelf", "top")]).with_annotations([("a", "b")]);
+    assert_eq!(
+        serde_json::to_value(&ac).unwrap(),
+        serde_json::json!({
+            "apiVersion": "shop.example.com/v1",
+            "kind": "Product",
+            "metadata": {"name": "p", "namespace": "ns", "annotations": {"a": "b"}},
+            "labels": {"shelf": "top"},
+        })
+    );
+}

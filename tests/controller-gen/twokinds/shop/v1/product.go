@@ -14,6 +14,10 @@ type Product struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec ProductSpec `json:"spec"`
+	// Labels shown in the shop's catalogue; not the object's labels (its
+	// apply configuration's `with_labels` sets this field).
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // Product details.
