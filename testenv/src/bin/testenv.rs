@@ -16,6 +16,9 @@ fn main() -> anyhow::Result<()> {
     println!("export KUBECONFIG={}", env.admin_kubeconfig().display());
     println!("# unprivileged user: {}", env.kubeconfig_for(codegen_testenv::UNPRIVILEGED_USER).display());
     println!("# kubectl: {}", env.binaries().kubectl.display());
+    println!("# work directory: {}", env.work_dir().display());
+    let pids: Vec<String> = env.pids().iter().map(u32::to_string).collect();
+    println!("# pids: {}", pids.join(" "));
     if std::env::args().skip(1).any(|a| a == "--sample-apiserver") {
         let server = env.sample_apiserver()?;
         println!(
