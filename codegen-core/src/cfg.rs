@@ -161,20 +161,12 @@ fn strip_into(
             expand_cfg_attr(attrs, build, file, diags);
         }
         let Some((attrs, what)) = item_attrs(item) else { continue };
-        match of_attrs(attrs, build) {
+        match decide(attrs, &what, item.span(), build, file, diags) {
             Cfg::False => {
                 *item = syn::Item::Verbatim(proc_macro2::TokenStream::new());
                 continue;
             }
-            Cfg::Unknown(predicate) => {
-                undecided.push((item.span().start().line, item.span().end().line));
-                let span = attrs.iter().find(|a| a.path().is_ident("cfg")).map_or_else(|| item.span(), |a| a.span());
-                diags.push(
-                    Diagnostic::warning(format!("kube-codegen cannot evaluate `{predicate}` on {what}: it is read as if the condition held"))
-                        .at(file.location(span))
-                        .help("keep API types out of conditionally compiled items, or generate with the CLI for each configuration"),
-                );
-            }
+            Cfg::Unknown(_) => undecided.push((item.span().start().line, item.span().end().line)),
             Cfg::True => {}
         }
         match item {
@@ -189,7 +181,7 @@ fn strip_into(
                     .filter_map(|mut v| {
                         expand_cfg_attr(&mut v.attrs, build, file, diags);
                         let what = format!("variant `{}`", v.ident);
-                        keep(&v.attrs, &what, v.span(), build, file, diags).then(|| {
+                        (decide(&v.attrs, &what, v.span(), build, file, diags) != Cfg::False).then(|| {
                             strip_fields(&mut v.fields, build, file, diags);
                             v
                         })
@@ -224,36 +216,33 @@ fn strip_fields(fields: &mut syn::Fields, build: Build, file: &SourceFile, diags
         .filter_map(|mut f| {
             expand_cfg_attr(&mut f.attrs, build, file, diags);
             let what = f.ident.as_ref().map_or_else(|| "a field".to_string(), |i| format!("field `{i}`"));
-            keep(&f.attrs, &what, f.span(), build, file, diags).then_some(f)
+            (decide(&f.attrs, &what, f.span(), build, file, diags) != Cfg::False).then_some(f)
         })
         .collect();
 }
 
-/// Whether a member with these attributes is compiled: false for a false
-/// `cfg`; an undecided one is kept with a warning.
-fn keep(
+/// The `cfg` of an item, field or variant (`what`, at `span`) with these
+/// attributes; an undecided one is read as if it held, with a warning.
+fn decide(
     attrs: &[syn::Attribute],
     what: &str,
     span: proc_macro2::Span,
     build: Build,
     file: &SourceFile,
     diags: &mut Diagnostics,
-) -> bool {
-    match of_attrs(attrs, build) {
-        Cfg::False => false,
-        Cfg::True => true,
-        Cfg::Unknown(predicate) => {
-            let span = attrs.iter().find(|a| a.path().is_ident("cfg")).map_or(span, |a| a.span());
-            diags.push(
-                Diagnostic::warning(format!(
-                    "kube-codegen cannot evaluate `{predicate}` on {what}: it is read as if the condition held"
-                ))
-                .at(file.location(span))
-                .help("keep API types' fields unconditional, or generate with the CLI for each configuration"),
-            );
-            true
-        }
+) -> Cfg {
+    let cfg = of_attrs(attrs, build);
+    if let Cfg::Unknown(predicate) = &cfg {
+        let span = attrs.iter().find(|a| a.path().is_ident("cfg")).map_or(span, |a| a.span());
+        diags.push(
+            Diagnostic::warning(format!(
+                "kube-codegen cannot evaluate `{predicate}` on {what}: it is read as if the condition held"
+            ))
+            .at(file.location(span))
+            .help("keep API types, their fields and variants unconditional, or generate with the CLI for each configuration"),
+        );
     }
+    cfg
 }
 
 /// Replaces each `#[cfg_attr(predicate, a, b)]` by `#[a] #[b]` when the
