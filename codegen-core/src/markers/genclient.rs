@@ -203,7 +203,7 @@ fn genclient_key(out: &mut GenClient, errors: &mut Errors, meta: syn::meta::Pars
 fn go_genclient_hint(key: &str) -> Option<&'static str> {
     match key {
         "noStatus" => Some("no_status"),
-        "nonNamespaced" | "namespaced" | "cluster" => Some("cluster_scoped"),
+        "nonNamespaced" | "cluster" => Some("cluster_scoped"),
         "noVerbs" => Some("no_verbs"),
         "onlyVerbs" => Some("only_verbs"),
         "skipVerbs" => Some("skip_verbs"),
@@ -291,7 +291,7 @@ fn method(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result
     let Some(verb) = verb else {
         errors.push(
             MarkerError::new(span, format!("`method(name = \"{}\")` needs a `verb`", name.value))
-                .help("one of: create, update, get, list, patch, apply"),
+                .help("`verb = \"get\"` or `verb = \"update\"`, on a subresource (`subresource = \"scale\"`)"),
         );
         return Ok(None);
     };
@@ -301,23 +301,30 @@ fn method(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result
                 .help(format!("write `name = \"{}\"`", crate::ident::snake_case(&name.value))),
         );
     }
-    // Same restrictions as client-gen's `+genclient:method`.
-    let allowed = [Verb::Create, Verb::Update, Verb::Get, Verb::List, Verb::Patch, Verb::Apply];
-    if !allowed.contains(&verb.value) {
+    // client-gen also takes create, list, patch and apply here; kube-codegen
+    // generates `get` and `update` on a subresource (checked with the kind).
+    if !matches!(verb.value, Verb::Get | Verb::Update) {
         errors.push(
             MarkerError::new(verb.span, format!("verb `{}` cannot be used for an extra method", verb.value.as_str()))
-                .help("extra methods may use: create, update, get, list, patch, apply"),
+                .help("extra methods are `get` or `update` on a subresource (`subresource = \"..\"`); write others by hand in `<kind>_expansion.rs`"),
         );
-    }
-    if let Some(i) = &input
-        && !matches!(verb.value, Verb::Create | Verb::Update | Verb::Apply)
+    } else if let Some(i) = &input
+        && verb.value != Verb::Update
     {
         errors.push(
-            MarkerError::new(
-                i.span,
-                format!("`input` is only allowed for create, update and apply, not `{}`", verb.value.as_str()),
-            )
-            .help("remove `input`; the request has no body"),
+            MarkerError::new(i.span, format!("`input` is only allowed with `update`, not `{}`", verb.value.as_str()))
+                .help("remove `input`; the request has no body"),
+        );
+    }
+    // The generated update sends and reads one type. Two spellings of it
+    // (`Scale`, `k8s_openapi::api::autoscaling::v1::Scale`) end alike.
+    let last = |path: &str| path.rsplit("::").next().unwrap_or_default().trim().to_string();
+    if let (Some(i), Some(r)) = (&input, &result)
+        && last(&i.value) != last(&r.value)
+    {
+        errors.push(
+            MarkerError::new(i.span, format!("`input = \"{}\"` differs from `result = \"{}\"`", i.value, r.value))
+                .help("an extra `update` sends and reads one type: give it as `result` (or `input`) only"),
         );
     }
     Ok(Some(Method { name, verb, subresource, input, result, span }))

@@ -484,8 +484,21 @@ mod tests {
             parse_genclient_attr(&attr(quote!(#[genclient(method(name = "watch_all", verb = "watch"))]))).unwrap_err();
         assert_eq!(
             messages(e)[0],
-            "verb `watch` cannot be used for an extra method | extra methods may use: create, update, get, list, patch, apply"
+            "verb `watch` cannot be used for an extra method | extra methods are `get` or `update` on a subresource (`subresource = \"..\"`); write others by hand in `<kind>_expansion.rs`"
         );
+        let e = parse_genclient_attr(&attr(
+            quote!(#[genclient(method(name = "update_scale", verb = "update", subresource = "scale", input = "ScaleSpec", result = "k8s_openapi::api::autoscaling::v1::Scale"))]),
+        ))
+        .unwrap_err();
+        assert_eq!(
+            messages(e),
+            vec![
+                "`input = \"ScaleSpec\"` differs from `result = \"k8s_openapi::api::autoscaling::v1::Scale\"` | an extra `update` sends and reads one type: give it as `result` (or `input`) only"
+            ]
+        );
+        // A hint never points to the opposite meaning: `namespaced` is the default.
+        let e = parse_genclient_attr(&attr(quote!(#[genclient(namespaced)]))).unwrap_err();
+        assert!(!messages(e)[0].contains("cluster_scoped"));
     }
 
     #[test]
@@ -499,6 +512,20 @@ mod tests {
         assert_eq!(r.plural.unwrap().value, "students");
         assert!(r.status.is_some() && r.scale.is_some());
         assert_eq!(r.print_columns[0].type_.value, "string");
+        assert!(r.deprecated.is_none());
+
+        // `type_` is `type`'s alias; a bare `deprecated` has no warning text.
+        let mut r = Resource::default();
+        parse_resource_attr(
+            &attr(quote!(#[resource(deprecated, printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"))])),
+            &mut r,
+        )
+        .unwrap();
+        assert_eq!(r.print_columns[0].type_.value, "date");
+        assert_eq!(r.deprecated.map(|d| d.value), Some(None));
+        let mut r = Resource::default();
+        parse_resource_attr(&attr(quote!(#[resource(deprecated = "use v2")])), &mut r).unwrap();
+        assert_eq!(r.deprecated.map(|d| d.value), Some(Some("use v2".to_string())));
 
         let mut v = Validate::default();
         parse_validate_attr(&attr(quote!(#[validate(minimum = 1, maximum = 65535, enum_values("a", "b"), default = -3, rule(rule = "self > 0", message = "m"))])), &mut v).unwrap();

@@ -261,7 +261,7 @@ fn resource_key(out: &mut Resource, errors: &mut Errors, meta: syn::meta::ParseN
                 "conversion" | "webhookconversion" | "conversionWebhook" => Some("conversion_webhook"),
                 "webhook" | "defaulting_webhook" | "defaulter" | "mutating" => Some("mutating_webhook"),
                 "validation_webhook" | "validator" | "validating" => Some("validating_webhook"),
-                "skip" | "no_crd" | "nocrd" | "skipcrd" | "skipCrd" | "aggregated" | "crd" => Some("skip_crd"),
+                "skip" | "no_crd" | "nocrd" | "skipcrd" | "skipCrd" | "aggregated" => Some("skip_crd"),
                 _ => None,
             };
             unknown_key(&meta, "resource", &key, RESOURCE_KEYS, errors, hint)?

@@ -5,7 +5,7 @@ use kube::core::TypeMeta;
 use serde::{Deserialize, Serialize};
 
 /// A student.
-#[genclient(group = "school.example.com", version = "v1", method(name = "list_all_schools", verb = "list"))]
+#[genclient(group = "school.example.com", version = "v1", method(name = "get_all_schools", verb = "get"))]
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
 pub struct Student {
     #[serde(flatten, default)]
