@@ -47,8 +47,9 @@ Examples:
 
 Exit status: 0 success, 1 --verify found drift, 2 errors.";
 
-/// Generates a typed clientset, listers, informers, a fake clientset and CRD
-/// YAML from annotated Rust API types (Go's generate-groups.sh + controller-gen).
+/// Generates a typed clientset, apply configurations, listers, informers, a fake
+/// clientset and CRD YAML from annotated Rust API types (Go's generate-groups.sh +
+/// controller-gen).
 #[derive(Parser, Debug)]
 #[command(name = "kube-codegen", version, after_help = EXAMPLES)]
 struct Cli {
@@ -59,16 +60,19 @@ struct Cli {
     /// Directory holding `<group>/<version>/` packages, e.g. `pkg/apis`
     apis_dir: PathBuf,
     /// `<group-dir>:<version>[,<version>...]`, e.g. `example:v1`; repeat for more groups
-    /// [default: every `<group>/<version>/` under <APIS_DIR> whose mod.rs has `group_name!`]
+    /// [default: every `<group>/<version>/` under <APIS_DIR> whose version module (mod.rs, or
+    /// <version>.rs beside it) has `group_name!`]
     #[arg(value_name = "GROUP:VERSIONS")]
     groups: Vec<String>,
-    /// Where clientset/, listers/, informers/ and fake/ go [default: <apis-dir>/../client]
+    /// Where clientset/, listers/, informers/, applyconfigurations/ and fake/ go
+    /// [default: <apis-dir>/../client]
     #[arg(long)]
     output_dir: Option<PathBuf>,
     /// Where CRD YAML goes [default: <crate root>/config/crd]
     #[arg(long)]
     crd_dir: Option<PathBuf>,
-    /// Text file (e.g. a license) put, commented, at the top of every generated file
+    /// Text file (e.g. a license) put, commented, under the generated-file line of every
+    /// generated file
     #[arg(long)]
     header_file: Option<PathBuf>,
     /// Write nothing; print a unified diff of what would change and exit 1 on drift
@@ -88,8 +92,8 @@ struct Cli {
     /// [default: k8s-openapi's `v1_*` feature in Cargo.toml, else the newest]
     #[arg(long, value_name = "1.NN")]
     kube_version: Option<String>,
-    /// Cap every CRD description at N bytes (cut at a sentence or word); 0 drops them
-    /// (controller-gen's crd:maxDescLen)
+    /// Cut CRD descriptions longer than N bytes back to a sentence end within N bytes, else
+    /// to a word followed by `...`; 0 drops them (controller-gen's crd:maxDescLen)
     #[arg(long, value_name = "N")]
     max_desc_len: Option<usize>,
     /// Give an embedded ObjectMeta (a pod template's metadata) its name, namespace,
@@ -238,7 +242,8 @@ struct ImportCli {
     /// made by `init --workspace`, api/src/apis]
     #[arg(long)]
     apis_dir: Option<PathBuf>,
-    /// Where the generated clientset/, listers/, informers/ and fake/ go [default: <apis-dir>/../client;
+    /// Where the generated clientset/, listers/, informers/, applyconfigurations/ and fake/ go
+    /// [default: <apis-dir>/../client;
     /// for a workspace's api/src/apis, client/src/client]
     #[arg(long)]
     output_dir: Option<PathBuf>,

@@ -1286,6 +1286,9 @@ fn version_module_beside_its_directory() {
         let read = |root: &Path| std::fs::read_to_string(root.join(file)).unwrap();
         assert_eq!(read(dir.path()), read(beside.path()), "{file}");
     }
+    // Found without naming the group, too.
+    let run = kube_codegen(beside.path(), &["all", "pkg/apis", "--verify"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
 /// Paths resolve through `super::super::..` into another API package, through

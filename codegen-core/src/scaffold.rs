@@ -498,12 +498,14 @@ pub struct DiscoveredGroup {
     pub dir: String,
     /// The API group of its `group_name!`.
     pub group: String,
-    /// Version directories holding a `mod.rs` with `group_name!`, sorted.
+    /// Versions whose module (`<version>/mod.rs` or `<version>.rs`) has a
+    /// `group_name!`, sorted.
     pub versions: Vec<String>,
 }
 
-/// The groups and versions under `apis_dir`: every `<group>/<version>/mod.rs`
-/// with a `group_name!("...")`, where `<version>` is a Kubernetes version
+/// The groups and versions under `apis_dir`: every `<group>/<version>/`
+/// whose module (`mod.rs` in it, or `<version>.rs` beside it) has a
+/// `group_name!("...")`, where `<version>` is a Kubernetes version
 /// name. What `kube-codegen all <apis-dir>` generates for when no groups
 /// are named.
 pub fn discover_groups(apis_dir: &Path) -> Result<Vec<DiscoveredGroup>, Diagnostic> {
@@ -525,7 +527,14 @@ pub fn discover_groups(apis_dir: &Path) -> Result<Vec<DiscoveredGroup>, Diagnost
             if !is_version(&version) {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(vpath.join("mod.rs")) else { continue };
+            // The version module: `<version>/mod.rs`, or `<version>.rs` beside
+            // the directory.
+            let Some((module, text)) = [vpath.join("mod.rs"), path.join(format!("{version}.rs"))]
+                .into_iter()
+                .find_map(|m| std::fs::read_to_string(&m).ok().map(|t| (m, t)))
+            else {
+                continue;
+            };
             let Some(group) = group_name_in(&text) else { continue };
             let entry = found.get_or_insert_with(|| DiscoveredGroup {
                 dir: dir.clone(),
@@ -535,7 +544,7 @@ pub fn discover_groups(apis_dir: &Path) -> Result<Vec<DiscoveredGroup>, Diagnost
             if entry.group != group {
                 return Err(Diagnostic::error(format!(
                     "`{}` declares the group `{group}`, but `{}` declares `{}`",
-                    vpath.join("mod.rs").display(),
+                    module.display(),
                     path.display(),
                     entry.group
                 ))
