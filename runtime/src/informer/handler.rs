@@ -123,7 +123,10 @@ impl<K: Send + Sync + 'static, H: ResourceEventHandler<K>> ErasedHandler for Typ
 /// (client-go's `ResourceEventHandler`).
 ///
 /// Each handler runs on its own thread with its own unbounded queue, so a
-/// slow or even blocking handler delays only itself. The usual handler just
+/// slow or even blocking handler delays only itself. The thread is in the
+/// informer's Tokio runtime (`tokio::spawn`, `Handle::current()` and a work
+/// queue's `add_after` work there), but it is not a worker of it: block
+/// freely, do not `block_on`. The usual handler just
 /// computes a key and adds it to a work queue. Objects are shared with the
 /// cache: never mutate them (clone first).
 pub trait ResourceEventHandler<K>: Send + 'static {
@@ -132,8 +135,10 @@ pub trait ResourceEventHandler<K>: Send + 'static {
     /// when it is added to a running informer.
     fn on_add(&mut self, _obj: Arc<K>, _is_in_initial_list: bool) {}
 
-    /// An object changed. Also called on relists and periodic resyncs, when
-    /// `old` and `new` may be identical.
+    /// An object changed. Also called on periodic resyncs, with `old` and
+    /// `new` identical. A relist (after a watch error) calls it only for
+    /// objects whose resourceVersion changed, as client-go does for handlers
+    /// not due for a resync.
     fn on_update(&mut self, _old: Arc<K>, _new: Arc<K>) {}
 
     /// An object was deleted; see [`DeletedObject`].

@@ -121,8 +121,13 @@ impl Listener {
             // wait for it when it is dropped (a handler holding its own
             // informer would otherwise keep it alive forever), and handlers
             // do not use up the pool. The task only reports the thread's end.
+            // The thread is in the informer's runtime, as a goroutine is in
+            // Go's: a handler may `add_after` to a work queue (its timer is a
+            // task), `tokio::spawn` or use `Handle::current()`.
             let (done, ended) = tokio::sync::oneshot::channel::<()>();
+            let context = runtime.clone();
             let spawned = std::thread::Builder::new().name("informer-handler".into()).spawn(move || {
+                let _in_runtime = context.enter();
                 run_listener(handler, rx, state);
                 let _ = done.send(());
             });

@@ -195,6 +195,31 @@ async fn delivers_initial_list_then_live_events() {
     informer.shutdown().await;
 }
 
+/// A handler's thread is in the informer's runtime, as a goroutine is in
+/// Go's: a delayed work-queue add keeps its delay, `tokio::spawn` works.
+#[tokio::test]
+async fn handlers_run_in_the_informers_runtime() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let queue = crate::workqueue::WorkQueue::<String>::new();
+    let (spawned_tx, mut spawned) = mpsc::unbounded_channel();
+    let in_handler = queue.clone();
+    informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |obj: Arc<ConfigMap>, _| {
+        in_handler.add_after(obj.name_any(), Duration::from_millis(300));
+        let tx = spawned_tx.clone();
+        tokio::spawn(async move {
+            let _ = tx.send(());
+        });
+    }));
+    informer.start();
+    let added = std::time::Instant::now();
+    feed.relist(&[("a", 1)]);
+    timeout(GUARD, spawned.recv()).await.expect("hang guard: the spawned task never ran");
+    let key = timeout(GUARD, queue.get()).await.expect("hang guard: the delayed key never came");
+    assert_eq!(key.as_deref(), Some("a"));
+    assert!(added.elapsed() >= Duration::from_millis(300), "the delay was dropped: {:?}", added.elapsed());
+    informer.shutdown().await;
+}
+
 #[tokio::test]
 async fn relist_replaces_the_cache_and_tombstones_vanished_objects() {
     let (informer, mut feed) = informer(InformerConfig::default());
