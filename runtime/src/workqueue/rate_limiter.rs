@@ -92,8 +92,18 @@ impl<T> ItemExponentialFailureRateLimiter<T> {
         ItemExponentialFailureRateLimiter { base, max, failures: Mutex::new(HashMap::new()) }
     }
 
+    /// `base * 2^exp`, at most `max` (client-go's arithmetic, which also
+    /// keeps a zero base at zero however many failures there were).
     fn backoff(&self, exp: u32) -> Duration {
-        1u32.checked_shl(exp).and_then(|factor| self.base.checked_mul(factor)).map_or(self.max, |d| d.min(self.max))
+        if self.base.is_zero() {
+            return Duration::ZERO;
+        }
+        let nanos = 1u128.checked_shl(exp).and_then(|factor| self.base.as_nanos().checked_mul(factor));
+        match nanos {
+            // Below `max`, so the seconds fit in a u64.
+            Some(n) if n < self.max.as_nanos() => Duration::new((n / 1_000_000_000) as u64, (n % 1_000_000_000) as u32),
+            _ => self.max,
+        }
     }
 }
 
@@ -324,6 +334,18 @@ mod tests {
         assert_eq!(rl.backoff(18), max);
         assert_eq!(rl.backoff(31), max);
         assert_eq!(rl.backoff(32), max);
+        // Past 32 failures the arithmetic goes on, as client-go's float
+        // arithmetic does: a zero base stays zero, a small one doubles on.
+        let zero = ItemExponentialFailureRateLimiter::<&str>::new(Duration::ZERO, max);
+        assert_eq!(zero.backoff(40), Duration::ZERO);
+        assert_eq!(zero.backoff(u32::MAX), Duration::ZERO);
+        let tiny = ItemExponentialFailureRateLimiter::<&str>::new(Duration::from_nanos(1), Duration::from_secs(3600));
+        assert_eq!(tiny.backoff(35), Duration::from_nanos(1 << 35));
+        assert_eq!(tiny.backoff(127), Duration::from_secs(3600));
+        assert_eq!(tiny.backoff(128), Duration::from_secs(3600));
+        let unbounded = ItemExponentialFailureRateLimiter::<&str>::new(Duration::from_secs(1), Duration::MAX);
+        assert_eq!(unbounded.backoff(40), Duration::from_secs(1 << 40));
+        assert_eq!(unbounded.backoff(100), Duration::MAX);
     }
 
     #[test]
