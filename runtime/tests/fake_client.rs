@@ -157,6 +157,64 @@ async fn create_get_update_delete() {
     assert!(err.is_invalid(), "{err}");
     assert_eq!(err.causes()[0].field, "metadata.name");
 
+    // A copy of a stored object still carrying its resourceVersion: the API
+    // server answers 500, so the fake does too.
+    let mut copied = updated.clone();
+    copied.metadata.name = Some("copy".into());
+    let err = client.create(&copied, &CreateOptions::default()).await.unwrap_err();
+    assert_eq!(err.code(), Some(500), "{err:?}");
+    assert!(err.to_string().contains("resourceVersion should not be set on objects to be created"), "{err}");
+
+    // Metadata is checked on every write, as ValidateObjectMeta does there.
+    let invalid = |labels: &[(&str, &str)]| cm("bad", labels);
+    let long = "x".repeat(64);
+    let err = client.create(&invalid(&[("owner", &long)]), &CreateOptions::default()).await.unwrap_err();
+    assert!(err.is_invalid(), "{err}");
+    assert_eq!(err.causes()[0].field, "metadata.labels");
+    let mut owned = cm("owned", &[]);
+    owned.metadata.owner_references = Some(vec![k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        name: "a".into(),
+        uid: String::new(),
+        ..Default::default()
+    }]);
+    let err = client.create(&owned, &CreateOptions::default()).await.unwrap_err();
+    assert_eq!(err.causes()[0].field, "metadata.ownerReferences[0].uid");
+    let mut upper = cm("Upper", &[]);
+    upper.metadata.name = Some("Upper".into());
+    assert_eq!(client.create(&upper, &CreateOptions::default()).await.unwrap_err().causes()[0].field, "metadata.name");
+    let mut long_prefix = cm("", &[]);
+    long_prefix.metadata.name = None;
+    long_prefix.metadata.generate_name = Some(format!("{}-", "p".repeat(70)));
+    let generated = client.create(&long_prefix, &CreateOptions::default()).await.unwrap();
+    assert_eq!(generated.metadata.name.unwrap().len(), 63, "the prefix is cut to 58 bytes");
+
+    // A uid in an update body is a precondition; a patch may not change it.
+    let mut other = updated.clone();
+    other.metadata.uid = Some("another".into());
+    assert!(client.update(&other, &UpdateOptions::default()).await.unwrap_err().is_conflict());
+    let err = client
+        .patch("a", &PatchType::Merge(json!({"metadata": {"uid": "another"}})), &PatchOptions::default())
+        .await
+        .unwrap_err();
+    assert!(err.is_invalid(), "{err}");
+    assert_eq!(err.causes()[0].field, "metadata.uid");
+
+    // An update body names its object (the API server's checkName).
+    let api: Api<ConfigMap> = Api::namespaced(server.client(), "ns");
+    let mut unnamed = updated.clone();
+    unnamed.metadata.name = Some(String::new());
+    let code = |err: kube::Error| match err {
+        kube::Error::Api(status) => (status.code, status.message),
+        other => panic!("{other:?}"),
+    };
+    let (status, message) = code(api.replace("a", &Default::default(), &unnamed).await.unwrap_err());
+    assert_eq!(status, 400);
+    assert!(message.contains("the name of the object () does not match the name on the URL (a)"), "{message}");
+    let (status, _) = code(api.replace_status("a", &Default::default(), &unnamed).await.unwrap_err());
+    assert_eq!(status, 400);
+
     let dry = CreateOptions { dry_run: true, ..Default::default() };
     client.create(&cm("dry", &[]), &dry).await.unwrap();
     assert!(server.object::<ConfigMap>(Some("ns"), "dry").unwrap().is_none());
@@ -419,6 +477,9 @@ async fn finalizers_and_preconditions() {
     client.delete("a", &exact).await.unwrap();
     let deleting = client.get("a", &GetOptions::default()).await.unwrap();
     assert!(deleting.metadata.deletion_timestamp.is_some());
+    // Marking it for deletion bumps the generation, as the API server's
+    // markAsDeleting does, so generation-filtered controllers see it.
+    assert_eq!(deleting.metadata.generation, Some(created.metadata.generation.unwrap() + 1));
 
     let mut more = deleting.clone();
     more.metadata.finalizers.as_mut().unwrap().push("another".into());

@@ -30,8 +30,9 @@ impl Clientset {
     /// A fake clientset serving every kind of this crate, seeded with
     /// `objects` (as they are: status kept, watches see them as added).
     /// Creates and updates are defaulted and validated as the API server
-    /// does it (each kind's `validate()`), invalid ones refused with a 422;
-    /// kinds without a CRD (`skip_crd`) are stored as sent.
+    /// does it (metadata, then each kind's `validate()`), invalid ones
+    /// refused with a 422; kinds without a CRD (`skip_crd`) get the metadata
+    /// checks only.
     /// Must be called inside a Tokio runtime.
     pub fn new(objects: impl ::std::iter::IntoIterator<Item = Object>) -> {{ p.rt }}::Result<Self> {
         let server = {{ p.rt }}::testing::FakeApiServer::new();

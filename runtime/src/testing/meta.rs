@@ -119,6 +119,19 @@ fn check_resource_version(t: &Target, old: &Value, body: &Value) -> Result<(), A
     }
 }
 
+/// A PUT body names the object of its URL, as the API server's `checkName`
+/// requires before it looks the object up (an empty name too is a 400).
+pub(crate) fn named_as_url(t: &Target, body: &Value) -> Result<(), ApiError> {
+    let name = meta_str(body, "name").unwrap_or_default();
+    if name == t.name() {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "the name of the object ({name}) does not match the name on the URL ({})",
+        t.name()
+    )))
+}
+
 /// Checks the body's name against the URL's and fills it in.
 pub(crate) fn check_name(t: &Target, body: &mut Value) -> Result<(), ApiError> {
     let m = meta_mut(body)?;

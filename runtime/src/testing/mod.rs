@@ -40,9 +40,18 @@
 //! - One global `resourceVersion` bumped by every write; an update or patch
 //!   carrying a stale `metadata.resourceVersion` fails with 409 Conflict;
 //!   writes that change nothing are no-ops (no new version, no event).
-//! - `uid`, `creationTimestamp`, `generateName`; `metadata.generation`
-//!   starts at 1 and grows when anything but metadata (and status, for
-//!   kinds with a status subresource) changes.
+//! - `uid`, `creationTimestamp`, `generateName` (the prefix cut to 58
+//!   bytes); `metadata.generation` starts at 1 and grows when anything but
+//!   metadata (and status, for kinds with a status subresource) changes,
+//!   and when a delete marks the object for deletion.
+//! - The API server's checks of `metadata` on every write, for every kind:
+//!   the name (a DNS subdomain; a DNS label for Namespaces), label keys and
+//!   values, annotation keys and their 256 KiB total, owner references
+//!   (apiVersion, kind, name and uid given; one controller at most) and
+//!   finalizer names, each a 422 with the field as its cause. A create
+//!   carrying a `resourceVersion` gets the API server's 500; an update body
+//!   must name the object of its URL (400), and its `uid` is a
+//!   precondition (409); a patch may not change the uid (422).
 //! - Finalizers: deleting an object with finalizers sets
 //!   `deletionTimestamp` and keeps it until an update removes the last
 //!   finalizer, which deletes it; no finalizer may be added meanwhile.
@@ -140,19 +149,37 @@
 //!   be converted: applies fail with 500 and updates keep the stored
 //!   managedFields. The causes of a conflict with several managers are
 //!   ordered by manager (the API server's order varies).
-//! - No schema validation, pruning of unknown fields, defaulting,
+//! - No schema validation or defaulting unless the resource has a schema
+//!   to validate with ([`ResourceInfo::with_validation`]; generated fake
+//!   clientsets give their kinds one); no pruning of unknown fields,
 //!   admission, namespaces' existence, garbage collection
-//!   (`propagationPolicy` is ignored) or graceful deletion of pods: e.g. an
-//!   apply that leaves `null` where a custom resource's schema wants a map
-//!   is stored, where the API server answers 422. Unconditional updates (no
+//!   (`propagationPolicy` is ignored) or graceful deletion of pods: e.g.
+//!   without a validation schema an apply that leaves `null` where a custom
+//!   resource's schema wants a map is stored, where the API server answers
+//!   422. Unconditional updates (no
 //!   resourceVersion) are accepted for every kind.
 //! - Lists are always served from the current state: `resourceVersion` and
 //!   `resourceVersionMatch` on list and get are ignored, and later pages of
 //!   a paged list show objects as they are when the page is read.
 //! - Subresources other than `status` (e.g. `scale`) exist only through
 //!   reactors.
+//! - Every kind has `metadata.generation`; on the API server only kinds
+//!   whose strategy keeps one do (custom resources, Deployments, ...), not
+//!   e.g. ConfigMaps or Secrets.
+//! - List items keep `apiVersion` and `kind` (the API server leaves them
+//!   out of items of built-in and aggregated kinds), and
+//!   `remainingItemCount` is set on a paged list with a selector too (the
+//!   API server sets it only without one).
+//! - Field selectors other than `metadata.name` and `metadata.namespace`
+//!   (a CRD's `selectableFields`, a Pod's `spec.nodeName`) are a 400 here.
+//! - A delete that removes the object at once answers with the object;
+//!   the API server answers most kinds (custom resources, ConfigMaps) with
+//!   a `Success` `Status`. Creating over an object being deleted is a plain
+//!   409 AlreadyExists, without the API server's "object is being deleted"
+//!   message.
 
 mod meta;
+mod objectmeta;
 mod patch;
 mod reactor;
 pub(crate) mod selector;

@@ -10,8 +10,10 @@ use tokio::sync::mpsc;
 
 use super::ResourceInfo;
 use super::meta::{
-    finalizers, meta, meta_mut, meta_str, namespace_of, now, prepare_status_update, prepare_update, type_meta,
+    finalizers, meta, meta_mut, meta_str, named_as_url, namespace_of, now, prepare_status_update, prepare_update,
+    type_meta,
 };
+use super::objectmeta;
 use super::patch::{PatchKind, apply_patch, parse_apply_body};
 use super::selector::{FieldSelector, LabelSelector};
 use super::ssa;
@@ -400,6 +402,11 @@ impl Store {
 
     pub(crate) fn create(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
         let manager = q.manager("CreateOptions")?;
+        // etcd's storage refuses it and the API server passes that on as an
+        // unclassified 500 (a copied object still carrying its version).
+        if meta_str(&body, "resourceVersion").is_some_and(|rv| !rv.is_empty()) {
+            return Err(ApiError::server_error("resourceVersion should not be set on objects to be created"));
+        }
         self.insert(t, body, q, Some(&manager))
     }
 
@@ -414,6 +421,12 @@ impl Store {
             Some(name) => name.to_owned(),
             None => match meta_str(&body, "generateName").map(str::to_owned) {
                 Some(prefix) => {
+                    // Cut so that the name with its suffix is a DNS label's
+                    // length, as the API server's name generator does.
+                    let prefix = match prefix.char_indices().nth(objectmeta::MAX_GENERATED_PREFIX) {
+                        Some((at, _)) => &prefix[..at],
+                        None => &prefix,
+                    };
                     let mut name = format!("{prefix}{}", self.random_suffix());
                     for _ in 0..8 {
                         target.name = Some(name.clone());
@@ -486,7 +499,9 @@ impl Store {
 
     pub(crate) fn update(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
         let manager = q.manager("UpdateOptions")?;
+        named_as_url(t, &body)?;
         let old = self.existing(t)?;
+        uid_precondition(t, &old, &body)?;
         let mut new = prepare_update(t, &old, body)?;
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, None);
         self.commit_update(t, old, new, q)
@@ -494,7 +509,9 @@ impl Store {
 
     pub(crate) fn update_status(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
         let manager = q.manager("UpdateOptions")?;
+        named_as_url(t, &body)?;
         let old = self.existing(t)?;
+        uid_precondition(t, &old, &body)?;
         let mut new = prepare_status_update(t, &old, &body)?;
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, Some("status"));
         self.commit_update(t, old, new, q)
@@ -515,6 +532,9 @@ impl Store {
         let manager = ssa::manager_of(q.get("fieldManager"), q.user_agent.as_deref());
         let old = self.existing(t)?;
         let patched = apply_patch(kind, &old, patch)?;
+        if let Some(uid) = objectmeta::other_uid(&old, &patched) {
+            return Err(ApiError::invalid(&t.info, t.name(), &[cause(&objectmeta::uid_changed(uid))]));
+        }
         let mut new =
             if status { prepare_status_update(t, &old, &patched)? } else { prepare_update(t, &old, patched)? };
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, status.then_some("status"));
@@ -554,6 +574,9 @@ impl Store {
             }
             return Ok((self.insert(t, applied, q, None)?, true));
         };
+        if let Some(uid) = objectmeta::other_uid(&old, &applied) {
+            return Err(ApiError::invalid(&t.info, t.name(), &[cause(&objectmeta::uid_changed(uid))]));
+        }
         let managed = meta(&applied).and_then(|m| m.get("managedFields")).cloned();
         let mut new =
             if status { prepare_status_update(t, &old, &applied)? } else { prepare_update(t, &old, applied)? };
@@ -599,6 +622,11 @@ impl Store {
         let m = meta_mut(&mut new)?;
         m.insert("deletionTimestamp".into(), now());
         m.insert("deletionGracePeriodSeconds".into(), 0.into());
+        // As the API server's markAsDeleting: a controller that filters on
+        // generation changes sees the deletion.
+        if let Some(generation) = m.get("generation").and_then(Value::as_i64).filter(|g| *g > 0) {
+            m.insert("generation".into(), (generation + 1).into());
+        }
         if dry_run {
             return Ok(new);
         }
@@ -754,7 +782,33 @@ impl Store {
 
 /// With a validation schema: defaults `object` and refuses it, as the API
 /// server does, when it is invalid (as a create, or an update of `old`).
+/// A PUT body's uid is a precondition, as the API server reads it.
+fn uid_precondition(t: &Target, old: &Value, body: &Value) -> Result<(), ApiError> {
+    match objectmeta::other_uid(old, body) {
+        Some(uid) => Err(ApiError::conflict(
+            &t.info,
+            t.name(),
+            &format!(
+                "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                meta_str(old, "uid").unwrap_or_default()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn cause((reason, field, message): &objectmeta::Cause) -> (&str, &str, &str) {
+    (reason, field.as_str(), message.as_str())
+}
+
+/// The API server's checks of a write: metadata for every kind, then the
+/// schema when the resource has one to validate with.
 fn admit(info: &ResourceInfo, name: &str, object: &mut Value, old: Option<&Value>) -> Result<(), ApiError> {
+    let problems = objectmeta::validate(info, object);
+    if !problems.is_empty() {
+        let causes: Vec<_> = problems.iter().map(cause).collect();
+        return Err(ApiError::invalid(info, name, &causes));
+    }
     let Some(schema) = info.validation else { return Ok(()) };
     let errors = crate::validation::admit(object, old.cloned(), schema);
     if errors.is_empty() {
