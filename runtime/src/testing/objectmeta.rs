@@ -17,7 +17,7 @@ pub(crate) const MAX_GENERATED_PREFIX: usize = 63 - 5;
 
 const DNS_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const DNS_LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const QUALIFIED_NAME: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const QUALIFIED_RULE: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 /// The checks of `object`'s metadata, on a create or an update.
@@ -29,22 +29,21 @@ pub(crate) fn validate(info: &ResourceInfo, object: &Value) -> Vec<Cause> {
     // Namespaces are DNS labels; every other kind this fake serves (custom
     // resources, ConfigMaps, Secrets, ...) is a DNS subdomain.
     let label_names = info.group.is_empty() && info.kind == "Namespace";
-    if let Some(why) = name_problem(text("name"), label_names) {
-        causes.push(invalid("metadata.name", &Value::from(text("name")), why));
+    let name = text("name");
+    for why in name_problems(name, label_names) {
+        causes.push(invalid("metadata.name", &quoted(name), &why));
     }
     if let Some(labels) = meta.get("labels").and_then(Value::as_object) {
         for (key, value) in labels {
-            causes.extend(
-                qualified_name_problems(key)
-                    .into_iter()
-                    .map(|why| invalid("metadata.labels", &key.as_str().into(), why)),
-            );
+            for why in qualified_name_problems(key) {
+                causes.push(invalid("metadata.labels", &quoted(key), &why));
+            }
             let value = value.as_str().unwrap_or_default();
             if value.len() > 63 {
-                causes.push(invalid("metadata.labels", &value.into(), "must be no more than 63 bytes".into()));
+                causes.push(invalid("metadata.labels", &quoted(value), &max_len(63)));
             }
-            if !value.is_empty() && !is_label_value(value) {
-                causes.push(invalid("metadata.labels", &value.into(), LABEL_VALUE.into()));
+            if !value.is_empty() && !is_qualified_part(value) {
+                causes.push(invalid("metadata.labels", &quoted(value), LABEL_VALUE));
             }
         }
     }
@@ -52,11 +51,9 @@ pub(crate) fn validate(info: &ResourceInfo, object: &Value) -> Vec<Cause> {
         let mut total = 0;
         for (key, value) in annotations {
             total += key.len() + value.as_str().map_or(0, str::len);
-            causes.extend(
-                qualified_name_problems(&key.to_ascii_lowercase())
-                    .into_iter()
-                    .map(|why| invalid("metadata.annotations", &key.as_str().into(), why)),
-            );
+            for why in qualified_name_problems(&key.to_ascii_lowercase()) {
+                causes.push(invalid("metadata.annotations", &quoted(key), &why));
+            }
         }
         if total > MAX_ANNOTATION_BYTES {
             causes.push((
@@ -70,15 +67,10 @@ pub(crate) fn validate(info: &ResourceInfo, object: &Value) -> Vec<Cause> {
         let mut controllers = Vec::new();
         for (i, r) in refs.iter().enumerate() {
             let field = |key: &str| r.get(key).and_then(Value::as_str).unwrap_or_default();
+            let at = |key: &str| format!("metadata.ownerReferences[{i}].{key}");
             for key in ["apiVersion", "kind", "name", "uid"] {
                 if field(key).is_empty() {
-                    let message = match key {
-                        "apiVersion" => "version must not be empty",
-                        "kind" => "kind must not be empty",
-                        "name" => "name must not be empty",
-                        _ => "uid must not be empty",
-                    };
-                    causes.push(invalid(&format!("metadata.ownerReferences[{i}].{key}"), &"".into(), message.into()));
+                    causes.push(("FieldValueRequired", at(key), "Required value: must not be empty".into()));
                 }
             }
             if r.get("controller").and_then(Value::as_bool) == Some(true) {
@@ -88,8 +80,8 @@ pub(crate) fn validate(info: &ResourceInfo, object: &Value) -> Vec<Cause> {
         if controllers.len() > 1 {
             causes.push(invalid(
                 "metadata.ownerReferences",
-                &Value::Array(refs.clone()),
-                format!(
+                &owner_references(refs),
+                &format!(
                     "Only one reference can have Controller set to true. Found \"true\" in references for {}",
                     controllers.join(" and ")
                 ),
@@ -97,13 +89,11 @@ pub(crate) fn validate(info: &ResourceInfo, object: &Value) -> Vec<Cause> {
         }
     }
     if let Some(finalizers) = meta.get("finalizers").and_then(Value::as_array) {
-        for (i, f) in finalizers.iter().enumerate() {
+        for f in finalizers {
             let f = f.as_str().unwrap_or_default();
-            causes.extend(
-                qualified_name_problems(f)
-                    .into_iter()
-                    .map(|why| invalid(&format!("metadata.finalizers[{i}]"), &f.into(), why)),
-            );
+            for why in qualified_name_problems(f) {
+                causes.push(invalid("metadata.finalizers", &quoted(f), &why));
+            }
         }
     }
     causes
@@ -120,28 +110,52 @@ pub(crate) fn other_uid<'a>(old: &Value, new: &'a Value) -> Option<&'a str> {
 
 /// The 422 cause of a patch that changes the uid.
 pub(crate) fn uid_changed(uid: &str) -> Cause {
-    invalid("metadata.uid", &uid.into(), "field is immutable".into())
+    invalid("metadata.uid", &quoted(uid), "field is immutable")
 }
 
-/// What is wrong with `name` (a `generateName` prefix included), if anything.
-pub(crate) fn name_problem(name: &str, label: bool) -> Option<String> {
+/// What is wrong with `name`, if anything (apimachinery's
+/// `IsDNS1123Subdomain`, or `IsDNS1123Label` for `label`).
+pub(crate) fn name_problems(name: &str, label: bool) -> Vec<String> {
     if name.is_empty() {
-        return None;
+        return Vec::new();
     }
+    let mut out = Vec::new();
     let (max, ok, rule) =
-        if label { (63, is_dns_label(name), DNS_LABEL) } else { (253, is_dns_subdomain(name), DNS_SUBDOMAIN) };
+        if label { (63, is_dns_part(name), DNS_LABEL) } else { (253, is_dns_subdomain(name), DNS_SUBDOMAIN) };
     if name.len() > max {
-        return Some(format!("must be no more than {max} characters"));
+        out.push(format!("must be no more than {max} characters"));
     }
-    (!ok).then(|| rule.to_string())
+    if !ok {
+        out.push(rule.to_string());
+    }
+    out
 }
 
-fn invalid(field: &str, value: &Value, why: String) -> Cause {
+fn max_len(max: usize) -> String {
+    format!("must be no more than {max} bytes")
+}
+
+fn quoted(s: &str) -> String {
+    Value::from(s).to_string()
+}
+
+fn invalid(field: &str, value: &str, why: &str) -> Cause {
     ("FieldValueInvalid", field.to_string(), format!("Invalid value: {value}: {why}"))
 }
 
-fn is_dns_label(s: &str) -> bool {
-    s.len() <= 63 && is_dns_part(s)
+/// Owner references as the API server prints them: in the Go type's field
+/// order.
+fn owner_references(refs: &[Value]) -> String {
+    const ORDER: [&str; 6] = ["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"];
+    let items: Vec<String> = refs
+        .iter()
+        .map(|r| {
+            let fields: Vec<String> =
+                ORDER.iter().filter_map(|k| r.get(*k).map(|v| format!("{}:{v}", quoted(k)))).collect();
+            format!("{{{}}}", fields.join(","))
+        })
+        .collect();
+    format!("[{}]", items.join(","))
 }
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, of any length.
@@ -156,7 +170,7 @@ fn is_dns_part(s: &str) -> bool {
 /// Only the whole is limited (253), not its dot-separated parts: the API
 /// server's regular expression does not count them.
 fn is_dns_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_dns_part)
+    s.split('.').all(is_dns_part)
 }
 
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
@@ -168,38 +182,36 @@ fn is_qualified_part(s: &str) -> bool {
         && b[b.len() - 1].is_ascii_alphanumeric()
 }
 
-fn is_label_value(s: &str) -> bool {
-    is_qualified_part(s)
-}
-
 /// apimachinery's `IsQualifiedName`: an optional DNS-subdomain prefix and
-/// `/`, then a name of at most 63 characters.
+/// `/`, then a name of at most 63 bytes. Label keys, annotation keys and
+/// finalizers alike; the API server's message says "label key" for each.
 fn qualified_name_problems(s: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let name = match s.split_once('/') {
-        Some((prefix, name)) => {
+    let parts: Vec<&str> = s.split('/').collect();
+    let name = match parts[..] {
+        [name] => name,
+        [prefix, name] => {
             if prefix.is_empty() {
                 out.push("prefix part must be non-empty".to_string());
-            } else if !is_dns_subdomain(prefix) {
-                out.push(format!("prefix part {DNS_SUBDOMAIN}"));
-            }
-            if name.contains('/') {
-                out.push("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/'".to_string());
-                return out;
+            } else {
+                out.extend(name_problems(prefix, false).into_iter().map(|why| format!("prefix part {why}")));
             }
             name
         }
-        None => s,
+        _ => {
+            out.push(format!(
+                "a valid label key {QUALIFIED_RULE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            ));
+            return out;
+        }
     };
     if name.is_empty() {
         out.push("name part must be non-empty".to_string());
-    } else {
-        if name.len() > 63 {
-            out.push("name part must be no more than 63 characters".to_string());
-        }
-        if !is_qualified_part(name) {
-            out.push(QUALIFIED_NAME.to_string());
-        }
+    } else if name.len() > 63 {
+        out.push(format!("name part {}", max_len(63)));
+    }
+    if !is_qualified_part(name) {
+        out.push(format!("name part {QUALIFIED_RULE}"));
     }
     out
 }
@@ -224,7 +236,7 @@ mod tests {
         assert_eq!(fields(&ns, json!({"metadata": {"name": "a.b"}})), ["metadata.name"]);
         assert!(fields(&cm, json!({"metadata": {"name": "x".repeat(253)}})).is_empty());
         assert_eq!(fields(&cm, json!({"metadata": {"name": "x".repeat(254)}})), ["metadata.name"]);
-        assert!(name_problem("gen-", false).is_some(), "a prefix is checked after its suffix is added");
+        assert!(!name_problems("gen-", false).is_empty(), "a prefix is checked after its suffix is added");
     }
 
     #[test]
@@ -253,7 +265,8 @@ mod tests {
                 "metadata.annotations",
                 "metadata.ownerReferences[0].uid",
                 "metadata.ownerReferences",
-                "metadata.finalizers[0]",
+                "metadata.finalizers",
+                "metadata.finalizers",
             ]
         );
         let big = json!({"metadata": {"name": "a", "annotations": {"k": "x".repeat(MAX_ANNOTATION_BYTES)}}});
