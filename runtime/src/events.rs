@@ -1,16 +1,30 @@
 //! Recording Kubernetes events (events.k8s.io/v1) about objects, the
 //! counterpart of client-go's `tools/events` `EventRecorder`.
 //!
-//! Built on kube's [`Recorder`], which keeps client-go's client-side
-//! deduplication: an event repeating one already sent for the same object,
-//! type, reason, action, related object and reporter within six minutes is
-//! not created again; the first event's `series` (count and last observed
-//! time) is patched instead. As in client-go, the message is not part of
-//! that key: a repeat with a different message only bumps the count.
+//! Repeats are counted as client-go counts them: an event like one recorded
+//! in the last six minutes (same object, related object, type, reason,
+//! action and reporter; the message is not part of that key) is not created
+//! again. The second occurrence patches the first event's `series` (count 2
+//! and the last observed time); later ones only count, in memory, and the
+//! count is written when the series has been quiet for six minutes, every
+//! 30 minutes while it goes on, or on [`EventRecorder::flush`]. A series
+//! whose event is gone from the server (a 404 on the patch: deleted, or
+//! expired by the server's event TTL) is created again.
+//!
+//! Unlike client-go's recorder, which sends from a goroutine and retries,
+//! writes happen in the call and their errors are returned.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::api::events::v1::{Event as K8sEvent, EventSeries};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use k8s_openapi::jiff::Timestamp;
 use kube::Resource;
-use kube::runtime::events::{Event, Recorder};
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use tokio::time::Instant;
 
 pub use kube::runtime::events::{EventType, Reporter};
 
@@ -18,11 +32,53 @@ use crate::Result;
 
 /// Longest note the API server accepts (`note` must be at most 1 kB).
 const MAX_NOTE_BYTES: usize = 1024;
+/// A series quiet for this long is finished: its count is written and a
+/// new occurrence starts a new event (client-go's `finishTime`).
+const FINISH_AFTER: Duration = Duration::from_secs(6 * 60);
+/// A running series' count is written at least this often (client-go's
+/// `refreshTime`).
+const REFRESH_EVERY: Duration = Duration::from_secs(30 * 60);
+/// How often the background task looks for series to finish or refresh.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// What makes two events one series (client-go's `eventKey`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    regarding: String,
+    related: Option<String>,
+    type_: &'static str,
+    reason: String,
+    action: String,
+}
+
+/// An event recorded in the last six minutes.
+#[derive(Debug)]
+struct Recorded {
+    /// The event as created (its name and namespace address the patches).
+    event: K8sEvent,
+    /// Occurrences so far, and the time of the last one.
+    count: i32,
+    last_observed: Timestamp,
+    last_seen: Instant,
+    /// The count the server has, and when it was written.
+    written: i32,
+    written_at: Instant,
+}
+
+type Cache = Mutex<HashMap<Key, Recorded>>;
+
+/// The request an occurrence makes.
+enum Write {
+    Create(K8sEvent),
+    Series(K8sEvent),
+}
 
 /// Records events about objects on behalf of one controller.
 ///
-/// Cheap to clone; clones share the deduplication cache, so create one per
-/// controller and hand clones to its workers.
+/// Cheap to clone; clones share the series, so create one per controller
+/// and hand clones to its workers. Created inside a Tokio runtime, it
+/// writes the counts of quiet series from a background task (which ends
+/// with the last clone); without one, only [`flush`](Self::flush) does.
 ///
 /// ```no_run
 /// # async fn demo(client: kube::Client, pod: k8s_openapi::api::core::v1::Pod) -> codegen_runtime::Result<()> {
@@ -38,8 +94,9 @@ const MAX_NOTE_BYTES: usize = 1024;
 /// the `default` namespace.
 #[derive(Clone)]
 pub struct EventRecorder {
-    recorder: Recorder,
+    client: kube::Client,
     reporter: Reporter,
+    cache: Arc<Cache>,
 }
 
 impl EventRecorder {
@@ -56,7 +113,11 @@ impl EventRecorder {
 
     /// A recorder for a [`Reporter`] built by the caller.
     pub fn with_reporter(client: kube::Client, reporter: Reporter) -> Self {
-        Self { recorder: Recorder::new(client, reporter.clone()), reporter }
+        let recorder = Self { client, reporter, cache: Arc::default() };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(sweep(recorder.client.clone(), Arc::downgrade(&recorder.cache)));
+        }
+        recorder
     }
 
     /// Who the events are reported by.
@@ -117,21 +178,167 @@ impl EventRecorder {
         action: &str,
         message: &str,
     ) -> Result<()> {
-        let event = Event {
-            type_: event_type,
-            reason: reason.to_owned(),
-            note: Some(truncate_note(message).to_owned()),
-            action: action.to_owned(),
-            secondary: related.cloned(),
+        let type_ = match event_type {
+            EventType::Normal => "Normal",
+            EventType::Warning => "Warning",
         };
-        self.recorder.publish(&event, regarding).await?;
-        Ok(())
+        let key = Key {
+            regarding: reference_key(regarding),
+            related: related.map(reference_key),
+            type_,
+            reason: reason.to_owned(),
+            action: action.to_owned(),
+        };
+        let (now, seen) = (Timestamp::now(), Instant::now());
+        // Decided under the lock, as client-go does, so that two workers
+        // reporting the same event at once make one event and count both.
+        let write = {
+            let mut cache = lock(&self.cache);
+            match cache.get_mut(&key).filter(|r| seen.duration_since(r.last_seen) < FINISH_AFTER) {
+                Some(recorded) => {
+                    recorded.count = recorded.count.saturating_add(1);
+                    recorded.last_observed = now;
+                    recorded.last_seen = seen;
+                    if recorded.count > 2 {
+                        return Ok(());
+                    }
+                    recorded.written = recorded.count;
+                    recorded.written_at = seen;
+                    Write::Series(series_of(&recorded.event, recorded.count, now))
+                }
+                None => {
+                    let event = K8sEvent {
+                        action: Some(action.to_owned()),
+                        reason: Some(reason.to_owned()),
+                        event_time: Some(MicroTime(now)),
+                        regarding: Some(regarding.clone()),
+                        related: related.cloned(),
+                        note: Some(truncate_note(message).to_owned()),
+                        metadata: ObjectMeta {
+                            namespace: Some(regarding.namespace.clone().unwrap_or_else(|| "default".into())),
+                            name: Some(format!(
+                                "{}.{:x}",
+                                regarding.name.as_deref().unwrap_or(&self.reporter.controller),
+                                now.as_nanosecond()
+                            )),
+                            ..Default::default()
+                        },
+                        reporting_controller: Some(self.reporter.controller.clone()),
+                        reporting_instance: Some(
+                            self.reporter.instance.clone().unwrap_or_else(|| self.reporter.controller.clone()),
+                        ),
+                        type_: Some(type_.to_owned()),
+                        ..Default::default()
+                    };
+                    let created = event.clone();
+                    cache.insert(
+                        key,
+                        Recorded { event, count: 1, last_observed: now, last_seen: seen, written: 1, written_at: seen },
+                    );
+                    Write::Create(created)
+                }
+            }
+        };
+        match write {
+            Write::Create(event) => {
+                events_api(&self.client, &event).create(&PostParams::default(), &event).await?;
+                Ok(())
+            }
+            Write::Series(event) => write_series(&self.client, event).await,
+        }
+    }
+
+    /// Writes every series count the server does not have yet (recorded
+    /// since the last write), e.g. before the controller exits.
+    pub async fn flush(&self) -> Result<()> {
+        flush(&self.client, &self.cache, |_| true).await
     }
 }
 
 impl std::fmt::Debug for EventRecorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventRecorder").field("reporter", &self.reporter).finish_non_exhaustive()
+    }
+}
+
+fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, HashMap<Key, Recorded>> {
+    cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn reference_key(r: &ObjectReference) -> String {
+    let part = |s: &Option<String>| s.clone().unwrap_or_default();
+    [&r.api_version, &r.kind, &r.namespace, &r.name, &r.uid, &r.field_path]
+        .iter()
+        .map(|s| part(s))
+        .collect::<Vec<_>>()
+        .join("\u{0}")
+}
+
+fn events_api(client: &kube::Client, event: &K8sEvent) -> Api<K8sEvent> {
+    Api::namespaced(client.clone(), event.metadata.namespace.as_deref().unwrap_or("default"))
+}
+
+/// `event` with its series at `count` occurrences, the last at `now`.
+fn series_of(event: &K8sEvent, count: i32, now: Timestamp) -> K8sEvent {
+    K8sEvent { series: Some(EventSeries { count, last_observed_time: MicroTime(now) }), ..event.clone() }
+}
+
+/// Patches a series' count onto its event; creates the event again (with
+/// the series) when the server no longer has it, as client-go does.
+async fn write_series(client: &kube::Client, event: K8sEvent) -> Result<()> {
+    let api = events_api(client, &event);
+    let name = event.metadata.name.clone().unwrap_or_default();
+    let patch = serde_json::json!({"series": event.series});
+    match api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await {
+        Err(kube::Error::Api(status)) if status.code == 404 => {
+            let mut again = event;
+            again.metadata.resource_version = None;
+            api.create(&PostParams::default(), &again).await?;
+            Ok(())
+        }
+        result => result.map(drop).map_err(Into::into),
+    }
+}
+
+/// Writes the unwritten counts of the series `due` picks; a failed write is
+/// tried again next time.
+async fn flush(client: &kube::Client, cache: &Cache, due: impl Fn(&Recorded) -> bool) -> Result<()> {
+    let pending: Vec<(Key, K8sEvent, i32)> = lock(cache)
+        .iter()
+        .filter(|(_, r)| r.count > r.written && due(r))
+        .map(|(k, r)| (k.clone(), series_of(&r.event, r.count, r.last_observed), r.count))
+        .collect();
+    let mut first_error = None;
+    for (key, event, count) in pending {
+        match write_series(client, event).await {
+            Ok(()) => {
+                if let Some(r) = lock(cache).get_mut(&key) {
+                    r.written = r.written.max(count);
+                    r.written_at = Instant::now();
+                }
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Finishes quiet series (their last count written, then forgotten) and
+/// refreshes long ones, until the recorder is dropped.
+async fn sweep(client: kube::Client, cache: Weak<Cache>) {
+    let mut tick = tokio::time::interval_at(Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
+    loop {
+        tick.tick().await;
+        let Some(cache) = cache.upgrade() else { return };
+        let now = Instant::now();
+        let quiet = |r: &Recorded| now.duration_since(r.last_seen) >= FINISH_AFTER;
+        let stale = |r: &Recorded| now.duration_since(r.written_at) >= REFRESH_EVERY;
+        if let Err(e) = flush(&client, &cache, |r| quiet(r) || stale(r)).await {
+            tracing::warn!(error = %e, "could not write an event series' count");
+        }
+        lock(&cache).retain(|_, r| !(quiet(r) && r.count == r.written));
     }
 }
 
@@ -231,6 +438,11 @@ mod tests {
     /// A `kube::Client` over a stub service that records each request and
     /// echoes its body back as the stored event.
     fn stub_client() -> (kube::Client, Arc<Mutex<Vec<Seen>>>) {
+        stub_client_where_patches_find(true)
+    }
+
+    /// The stub; without `found`, patches get 404 (the event is gone).
+    fn stub_client_where_patches_find(found: bool) -> (kube::Client, Arc<Mutex<Vec<Seen>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
         let service = tower::service_fn(move |req: Request<Body>| {
@@ -239,14 +451,26 @@ mod tests {
                 let (parts, body) = req.into_parts();
                 let bytes = body.collect_bytes().await?;
                 let body: Value = serde_json::from_slice(&bytes)?;
-                let reply = serde_json::to_vec(&body)?;
+                let gone = parts.method == Method::PATCH && !found;
+                let reply = if gone {
+                    serde_json::to_vec(&serde_json::json!({
+                        "kind": "Status", "apiVersion": "v1", "status": "Failure",
+                        "message": "events.events.k8s.io not found", "reason": "NotFound", "code": 404
+                    }))?
+                } else {
+                    serde_json::to_vec(&body)?
+                };
                 log.lock().unwrap().push(Seen { method: parts.method, path: parts.uri.path().to_owned(), body });
                 Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
-                    Response::builder().status(201).body(Body::from(reply))?,
+                    Response::builder().status(if gone { 404 } else { 201 }).body(Body::from(reply))?,
                 )
             }
         });
         (kube::Client::new(service, "default"), seen)
+    }
+
+    fn methods(seen: &Mutex<Vec<Seen>>) -> Vec<Method> {
+        seen.lock().unwrap().iter().map(|s| s.method.clone()).collect()
     }
 
     #[tokio::test]
@@ -270,25 +494,63 @@ mod tests {
         assert!(event.series.is_none());
     }
 
+    /// As client-go: the second occurrence patches the series, later ones
+    /// are counted in memory until a flush.
     #[tokio::test]
-    async fn repeats_become_a_series_patch() {
+    async fn repeats_become_a_series_written_twice() {
         let (client, seen) = stub_client();
         let recorder = EventRecorder::new(client, "ctl", None);
         let cm = config_map();
-        recorder.normal(&cm, "Synced", "ok").await.unwrap();
-        recorder.normal(&cm, "Synced", "ok").await.unwrap();
-        recorder.normal(&cm, "Synced", "ok").await.unwrap();
+        for message in ["ok", "ok", "ok", "still ok"] {
+            recorder.normal(&cm, "Synced", message).await.unwrap();
+        }
         // A different reason is a different event.
         recorder.normal(&cm, "Scaled", "to 3").await.unwrap();
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH, Method::POST]);
+        {
+            let seen = seen.lock().unwrap();
+            let first_name = seen[0].body["metadata"]["name"].as_str().unwrap().to_owned();
+            assert!(seen[1].path.ends_with(&format!("/namespaces/team-a/events/{first_name}")));
+            assert_eq!(seen[1].body["series"]["count"], 2);
+            assert_eq!(seen[2].body["reason"], "Scaled");
+        }
+        recorder.flush().await.unwrap();
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH, Method::POST, Method::PATCH]);
+        assert_eq!(seen.lock().unwrap()[3].body["series"]["count"], 4);
+        recorder.flush().await.unwrap();
+        assert_eq!(seen.lock().unwrap().len(), 4, "nothing new to write");
+    }
 
-        let seen = seen.lock().unwrap();
-        let methods: Vec<_> = seen.iter().map(|s| s.method.clone()).collect();
-        assert_eq!(methods, [Method::POST, Method::PATCH, Method::PATCH, Method::POST]);
-        let first_name = seen[0].body["metadata"]["name"].as_str().unwrap().to_owned();
-        assert!(seen[1].path.ends_with(&format!("/namespaces/team-a/events/{first_name}")));
-        assert_eq!(seen[1].body["series"]["count"], 2);
-        assert_eq!(seen[2].body["series"]["count"], 3);
-        assert_eq!(seen[3].body["reason"], "Scaled");
+    /// A series whose event the server no longer has is created again,
+    /// with its count.
+    #[tokio::test]
+    async fn a_series_of_a_deleted_event_is_created_again() {
+        let (client, seen) = stub_client_where_patches_find(false);
+        let recorder = EventRecorder::new(client, "ctl", None);
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH, Method::POST]);
+        assert_eq!(seen.lock().unwrap()[2].body["series"]["count"], 2);
+    }
+
+    /// A series quiet for six minutes gets its last count written and ends:
+    /// the next occurrence is a new event.
+    #[tokio::test(start_paused = true)]
+    async fn quiet_series_are_finished_in_the_background() {
+        let (client, seen) = stub_client();
+        let recorder = EventRecorder::new(client, "ctl", None);
+        for _ in 0..3 {
+            recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        }
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH]);
+        tokio::time::sleep(Duration::from_secs(5 * 60)).await;
+        assert_eq!(methods(&seen).len(), 2, "not quiet for six minutes yet");
+        tokio::time::sleep(Duration::from_secs(2 * 60)).await;
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH, Method::PATCH]);
+        assert_eq!(seen.lock().unwrap()[2].body["series"]["count"], 3);
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        assert_eq!(methods(&seen)[3], Method::POST);
+        assert!(seen.lock().unwrap()[3].body.get("series").is_none_or(Value::is_null));
     }
 
     #[tokio::test]

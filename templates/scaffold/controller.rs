@@ -120,6 +120,10 @@ impl Controller {
             let _ = worker.await;
         }
         self.factory.shutdown().await;
+        // Event repeats past the second are counted in memory; write them.
+        if let Err(e) = self.recorder.flush().await {
+            tracing::warn!(error = %e, "could not write the last event counts");
+        }
         Ok(())
     }
 

@@ -289,6 +289,11 @@ impl Controller {
             let _ = worker.await;
         }
         self.stop_informers().await;
+        // Repeats of an event are counted in memory after the second one;
+        // the counts the server does not have yet are written now.
+        if let Err(e) = self.recorder.flush().await {
+            tracing::warn!(error = %e, "could not write the last event counts");
+        }
         tracing::info!("workers finished; exiting");
         Ok(())
     }
