@@ -232,20 +232,31 @@ impl EventRecorder {
                     };
                     let created = event.clone();
                     cache.insert(
-                        key,
+                        key.clone(),
                         Recorded { event, count: 1, last_observed: now, last_seen: seen, written: 1, written_at: seen },
                     );
                     Write::Create(created)
                 }
             }
         };
-        match write {
+        // A failed write is undone in the cache: a create is tried again by
+        // the next occurrence, a count by the next flush.
+        let (written, created) = match write {
             Write::Create(event) => {
-                events_api(&self.client, &event).create(&PostParams::default(), &event).await?;
-                Ok(())
+                let result = events_api(&self.client, &event).create(&PostParams::default(), &event).await;
+                (result.map(drop).map_err(Into::into), true)
             }
-            Write::Series(event) => write_series(&self.client, event).await,
+            Write::Series(event) => (write_series(&self.client, event).await, false),
+        };
+        if written.is_err() {
+            let mut cache = lock(&self.cache);
+            if created {
+                cache.remove(&key);
+            } else if let Some(recorded) = cache.get_mut(&key) {
+                recorded.written = 1;
+            }
         }
+        written
     }
 
     /// Writes every series count the server does not have yet (recorded
@@ -593,6 +604,29 @@ mod tests {
         let seen = seen.lock().unwrap();
         assert_eq!(seen[0].body["action"], "CreateDeployment");
         assert_eq!(seen[0].body["related"]["name"], "web");
+    }
+
+    /// A create the server refused is tried again by the next occurrence,
+    /// which gets the error too (nothing is counted silently).
+    #[tokio::test]
+    async fn a_refused_create_is_tried_again() {
+        let calls = Arc::new(Mutex::new(0));
+        let counter = calls.clone();
+        let service = tower::service_fn(move |_req: Request<Body>| {
+            *counter.lock().unwrap() += 1;
+            async {
+                let status = serde_json::json!({
+                    "kind": "Status", "apiVersion": "v1", "status": "Failure",
+                    "message": "events.events.k8s.io is forbidden", "reason": "Forbidden", "code": 403
+                });
+                Response::builder().status(403).body(Body::from(serde_json::to_vec(&status).unwrap()))
+            }
+        });
+        let recorder = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None);
+        for _ in 0..3 {
+            assert!(recorder.normal(&config_map(), "Synced", "ok").await.unwrap_err().is_forbidden());
+        }
+        assert_eq!(*calls.lock().unwrap(), 3);
     }
 
     #[tokio::test]
