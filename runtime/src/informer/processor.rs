@@ -56,11 +56,12 @@ pub struct HandlerRegistration {
 impl HandlerRegistration {
     /// True once the informer has synced **and** this handler has processed
     /// every notification of the initial list (or, for a handler added later,
-    /// of the replay of the cache). False for a removed handler.
+    /// of the replay of the cache). Once true it stays true, also after the
+    /// handler is removed or the informer stops, as client-go's; a handler
+    /// stopped before that never syncs ([`is_stopped`](Self::is_stopped)
+    /// tells the two apart).
     pub fn has_synced(&self) -> bool {
-        self.sync.borrow().synced
-            && !self.state.stopped.load(Ordering::Acquire)
-            && self.state.pending_initial.load(Ordering::Acquire) == 0
+        self.sync.borrow().synced && self.state.pending_initial.load(Ordering::Acquire) == 0
     }
 
     /// Whether this handler was removed or its informer shut down, so it will
@@ -106,12 +107,10 @@ impl Listener {
         if self.pending.is_empty() {
             return;
         }
-        // Sending fails only when the handler's thread is gone (it panicked);
-        // the events then have nowhere to go.
-        if let Err(mpsc::error::SendError(lost)) = self.tx.send(std::mem::take(&mut self.pending)) {
-            let initial = lost.iter().filter(|n| is_initial(n)).count();
-            self.state.pending_initial.fetch_sub(initial, Ordering::AcqRel);
-        }
+        // Sending fails only when the handler's thread is gone (it panicked
+        // or was removed); the events then have nowhere to go, and initial
+        // ones never handled keep the registration from syncing.
+        let _ = self.tx.send(std::mem::take(&mut self.pending));
     }
 
     fn spawn(&mut self, runtime: &Handle) {
