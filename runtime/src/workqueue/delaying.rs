@@ -137,6 +137,11 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
     /// on the runtime of that first call, so a queue should not outlive it.
     /// Deadlines use `tokio::time`, so a paused test clock applies.
     pub fn add_after(&self, item: T, delay: Duration) {
+        if let Some(sink) = &self.shared.metrics
+            && !self.is_shutting_down()
+        {
+            sink.retry();
+        }
         if delay.is_zero() {
             self.add(item);
             return;

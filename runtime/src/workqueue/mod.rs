@@ -5,15 +5,20 @@
 //!   `shut_down_with_drain` (client-go's `Interface` + `DelayingInterface`).
 //! * [`RateLimitingQueue`] — adds `add_rate_limited`, `forget`,
 //!   `num_requeues` on top of a [`RateLimiter`].
+//! * [`WorkQueueMetrics`] — client-go's queue metrics (depth, adds, queue
+//!   and work durations, unfinished work, retries), for
+//!   [`WorkQueue::with_metrics`] and [`RateLimitingQueue::with_queue`].
 //! * Rate limiters: [`ItemExponentialFailureRateLimiter`],
 //!   [`BucketRateLimiter`], [`ItemFastSlowRateLimiter`],
 //!   [`MaxOfRateLimiter`] and [`default_controller_rate_limiter`].
 
 mod delaying;
+mod metrics;
 mod queue;
 mod rate_limiter;
 mod rate_limiting;
 
+pub use metrics::WorkQueueMetrics;
 pub use queue::WorkQueue;
 pub use rate_limiter::{
     BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter, RateLimiter,

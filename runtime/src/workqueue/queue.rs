@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::Notify;
 
 use super::delaying::Waiting;
+use super::metrics::{Metered, WorkQueueMetrics, report_unfinished};
 
 /// A FIFO queue of work items with client-go's workqueue semantics.
 ///
@@ -66,6 +67,9 @@ pub(super) struct Shared<T> {
     pub(super) timer_started: AtomicBool,
     /// Wakes the timer task: an earlier deadline, or shutdown.
     pub(super) timer_wake: Arc<Notify>,
+    /// Where retries are counted (the rest goes through the state's
+    /// `metrics`), read without the lock.
+    pub(super) metrics: Option<Arc<dyn WorkQueueMetrics>>,
 }
 
 /// The queue's state, behind one mutex so every operation locks once.
@@ -86,6 +90,8 @@ pub(super) struct State<T> {
     drain: bool,
     /// Items waiting for their `add_after` deadline.
     pub(super) waiting: Waiting<T>,
+    /// The queue's metrics, when it reports them.
+    pub(super) metrics: Option<Metered<T>>,
 }
 
 impl<T> Shared<T> {
@@ -131,10 +137,16 @@ impl<T: Clone + Eq + Hash> State<T> {
             Entry::Occupied(mut entry) => {
                 if *entry.get() == Mark::Processing {
                     *entry.get_mut() = Mark::ProcessingDirty;
+                    if let Some(m) = &mut self.metrics {
+                        m.added(entry.key());
+                    }
                 }
                 false
             }
             Entry::Vacant(entry) => {
+                if let Some(m) = &mut self.metrics {
+                    m.added(entry.key());
+                }
                 self.queue.push_back(entry.key().clone());
                 entry.insert(Mark::Queued);
                 true
@@ -147,6 +159,9 @@ impl<T: Clone + Eq + Hash> State<T> {
         let item = self.queue.pop_front()?;
         if let Some(mark) = self.items.get_mut(&item) {
             *mark = Mark::Processing;
+        }
+        if let Some(m) = &mut self.metrics {
+            m.handed_out(&item);
         }
         self.processing += 1;
         Some(item)
@@ -166,6 +181,23 @@ impl<T> Drop for Waiter<'_, T> {
 impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
     /// Creates an empty queue.
     pub fn new() -> Self {
+        Self::create(None)
+    }
+
+    /// Creates an empty queue that reports its metrics to `metrics` (client-go's
+    /// queue with a `MetricsProvider`; see [`WorkQueueMetrics`]). Created
+    /// inside a Tokio runtime, it also reports unfinished work every half
+    /// second, from a task that ends with the queue.
+    pub fn with_metrics(metrics: Arc<dyn WorkQueueMetrics>) -> Self {
+        let queue = Self::create(Some(Metered::new(metrics)));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(report_unfinished(Arc::downgrade(&queue.shared)));
+        }
+        queue
+    }
+
+    fn create(metrics: Option<Metered<T>>) -> Self {
+        let sink = metrics.as_ref().map(|m| m.sink.clone());
         Self {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
@@ -176,11 +208,13 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
                     shutting_down: false,
                     drain: false,
                     waiting: Waiting::default(),
+                    metrics,
                 }),
                 item_ready: Notify::new(),
                 drained: Notify::new(),
                 timer_started: AtomicBool::new(false),
                 timer_wake: Arc::new(Notify::new()),
+                metrics: sink,
             }),
         }
     }
@@ -236,6 +270,11 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
         let Some((item, mark)) = st.items.remove_entry(item) else {
             return;
         };
+        if mark != Mark::Queued
+            && let Some(m) = &mut st.metrics
+        {
+            m.done(&item);
+        }
         let requeued = match mark {
             Mark::Queued => {
                 // Not handed out: `done` was called by mistake; keep it queued.

@@ -45,7 +45,13 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> RateLimitingQueue<T> {
 
     /// A queue using `limiter`.
     pub fn with_rate_limiter(limiter: impl RateLimiter<T> + 'static) -> Self {
-        RateLimitingQueue { queue: WorkQueue::new(), limiter: Arc::new(limiter) }
+        Self::with_queue(WorkQueue::new(), limiter)
+    }
+
+    /// `queue` (e.g. one [`with_metrics`](WorkQueue::with_metrics)) with
+    /// rate-limited re-adds by `limiter`.
+    pub fn with_queue(queue: WorkQueue<T>, limiter: impl RateLimiter<T> + 'static) -> Self {
+        RateLimitingQueue { queue, limiter: Arc::new(limiter) }
     }
 
     /// Adds `item` after the delay the rate limiter assigns it (client-go's
