@@ -58,17 +58,46 @@ pub struct ListOptions {
     pub field_selector: Option<String>,
     /// Page size for list; `None` lists everything in one response.
     pub limit: Option<u32>,
-    /// Continue token from the previous page's `metadata.continue`.
+    /// Continue token from the previous page's `metadata.continue` (an
+    /// empty one is not sent).
     pub continue_token: Option<String>,
-    /// List: the version to read at (`"0"`: any cached state). Watch: the
-    /// version to start after; `None` or `"0"` first replays the current
-    /// objects as ADDED events.
+    /// List: the version to read at (`"0"`: any cached state, also with a
+    /// `limit`, as client-go sends it). Watch: the version to start after;
+    /// `None` or `"0"` first replays the current objects as ADDED events.
     pub resource_version: Option<String>,
-    /// Watch only: the server ends the watch after this many seconds.
+    /// How `resource_version` is read on a list (metav1's
+    /// `resourceVersionMatch`: `NotOlderThan` or `Exact`); sent only with a
+    /// resource version.
+    pub resource_version_match: Option<ResourceVersionMatch>,
+    /// Watch only: the server ends the watch after this many seconds;
+    /// `None` sends kube's default of 290 (client-go sends none and the
+    /// server picks 30 to 60 minutes). A list is not cut short by it.
     pub timeout_seconds: Option<u32>,
     /// Watch only: ask for BOOKMARK events carrying the latest
     /// resourceVersion (client-go's `AllowWatchBookmarks`).
     pub allow_watch_bookmarks: bool,
+    /// Watch only: start with the current objects as ADDED events and a
+    /// BOOKMARK marking their end (metav1's `sendInitialEvents`, a streaming
+    /// list); bookmarks are requested with it.
+    pub send_initial_events: bool,
+}
+
+/// metav1's `ResourceVersionMatch`: how a list reads its resource version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceVersionMatch {
+    /// Data at least as new as the version (from the cache, when it has it).
+    NotOlderThan,
+    /// Data at exactly that version (from etcd; 410 when compacted).
+    Exact,
+}
+
+impl ResourceVersionMatch {
+    fn to_kube(self) -> kube::api::VersionMatch {
+        match self {
+            ResourceVersionMatch::NotOlderThan => kube::api::VersionMatch::NotOlderThan,
+            ResourceVersionMatch::Exact => kube::api::VersionMatch::Exact,
+        }
+    }
 }
 
 /// metav1 `DeleteOptions`.
@@ -194,8 +223,9 @@ impl From<&ListOptions> for ListParams {
             label_selector: o.label_selector.clone(),
             field_selector: o.field_selector.clone(),
             limit: o.limit,
-            continue_token: o.continue_token.clone(),
+            continue_token: o.continue_token.clone().filter(|c| !c.is_empty()),
             resource_version: o.resource_version.clone(),
+            version_match: o.resource_version_match.map(ResourceVersionMatch::to_kube),
             ..ListParams::default()
         }
     }
@@ -207,8 +237,8 @@ impl From<&ListOptions> for WatchParams {
             label_selector: o.label_selector.clone(),
             field_selector: o.field_selector.clone(),
             timeout: o.timeout_seconds,
-            bookmarks: o.allow_watch_bookmarks,
-            send_initial_events: false,
+            bookmarks: o.allow_watch_bookmarks || o.send_initial_events,
+            send_initial_events: o.send_initial_events,
         }
     }
 }
@@ -270,10 +300,11 @@ impl<K: Object> std::fmt::Debug for TypedClient<K> {
 }
 
 impl<K: Object> TypedClient<K> {
-    /// A client for `K` in `namespace`; the namespace is ignored for
-    /// cluster-scoped kinds.
+    /// A client for `K` in `namespace` (`None` or `""`: every namespace, for
+    /// lists and watches); the namespace is ignored for cluster-scoped kinds.
     pub fn new(client: Client, namespace: Option<&str>) -> Self {
-        let namespace = if K::NAMESPACED { namespace.map(str::to_owned) } else { None };
+        // `""` is every namespace (client-go's `metav1.NamespaceAll`).
+        let namespace = if K::NAMESPACED { namespace.filter(|n| !n.is_empty()).map(str::to_owned) } else { None };
         Self { api: K::api(client.clone(), namespace.as_deref()), client, namespace }
     }
 
@@ -349,7 +380,11 @@ impl<K: Object> TypedClient<K> {
     /// Deletes the object `name`. With finalizers present the object stays,
     /// marked with `deletionTimestamp`, until they are removed.
     pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<()> {
-        self.api.delete(name, &opts.into()).await?;
+        // The answer (the object, or a Status) is not decoded, as client-go
+        // does not: an object of a newer version that does not decode into
+        // `K` is deleted all the same.
+        let request = self.request().delete(name, &opts.into()).map_err(build_error)?;
+        self.client.request_text(request).await?;
         Ok(())
     }
 
@@ -557,8 +592,28 @@ async fn list_raw(
     request: kube::core::Request,
     params: &ListParams,
 ) -> Result<ObjectList<Box<RawValue>>> {
-    let request = request.list(params).map_err(build_error)?;
+    let request = cached_read_with_limit(request.list(params).map_err(build_error)?, params);
     Ok(client.request(request).await?)
+}
+
+/// kube leaves `resourceVersion=0` out of a list with a `limit`, which makes
+/// it a consistent read from etcd; client-go sends it, and the API server
+/// answers from its cache. Sent here as client-go does.
+fn cached_read_with_limit(mut request: http::Request<Vec<u8>>, params: &ListParams) -> http::Request<Vec<u8>> {
+    if params.resource_version.as_deref() != Some("0") || params.limit.is_none() || params.continue_token.is_some() {
+        return request;
+    }
+    let mut uri = request.uri().to_string();
+    uri.push_str(if uri.contains('?') { "&resourceVersion=0" } else { "?resourceVersion=0" });
+    match params.version_match {
+        Some(kube::api::VersionMatch::NotOlderThan) => uri.push_str("&resourceVersionMatch=NotOlderThan"),
+        Some(kube::api::VersionMatch::Exact) => uri.push_str("&resourceVersionMatch=Exact"),
+        None => {}
+    }
+    if let Ok(parsed) = uri.parse() {
+        *request.uri_mut() = parsed;
+    }
+    request
 }
 
 /// A watch whose objects are JSON text, for every kind: kube's event stream
@@ -637,6 +692,48 @@ mod tests {
         .expect("list_all pages forever");
         let err = listed.expect_err("a repeated token is an error");
         assert!(err.to_string().contains("the same token"), "{err}");
+    }
+
+    /// What client-go sends: `""` is every namespace, a cached read keeps
+    /// `resourceVersion=0` with a `limit`, an empty continue token is not
+    /// sent, a streaming watch asks for bookmarks; a delete succeeds whatever
+    /// the answer's body.
+    #[tokio::test]
+    async fn requests_are_sent_as_client_go_sends_them() {
+        let server = crate::testing::FakeApiServer::new();
+        server.register::<ConfigMap>();
+        let everywhere = TypedClient::<ConfigMap>::new(server.client(), Some(""));
+        assert_eq!(everywhere.namespace(), None);
+        everywhere
+            .list(&ListOptions {
+                resource_version: Some("0".into()),
+                limit: Some(5),
+                continue_token: Some(String::new()),
+                resource_version_match: Some(ResourceVersionMatch::NotOlderThan),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let action = server.actions().pop().unwrap();
+        assert_eq!((action.verb.as_str(), action.namespace.as_deref()), ("list", None));
+        let param = |k: &str| action.params.get(k).map(String::as_str);
+        assert_eq!(param("resourceVersion"), Some("0"));
+        assert_eq!(param("resourceVersionMatch"), Some("NotOlderThan"));
+        assert_eq!(param("limit"), Some("5"));
+        assert_eq!(param("continue"), None);
+
+        drop(everywhere.watch(&ListOptions { send_initial_events: true, ..Default::default() }).await.unwrap());
+        let action = server.actions().pop().unwrap();
+        assert_eq!(action.params.get("sendInitialEvents").map(String::as_str), Some("true"));
+        assert_eq!(action.params.get("allowWatchBookmarks").map(String::as_str), Some("true"));
+
+        server.prepend_reactor("delete", "configmaps", |_| {
+            Some(Ok(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": 5}})))
+        });
+        TypedClient::<ConfigMap>::new(server.client(), Some("default"))
+            .delete("a", &DeleteOptions::default())
+            .await
+            .expect("an answer that does not decode is no failure of the delete");
     }
 
     #[test]

@@ -270,9 +270,10 @@ impl fmt::Debug for SharedInformerFactoryBuilder {
 
 impl SharedInformerFactoryBuilder {
     /// Restricts namespaced informers to `namespace` (client-go's
-    /// `WithNamespace`); cluster-scoped kinds ignore it.
+    /// `WithNamespace`); cluster-scoped kinds ignore it, and `""` is every
+    /// namespace (`metav1.NamespaceAll`).
     pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
-        self.namespace = Some(namespace.into());
+        self.namespace = Some(namespace.into()).filter(|n| !n.is_empty());
         self
     }
 
