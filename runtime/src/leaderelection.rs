@@ -38,7 +38,8 @@ use kube::api::{Api, ObjectMeta, PostParams};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-/// client-go's `JitterFactor`: retries wait `retry_period` plus up to 20 %.
+/// client-go's `JitterFactor`: a candidate's retries wait `retry_period`
+/// plus up to 1.2 times it (`wait.Jitter`: 1.0 to 2.2 × the period).
 const JITTER_FACTOR: f64 = 1.2;
 
 /// Errors of leader election.
@@ -77,7 +78,9 @@ pub struct LeaderElectionConfig {
 }
 
 impl LeaderElectionConfig {
-    /// client-go's defaults: 15 s / 10 s / 2 s, release on cancel.
+    /// The timings client-go's users (and kube-controller-manager) pick:
+    /// 15 s / 10 s / 2 s; `release_on_cancel` on (client-go's
+    /// `ReleaseOnCancel` is off unless set).
     pub fn new(lease_name: impl Into<String>, lease_namespace: impl Into<String>, identity: impl Into<String>) -> Self {
         Self {
             lease_name: lease_name.into(),
@@ -189,7 +192,9 @@ impl LeaderElector {
     }
 
     /// Calls `f` with the holder's identity whenever this candidate sees the
-    /// holder change (client-go's `OnNewLeader`), this candidate included.
+    /// holder change (client-go's `OnNewLeader`), this candidate included;
+    /// not for a released Lease (client-go calls it with `""` then). It runs
+    /// on the election's task, between renewals: keep it short.
     pub fn on_new_leader(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.on_new_leader = Some(Arc::new(f));
         self
@@ -216,10 +221,12 @@ impl LeaderElector {
         Fut: Future<Output = ()>,
     {
         tokio::pin!(stop);
-        // Campaign.
+        // Campaign. A request the server does not answer does not hold up
+        // `stop` (client-go cancels it with the run's context).
         loop {
-            if self.try_acquire_or_renew().await {
-                break;
+            tokio::select! {
+                () = &mut stop => return Ok(Outcome::NeverLed),
+                acquired = self.try_acquire_or_renew() => if acquired { break },
             }
             tokio::select! {
                 () = &mut stop => return Ok(Outcome::NeverLed),
@@ -239,8 +246,12 @@ impl LeaderElector {
         // the Lease (client-go's RenewDeadline context).
         let mut next_renew = tokio::time::Instant::now() + self.config.retry_period;
         let mut renewal: Option<std::pin::Pin<Box<dyn Future<Output = bool> + Send + '_>>> = None;
+        // Told to stop, the leader keeps renewing until `lead` has returned:
+        // the work it finishes meanwhile is still guarded by the Lease.
+        let mut lost = false;
         loop {
             let idle = renewal.is_none();
+            let renewing = !lost && (outcome.is_none() || !task_done);
             tokio::select! {
                 () = &mut task, if !task_done => {
                     task_done = true;
@@ -253,7 +264,7 @@ impl LeaderElector {
                     outcome = Some(Outcome::Stopped);
                     let _ = lost_tx.send(true);
                 }
-                () = tokio::time::sleep_until(next_renew), if outcome.is_none() && idle => {
+                () = tokio::time::sleep_until(next_renew), if renewing && idle => {
                     let budget = self.config.renew_deadline.saturating_sub(last_renew.elapsed());
                     renewal = Some(Box::pin(async move {
                         tokio::time::timeout(budget, self.try_acquire_or_renew()).await.unwrap_or(false)
@@ -264,7 +275,7 @@ impl LeaderElector {
                         Some(r) => r.await,
                         None => std::future::pending().await,
                     }
-                }, if outcome.is_none() && !idle => {
+                }, if renewing && !idle => {
                     renewal = None;
                     next_renew = tokio::time::Instant::now() + self.config.retry_period;
                     if renewed {
@@ -272,7 +283,8 @@ impl LeaderElector {
                     } else if last_renew.elapsed() >= self.config.renew_deadline || !self.holds_per_observation() {
                         tracing::warn!(lease = %self.config.lease_name, identity = %self.config.identity, "leadership lost: the lease was not renewed in time");
                         self.set_leading(false);
-                        outcome = Some(Outcome::Lost);
+                        lost = true;
+                        outcome.get_or_insert(Outcome::Lost);
                         let _ = lost_tx.send(true);
                     }
                 }
@@ -284,7 +296,9 @@ impl LeaderElector {
         let outcome = outcome.unwrap_or(Outcome::Stopped);
         if outcome == Outcome::Stopped && self.is_leader() {
             if self.config.release_on_cancel {
-                self.release().await;
+                // Bounded like a renewal: a server that does not answer
+                // leaves the Lease to expire instead.
+                let _ = tokio::time::timeout(self.config.renew_deadline, self.release()).await;
             }
             self.set_leading(false);
         }
@@ -308,7 +322,7 @@ impl LeaderElector {
         *x ^= *x >> 7;
         *x ^= *x << 17;
         let fraction = (*x >> 11) as f64 / (1u64 << 53) as f64;
-        self.config.retry_period.mul_f64(1.0 + (JITTER_FACTOR - 1.0) * fraction)
+        self.config.retry_period.mul_f64(1.0 + JITTER_FACTOR * fraction)
     }
 
     /// Records what the Lease says, restarting the local expiry clock when
@@ -532,6 +546,47 @@ mod tests {
         assert_eq!(*leaders_seen_by_b.lock().unwrap(), ["a", "b"]);
     }
 
+    /// Told to stop, a leader renews while `lead` finishes its work: no one
+    /// else leads meanwhile, however long that takes; then it releases.
+    #[tokio::test]
+    async fn the_lease_is_held_while_lead_drains_after_stop() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let a = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap());
+        let b = Arc::new(LeaderElector::new(server.client(), config("b")).unwrap());
+        let (stop_a, stopped_a) = tokio::sync::oneshot::channel::<()>();
+        let a_task = tokio::spawn({
+            let a = a.clone();
+            async move {
+                a.run(
+                    async {
+                        let _ = stopped_a.await;
+                    },
+                    // Drains for twice the lease duration after being told.
+                    |mut leading| async move {
+                        leading.lost().await;
+                        tokio::time::sleep(Duration::from_millis(1600)).await;
+                    },
+                )
+                .await
+            }
+        });
+        while holder(&server).as_deref() != Some("a") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let b_task = tokio::spawn({
+            let b = b.clone();
+            async move { b.run(std::future::pending(), |_| async {}).await }
+        });
+        stop_a.send(()).unwrap();
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        assert_eq!(holder(&server).as_deref(), Some("a"), "taken while a was still draining");
+        assert!(a.is_leader() && !b.is_leader());
+        assert_eq!(a_task.await.unwrap().unwrap(), Outcome::Stopped);
+        assert_eq!(b_task.await.unwrap().unwrap(), Outcome::Stopped);
+        assert_eq!(holder(&server), None, "b released after leading");
+    }
+
     #[tokio::test]
     async fn a_lease_expires_on_the_local_clock_not_by_its_renew_time() {
         let server = FakeApiServer::new();
@@ -614,6 +669,36 @@ mod tests {
             .unwrap();
         assert_eq!(outcome, Outcome::Lost);
         assert!(!a.is_leader());
+    }
+
+    /// A campaign request the server never answers does not hold up `stop`.
+    #[tokio::test]
+    async fn stop_ends_a_campaign_whose_request_hangs() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        // Held by another candidate for 1 s: the takeover after it (a PUT)
+        // never gets an answer.
+        let lease = Lease {
+            metadata: ObjectMeta { name: Some("ctl".into()), ..Default::default() },
+            spec: Some(LeaseSpec {
+                holder_identity: Some("other".into()),
+                lease_duration_seconds: Some(1),
+                ..Default::default()
+            }),
+        };
+        Api::<Lease>::namespaced(server.client(), "default").create(&PostParams::default(), &lease).await.unwrap();
+        let stall = Arc::new(AtomicBool::new(true));
+        let client = kube::Client::new(Stalling { inner: server.service(), stall }, "default");
+        let a = LeaderElector::new(client, config("a")).unwrap();
+        let since = Instant::now();
+        let outcome = tokio::time::timeout(
+            Duration::from_secs(10),
+            a.run(tokio::time::sleep(Duration::from_millis(2000)), |_| async {}),
+        )
+        .await
+        .expect("stop waited for the hanging request");
+        assert_eq!(outcome.unwrap(), Outcome::NeverLed);
+        assert!(since.elapsed() < Duration::from_millis(2500), "{:?}", since.elapsed());
     }
 
     #[tokio::test]
