@@ -163,9 +163,58 @@ impl Error {
         self.status().is_some_and(|s| s.reason == reason::EXPIRED)
     }
 
-    /// The server throttled the request (429 TooManyRequests).
+    /// The server throttled the request (429 TooManyRequests; by the code
+    /// whatever the reason, as apimachinery's `IsTooManyRequests`).
     pub fn is_too_many_requests(&self) -> bool {
-        self.reason_or_code(reason::TOO_MANY_REQUESTS, 429)
+        self.status().is_some_and(|s| s.reason == reason::TOO_MANY_REQUESTS || s.code == 429)
+    }
+
+    /// The verb is not served for this resource (405 MethodNotAllowed).
+    pub fn is_method_not_supported(&self) -> bool {
+        self.reason_or_code(reason::METHOD_NOT_ALLOWED, 405)
+    }
+
+    /// The server does not take the request's content type (415
+    /// UnsupportedMediaType), e.g. a strategic merge patch of a custom
+    /// resource.
+    pub fn is_unsupported_media_type(&self) -> bool {
+        self.reason_or_code(reason::UNSUPPORTED_MEDIA_TYPE, 415)
+    }
+
+    /// The server cannot answer in an accepted content type (406
+    /// NotAcceptable).
+    pub fn is_not_acceptable(&self) -> bool {
+        self.reason_or_code(reason::NOT_ACCEPTABLE, 406)
+    }
+
+    /// The request body is too large (413 RequestEntityTooLarge).
+    pub fn is_request_entity_too_large(&self) -> bool {
+        self.reason_or_code(reason::REQUEST_ENTITY_TOO_LARGE, 413)
+    }
+
+    /// The server is not ready to serve (503 ServiceUnavailable).
+    pub fn is_service_unavailable(&self) -> bool {
+        self.reason_or_code(reason::SERVICE_UNAVAILABLE, 503)
+    }
+
+    /// The server could not finish in time and asks to retry (500
+    /// ServerTimeout); [`is_timeout`](Self::is_timeout) includes it.
+    pub fn is_server_timeout(&self) -> bool {
+        self.status().is_some_and(|s| s.reason == reason::SERVER_TIMEOUT)
+    }
+
+    /// The seconds the server asks the client to wait before retrying
+    /// (`details.retryAfterSeconds` of a 429, 500 ServerTimeout or 504;
+    /// apimachinery's `SuggestsClientDelay`).
+    pub fn suggests_client_delay(&self) -> Option<u32> {
+        let status = self.status()?;
+        let delaying = status.code == 429
+            || status.code == 504
+            || status.reason == reason::SERVER_TIMEOUT
+            || status.reason == reason::TIMEOUT
+            || status.reason == reason::TOO_MANY_REQUESTS;
+        let seconds = status.details.as_ref().map(|d| d.retry_after_seconds)?;
+        (delaying && seconds > 0).then_some(seconds)
     }
 
     /// The request timed out on the server (504 Timeout or 500 ServerTimeout).
@@ -227,6 +276,36 @@ mod tests {
         assert!(api(410, "Gone").is_gone());
         assert!(api(410, "").is_gone());
         assert!(!api(500, "InternalError").is_not_found());
+    }
+
+    #[test]
+    fn the_rest_of_apimachinerys_helpers() {
+        assert!(api(429, "").is_too_many_requests());
+        assert!(api(429, "Unknown-but-set").is_too_many_requests(), "429 whatever the reason");
+        assert!(api(405, "MethodNotAllowed").is_method_not_supported());
+        assert!(api(415, "UnsupportedMediaType").is_unsupported_media_type());
+        assert!(api(406, "").is_not_acceptable());
+        assert!(api(413, "RequestEntityTooLarge").is_request_entity_too_large());
+        assert!(api(503, "ServiceUnavailable").is_service_unavailable());
+        assert!(api(500, "ServerTimeout").is_server_timeout() && api(500, "ServerTimeout").is_timeout());
+        assert!(!api(504, "Timeout").is_server_timeout());
+        let delayed = |code: u16, reason: &str, seconds: u32| -> Error {
+            Status::failure("slow down", reason)
+                .with_code(code)
+                .with_details(StatusDetails {
+                    name: String::new(),
+                    group: String::new(),
+                    kind: String::new(),
+                    uid: String::new(),
+                    causes: Vec::new(),
+                    retry_after_seconds: seconds,
+                })
+                .into()
+        };
+        assert_eq!(delayed(429, "TooManyRequests", 3).suggests_client_delay(), Some(3));
+        assert_eq!(delayed(500, "ServerTimeout", 2).suggests_client_delay(), Some(2));
+        assert_eq!(delayed(429, "TooManyRequests", 0).suggests_client_delay(), None);
+        assert_eq!(delayed(422, "Invalid", 3).suggests_client_delay(), None);
     }
 
     #[test]
