@@ -306,8 +306,12 @@ impl SharedInformerFactoryBuilder {
         self
     }
 
-    /// Rewrites every `K` before it is cached (client-go's `WithTransform`),
-    /// e.g. to drop `managedFields`.
+    /// Rewrites every `K` before it is cached, e.g. to drop annotations.
+    /// Per kind: client-go's `WithTransform` is one function for every
+    /// informer of the factory; here each kind that needs one gets its own
+    /// call, and kinds without one are cached as they come (for
+    /// `managedFields`, [`strip_managed_fields`](Self::strip_managed_fields)
+    /// is for every kind).
     pub fn transform<K: Object>(mut self, transform: impl Fn(K) -> K + Send + Sync + 'static) -> Self {
         let transform: Transform<K> = Arc::new(transform);
         self.transforms.insert(TypeId::of::<K>(), Box::new(transform));
