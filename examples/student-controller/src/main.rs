@@ -79,9 +79,23 @@ struct Flags {
     #[arg(long, requires = "shards")]
     max_shards: Option<usize>,
     /// Identity recorded as the events' reporting instance (and in the
-    /// User-Agent header).
-    #[arg(long, default_value = "student-controller")]
+    /// User-Agent header), and the Lease identity with `--leader-elect`:
+    /// each replica needs its own. Default: the pod's name ($HOSTNAME), else
+    /// `student-controller-<pid>-<random>`.
+    #[arg(long, default_value_t = default_instance())]
     instance: String,
+}
+
+/// A name no other replica has: the pod's, else made up.
+fn default_instance() -> String {
+    match std::env::var("HOSTNAME") {
+        Ok(host) if !host.is_empty() => host,
+        _ => {
+            let nanos =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            format!("student-controller-{}-{:06x}", std::process::id(), nanos & 0xff_ffff)
+        }
+    }
 }
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
