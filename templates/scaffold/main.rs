@@ -76,7 +76,12 @@ async fn run(flags: Flags) -> Result<()> {
     }
     let identity = match &flags.leader_elect_identity {
         Some(identity) => identity.clone(),
-        None => std::env::var("HOSTNAME").unwrap_or_else(|_| format!("{{ crate_name }}-{}", std::process::id())),
+        // The pod's name; else made up, unique enough that two replicas
+        // never share it (PID 1 in every container).
+        None => std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()).unwrap_or_else(|| {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            format!("{{ crate_name }}-{}-{:06x}", std::process::id(), nanos & 0xff_ffff)
+        }),
     };
     let config = LeaderElectionConfig {
         lease_duration: Duration::from_secs(15),
