@@ -326,7 +326,7 @@ pub fn parse_files(
     match root {
         Some(root) => {
             let child_dir = if file_name(&root) == "mod.rs" { dir.to_path_buf() } else { sibling.with_extension("") };
-            if let Some(idx) = read_file(&mut pkg, &root, diags) {
+            if let Some(idx) = read_file(&mut pkg, &root, resolved(&root), diags) {
                 pkg.module_file = Some(idx);
                 walk_module(
                     &mut pkg,
@@ -346,7 +346,7 @@ pub fn parse_files(
         None if paths.len() == 1 => {
             // A lone file (macro mode outside a version directory): its inline
             // modules belong to the package, files it declares do not.
-            if let Some(idx) = read_file(&mut pkg, &paths[0], diags) {
+            if let Some(idx) = read_file(&mut pkg, &paths[0], resolved(&paths[0]), diags) {
                 walk_module(
                     &mut pkg,
                     Module { path: Vec::new(), file: idx, inline: Vec::new() },
@@ -360,7 +360,7 @@ pub fn parse_files(
         None => {
             for path in paths {
                 let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-                if let Some(idx) = read_file(&mut pkg, &path, diags) {
+                if let Some(idx) = read_file(&mut pkg, &path, resolved(&path), diags) {
                     walk_module(
                         &mut pkg,
                         Module { path: vec![stem.clone()], file: idx, inline: Vec::new() },
@@ -376,9 +376,15 @@ pub fn parse_files(
     pkg
 }
 
+/// `path` resolved (symlinks, `.`, `..`), as the package's files are
+/// compared; as written when it cannot be.
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// Reads and parses one file into the package; `None` for unreadable,
 /// unparsable (reported) and generated (skipped) files.
-fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<usize> {
+fn read_file(pkg: &mut Package, path: &Path, canonical: PathBuf, diags: &mut Diagnostics) -> Option<usize> {
     let text = match read_source(path) {
         Ok(t) => t,
         Err(d) => {
@@ -420,7 +426,7 @@ fn read_file(pkg: &mut Package, path: &Path, diags: &mut Diagnostics) -> Option<
             for (first, last) in crate::cfg::strip(&mut ast.items, pkg.build, &source, diags) {
                 pkg.conditional.push((source.path.clone(), first, last));
             }
-            pkg.canonical.push(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
+            pkg.canonical.push(canonical);
             pkg.files.push(ParsedFile { source, ast });
             Some(pkg.files.len() - 1)
         }
@@ -583,8 +589,8 @@ fn walk_module(
             pkg.missing_modules.push((source.location(declared), name, candidates));
             continue;
         };
-        let resolved = std::fs::canonicalize(found).unwrap_or_else(|_| found.clone());
-        if let Some(seen) = pkg.canonical.iter().position(|c| *c == resolved) {
+        let canonical = resolved(found);
+        if let Some(seen) = pkg.canonical.iter().position(|c| *c == canonical) {
             let declared = source.location(pkg.items(&module)[i].span());
             let module_name = |p: &[String]| {
                 if p.is_empty() { "the version module".to_string() } else { format!("module `{}`", p.join("::")) }
@@ -613,7 +619,7 @@ fn walk_module(
             }
             continue;
         }
-        let Some(idx) = read_file(pkg, found, diags) else { continue };
+        let Some(idx) = read_file(pkg, found, canonical, diags) else { continue };
         let declared_at = pkg.items(&module)[i].span().start().line;
         if pkg.is_conditional(&source.path, declared_at) {
             pkg.conditional.push((found.clone(), 0, usize::MAX));
