@@ -467,6 +467,29 @@ mod tests {
         }
     }
 
+    /// Runs `elector` with `lead` in a task until the sender is used.
+    fn run_until_told<F, Fut>(
+        elector: Arc<LeaderElector>,
+        lead: F,
+    ) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<Result<Outcome, Error>>)
+    where
+        F: FnOnce(Leading) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send,
+    {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            elector
+                .run(
+                    async {
+                        let _ = stopped.await;
+                    },
+                    lead,
+                )
+                .await
+        });
+        (stop, task)
+    }
+
     fn holder(server: &FakeApiServer) -> Option<String> {
         server.object::<Lease>(Some("default"), "ctl").unwrap().and_then(|l| l.spec?.holder_identity)
     }
@@ -502,19 +525,7 @@ mod tests {
             let seen = leaders_seen_by_b.clone();
             move |who| seen.lock().unwrap().push(who.to_string())
         }));
-        let (stop_a, stopped_a) = tokio::sync::oneshot::channel::<()>();
-        let a_task = tokio::spawn({
-            let a = a.clone();
-            async move {
-                a.run(
-                    async {
-                        let _ = stopped_a.await;
-                    },
-                    |mut leading| async move { leading.lost().await },
-                )
-                .await
-            }
-        });
+        let (stop_a, a_task) = run_until_told(a.clone(), |mut leading| async move { leading.lost().await });
         while holder(&server).as_deref() != Some("a") {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -554,22 +565,10 @@ mod tests {
         server.register::<Lease>();
         let a = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap());
         let b = Arc::new(LeaderElector::new(server.client(), config("b")).unwrap());
-        let (stop_a, stopped_a) = tokio::sync::oneshot::channel::<()>();
-        let a_task = tokio::spawn({
-            let a = a.clone();
-            async move {
-                a.run(
-                    async {
-                        let _ = stopped_a.await;
-                    },
-                    // Drains for twice the lease duration after being told.
-                    |mut leading| async move {
-                        leading.lost().await;
-                        tokio::time::sleep(Duration::from_millis(1600)).await;
-                    },
-                )
-                .await
-            }
+        // Drains for twice the lease duration after being told.
+        let (stop_a, a_task) = run_until_told(a.clone(), |mut leading| async move {
+            leading.lost().await;
+            tokio::time::sleep(Duration::from_millis(1600)).await;
         });
         while holder(&server).as_deref() != Some("a") {
             tokio::time::sleep(Duration::from_millis(10)).await;
