@@ -494,6 +494,17 @@ mod tests {
         server.object::<Lease>(Some("default"), "ctl").unwrap().and_then(|l| l.spec?.holder_identity)
     }
 
+    /// client-go's `wait.Jitter(period, 1.2)`: 1.0 to 2.2 times the period
+    /// (docs/scaling.md's failover bound).
+    #[tokio::test]
+    async fn retries_are_jittered_up_to_2_2_periods() {
+        let elector = LeaderElector::new(FakeApiServer::new().client(), config("a")).unwrap();
+        let period = Duration::from_millis(100);
+        let waits: Vec<Duration> = (0..2000).map(|_| elector.jittered_retry()).collect();
+        assert!(waits.iter().all(|w| *w >= period && *w <= period.mul_f64(2.2)), "{waits:?}");
+        assert!(waits.iter().any(|w| *w > period.mul_f64(2.0)), "the upper part of the range is used");
+    }
+
     #[test]
     fn timings_are_checked_against_each_other() {
         let ok = config("a");
