@@ -30,6 +30,10 @@ pub struct CreateOptions {
     pub dry_run: bool,
     /// Name of the actor making the change, recorded in `managedFields`.
     pub field_manager: Option<String>,
+    /// What the server does with fields the kind's schema does not declare
+    /// and with duplicate fields (`fieldValidation`); `None`: the server's
+    /// default, [`FieldValidation::Warn`].
+    pub field_validation: Option<FieldValidation>,
 }
 
 /// metav1 `UpdateOptions`.
@@ -39,6 +43,47 @@ pub struct UpdateOptions {
     pub dry_run: bool,
     /// Name of the actor making the change, recorded in `managedFields`.
     pub field_manager: Option<String>,
+    /// What the server does with fields the kind's schema does not declare
+    /// and with duplicate fields (`fieldValidation`); `None`: the server's
+    /// default, [`FieldValidation::Warn`].
+    pub field_validation: Option<FieldValidation>,
+}
+
+/// metav1's `fieldValidation` directive: what the API server does with
+/// fields of a written object that the kind's schema does not declare (a
+/// Rust type newer than the CRD installed in the cluster, a typo in a raw
+/// patch) and with fields given twice in the JSON. Unknown fields are
+/// dropped before the object is stored in every mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FieldValidation {
+    /// Drop them silently.
+    Ignore,
+    /// Drop them and answer with one `Warning` header per field (the
+    /// server's default; see [`crate::warnings`] to read them).
+    Warn,
+    /// Refuse the write: 400 BadRequest naming every such field
+    /// (`strict decoding error: unknown field "spec.x"`); 422 Invalid for a
+    /// patch.
+    Strict,
+}
+
+impl FieldValidation {
+    /// The query parameter's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldValidation::Ignore => "Ignore",
+            FieldValidation::Warn => "Warn",
+            FieldValidation::Strict => "Strict",
+        }
+    }
+
+    fn to_kube(self) -> kube::api::ValidationDirective {
+        match self {
+            FieldValidation::Ignore => kube::api::ValidationDirective::Ignore,
+            FieldValidation::Warn => kube::api::ValidationDirective::Warn,
+            FieldValidation::Strict => kube::api::ValidationDirective::Strict,
+        }
+    }
 }
 
 /// metav1 `GetOptions`.
@@ -126,6 +171,10 @@ pub struct PatchOptions {
     /// Take ownership of conflicting fields; only meaningful for
     /// [`PatchType::Apply`] and not sent with other patch types.
     pub force: bool,
+    /// What the server does with fields of the patched object the kind's
+    /// schema does not declare (see [`FieldValidation`]); an apply patch
+    /// naming an undeclared field fails whatever this says.
+    pub field_validation: Option<FieldValidation>,
 }
 
 /// metav1 `ApplyOptions` for server-side apply.
@@ -266,7 +315,7 @@ impl PatchOptions {
             // Apply is the only patch type the API server accepts `force` for.
             force: self.force && matches!(patch, PatchType::Apply(_)),
             field_manager: self.field_manager.clone(),
-            field_validation: None,
+            field_validation: self.field_validation.map(FieldValidation::to_kube),
         }
     }
 }
@@ -326,9 +375,26 @@ impl<K: Object> TypedClient<K> {
     // The Api to write `obj` through: ours, or for an unbound client of a
     // namespaced kind, one bound to the object's namespace.
     fn api_for(&self, obj: &K) -> Api<K> {
+        match self.namespace_for(obj) {
+            Some(ns) => K::api(self.client.clone(), Some(ns)),
+            None => self.api.clone(),
+        }
+    }
+
+    // The request builder `obj` is written through (see `api_for`).
+    fn request_for(&self, obj: &K) -> kube::core::Request {
+        match self.namespace_for(obj) {
+            Some(ns) => kube::core::Request::new(K::url_path(&(), Some(ns))),
+            None => self.request(),
+        }
+    }
+
+    // The object's own namespace, when an unbound client of a namespaced
+    // kind writes it.
+    fn namespace_for<'a>(&self, obj: &'a K) -> Option<&'a str> {
         match (&self.namespace, obj.meta().namespace.as_deref()) {
-            (None, Some(ns)) if K::NAMESPACED && !ns.is_empty() => K::api(self.client.clone(), Some(ns)),
-            _ => self.api.clone(),
+            (None, Some(ns)) if K::NAMESPACED && !ns.is_empty() => Some(ns),
+            _ => None,
         }
     }
 
@@ -341,7 +407,9 @@ impl<K: Object> TypedClient<K> {
 
     /// Creates `obj` (POST). `metadata.generateName` works as usual.
     pub async fn create(&self, obj: &K, opts: &CreateOptions) -> Result<K> {
-        Ok(self.api_for(obj).create(&opts.into(), obj).await?)
+        let body = serde_json::to_vec(obj)?;
+        let request = self.request_for(obj).create(&opts.into(), body).map_err(build_error)?;
+        self.send(request, "create", opts.field_validation).await
     }
 
     /// Replaces the object named by `obj.metadata.name` (PUT). A set
@@ -350,14 +418,32 @@ impl<K: Object> TypedClient<K> {
     /// has a status subresource.
     pub async fn update(&self, obj: &K, opts: &UpdateOptions) -> Result<K> {
         let name = Self::name_of(obj)?;
-        Ok(self.api_for(obj).replace(&name, &opts.into(), obj).await?)
+        let body = serde_json::to_vec(obj)?;
+        let request = self.request_for(obj).replace(&name, &opts.into(), body).map_err(build_error)?;
+        self.send(request, "replace", opts.field_validation).await
     }
 
     /// Replaces the status of the object named by `obj.metadata.name` (PUT
     /// `/status`); everything but `status` is ignored.
     pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K> {
         let name = Self::name_of(obj)?;
-        Ok(self.api_for(obj).replace_status(&name, &opts.into(), obj).await?)
+        let body = serde_json::to_vec(obj)?;
+        let request =
+            self.request_for(obj).replace_subresource("status", &name, &opts.into(), body).map_err(build_error)?;
+        self.send(request, "replace_status", opts.field_validation).await
+    }
+
+    // Sends a write of `K` with its `fieldValidation` (which kube's
+    // `PostParams` lacks) and reads the answer as `K`.
+    async fn send(
+        &self,
+        request: http::Request<Vec<u8>>,
+        verb: &'static str,
+        validation: Option<FieldValidation>,
+    ) -> Result<K> {
+        let mut request = with_field_validation(request, validation);
+        request.extensions_mut().insert(verb);
+        Ok(self.client.request::<K>(request).await?)
     }
 
     /// [`create`](Self::create) of an object handed over by value: the
@@ -440,10 +526,12 @@ impl<K: Object> TypedClient<K> {
                 }
                 Some(token) => {
                     // The server rejects a continue token together with a
-                    // resourceVersion: the token already pins the snapshot
-                    // (client-go's pager does the same).
+                    // resourceVersion or a resourceVersionMatch: the token
+                    // already pins the snapshot (client-go's pager does the
+                    // same).
                     params.continue_token = Some(token);
                     params.resource_version = None;
+                    params.version_match = None;
                 }
                 None => return Ok(items),
             }
@@ -558,7 +646,7 @@ impl<K: Object> TypedClient<K> {
     ) -> Result<S> {
         let body = serde_json::to_vec(value)?;
         let req = self.request().replace_subresource(subresource, name, &opts.into(), body).map_err(build_error)?;
-        Ok(self.client.request::<S>(req).await?)
+        Ok(self.client.request::<S>(with_field_validation(req, opts.field_validation)).await?)
     }
 
     /// Creates subresource `subresource` of the object `name` (POST), e.g.
@@ -573,7 +661,7 @@ impl<K: Object> TypedClient<K> {
     ) -> Result<S> {
         let body = serde_json::to_vec(value)?;
         let req = self.request().create_subresource(subresource, name, &opts.into(), body).map_err(build_error)?;
-        Ok(self.client.request::<S>(req).await?)
+        Ok(self.client.request::<S>(with_field_validation(req, opts.field_validation)).await?)
     }
 
     fn request(&self) -> kube::core::Request {
@@ -583,6 +671,23 @@ impl<K: Object> TypedClient<K> {
 
 fn build_error(err: kube::core::request::Error) -> Error {
     Error::Kube(kube::Error::BuildRequest(err))
+}
+
+/// Adds `fieldValidation` to a create or update, which kube's `PostParams`
+/// cannot carry.
+fn with_field_validation(
+    mut request: http::Request<Vec<u8>>,
+    validation: Option<FieldValidation>,
+) -> http::Request<Vec<u8>> {
+    let Some(validation) = validation else { return request };
+    let mut uri = request.uri().to_string();
+    uri.push(if uri.contains('?') { '&' } else { '?' });
+    uri.push_str("fieldValidation=");
+    uri.push_str(validation.as_str());
+    if let Ok(parsed) = uri.parse() {
+        *request.uri_mut() = parsed;
+    }
+    request
 }
 
 /// One list page with its items as JSON text, for every kind: the request
@@ -734,6 +839,73 @@ mod tests {
             .delete("a", &DeleteOptions::default())
             .await
             .expect("an answer that does not decode is no failure of the delete");
+    }
+
+    /// Later pages carry the continue token alone: a resourceVersionMatch
+    /// left from the first page is refused without a resourceVersion.
+    #[tokio::test]
+    async fn list_all_sends_later_pages_without_the_version_match() {
+        let server = crate::testing::FakeApiServer::new();
+        server.register::<ConfigMap>();
+        let client = TypedClient::<ConfigMap>::new(server.client(), Some("default"));
+        for name in ["a", "b", "c"] {
+            let cm = ConfigMap {
+                metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+                ..Default::default()
+            };
+            client.create(&cm, &CreateOptions::default()).await.unwrap();
+        }
+        let version = server.resource_version().to_string();
+        let all = client
+            .list_all(&ListOptions {
+                limit: Some(1),
+                resource_version: Some(version),
+                resource_version_match: Some(ResourceVersionMatch::Exact),
+                ..Default::default()
+            })
+            .await
+            .expect("every page is listed");
+        assert_eq!(all.len(), 3);
+        let pages: Vec<_> = server.actions().into_iter().filter(|a| a.verb == "list").collect();
+        assert_eq!(pages.len(), 3);
+        assert_eq!(pages[0].params.get("resourceVersionMatch").map(String::as_str), Some("Exact"));
+        assert!(pages[1..].iter().all(|p| !p.params.contains_key("resourceVersionMatch")));
+    }
+
+    /// `field_validation` is sent on create, update and patch.
+    #[tokio::test]
+    async fn field_validation_is_sent_with_every_write() {
+        let server = crate::testing::FakeApiServer::new();
+        server.register::<ConfigMap>();
+        let client = TypedClient::<ConfigMap>::new(server.client(), Some("default"));
+        let mut cm =
+            ConfigMap { metadata: ObjectMeta { name: Some("a".into()), ..Default::default() }, ..Default::default() };
+        let strict = Some(FieldValidation::Strict);
+        cm = client.create(&cm, &CreateOptions { field_validation: strict, ..Default::default() }).await.unwrap();
+        client
+            .update(&cm, &UpdateOptions { field_validation: Some(FieldValidation::Ignore), ..Default::default() })
+            .await
+            .unwrap();
+        client.update_status(&cm, &UpdateOptions { field_validation: strict, ..Default::default() }).await.unwrap();
+        let patch = PatchType::Merge(serde_json::json!({"data": {"k": "v"}}));
+        client
+            .patch("a", &patch, &PatchOptions { field_validation: Some(FieldValidation::Warn), ..Default::default() })
+            .await
+            .unwrap();
+        let sent: Vec<_> = server
+            .actions()
+            .into_iter()
+            .map(|a| (a.verb, a.subresource, a.params.get("fieldValidation").cloned().unwrap_or_default()))
+            .collect();
+        let expected = [
+            ("create", None, "Strict"),
+            ("update", None, "Ignore"),
+            ("update", Some("status"), "Strict"),
+            ("patch", None, "Warn"),
+        ];
+        let expected: Vec<_> =
+            expected.iter().map(|(v, s, f)| (v.to_string(), s.map(str::to_owned), f.to_string())).collect();
+        assert_eq!(sent, expected);
     }
 
     #[test]
