@@ -21,6 +21,7 @@ pub mod sharding;
 pub mod signal;
 pub mod testing;
 pub mod validation;
+pub mod warnings;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 pub mod workqueue;

@@ -149,10 +149,14 @@
 //!   be converted: applies fail with 500 and updates keep the stored
 //!   managedFields. The causes of a conflict with several managers are
 //!   ordered by manager (the API server's order varies).
-//! - No schema validation or defaulting unless the resource has a schema
-//!   to validate with ([`ResourceInfo::with_validation`]; generated fake
-//!   clientsets give their kinds one); no pruning of unknown fields,
-//!   admission, namespaces' existence, garbage collection
+//! - No schema validation, defaulting or pruning of unknown fields unless
+//!   the resource has a schema ([`ResourceInfo::with_validation`], else
+//!   [`ResourceInfo::with_schema`] for pruning; generated fake clientsets
+//!   give their kinds both). With one, writes are decoded as the API server
+//!   decodes custom resources: undeclared fields are pruned and, with keys
+//!   the JSON gives twice (found for every kind), refused under
+//!   `fieldValidation=Strict` or answered with `Warning` headers under
+//!   `Warn`, the default. No admission, namespaces' existence, garbage collection
 //!   (`propagationPolicy` is ignored) or graceful deletion of pods: e.g.
 //!   without a validation schema an apply that leaves `null` where a custom
 //!   resource's schema wants a map is stored, where the API server answers
@@ -181,6 +185,7 @@
 mod meta;
 mod objectmeta;
 mod patch;
+mod prune;
 mod reactor;
 pub(crate) mod selector;
 pub(crate) mod server;
@@ -239,6 +244,7 @@ pub struct ResourceInfo {
 #[derive(Clone)]
 pub struct StructuralSchema {
     json: Arc<str>,
+    value: Arc<serde_json::Value>,
     root: Arc<ssa::Type>,
 }
 
@@ -246,7 +252,15 @@ impl StructuralSchema {
     /// Reads `openAPIV3Schema`; what it does not understand is deduced from
     /// the objects, as under `x-kubernetes-preserve-unknown-fields`.
     pub fn new(open_api_v3_schema: &serde_json::Value) -> Self {
-        Self { json: open_api_v3_schema.to_string().into(), root: Arc::new(ssa::parse_schema(open_api_v3_schema)) }
+        Self {
+            json: open_api_v3_schema.to_string().into(),
+            value: Arc::new(open_api_v3_schema.clone()),
+            root: Arc::new(ssa::parse_schema(open_api_v3_schema)),
+        }
+    }
+
+    pub(crate) fn value(&self) -> Arc<serde_json::Value> {
+        self.value.clone()
     }
 
     /// The schema as JSON.

@@ -112,7 +112,7 @@ fn parse_query(query: Option<&str>) -> Query {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         params.insert(decode(k, true), decode(v, true));
     }
-    Query { params, user_agent: None }
+    Query { params, ..Query::default() }
 }
 
 /// What a request addresses, from its path.
@@ -184,6 +184,11 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
     let content_type =
         parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
     let patch_kind = (verb == "patch").then(|| PatchKind::from_content_type(&content_type));
+    // The API server's JSON decoding finds keys given twice in a body it
+    // decodes as an object (not in JSON patches or apply bodies).
+    if matches!(verb, "create" | "update") || matches!(patch_kind, Some(Ok(PatchKind::Merge | PatchKind::Strategic))) {
+        query.duplicates = super::prune::duplicates(body);
+    }
     let json_body: Option<Value> = if body.is_empty() { None } else { serde_json::from_slice(body).ok() };
     let action = Action {
         verb: verb.to_owned(),
@@ -274,12 +279,33 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         "delete" => store.delete(&target, json_body.as_ref().unwrap_or(&json!({})), &query).map(created),
         _ => store.delete_collection(&target, json_body.as_ref().unwrap_or(&json!({})), &query).map(created),
     };
+    let warnings = store.take_warnings();
     drop(store);
-    match result {
+    let mut response = match result {
         Ok((value, true)) => json_response(StatusCode::CREATED, &value),
         Ok((value, false)) => json_response(StatusCode::OK, &value),
         Err(err) => error_response(&err),
+    };
+    for warning in warnings {
+        if let Ok(value) = header::HeaderValue::from_str(&warning_header(&warning)) {
+            response.headers_mut().append(header::WARNING, value);
+        }
     }
+    response
+}
+
+/// A `Warning` header's value as the API server writes it: code 299, no
+/// agent, the text quoted.
+fn warning_header(text: &str) -> String {
+    let mut out = String::from("299 - \"");
+    for c in text.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]

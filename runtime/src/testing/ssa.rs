@@ -321,7 +321,7 @@ fn go_json(v: &Value) -> String {
 }
 
 /// Go's `%q` of a string.
-fn go_quote(s: &str) -> String {
+pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -1431,6 +1431,7 @@ pub(crate) fn validate_options(
     field_manager: Option<&str>,
     apply: Option<bool>,
     force_given: bool,
+    field_validation: Option<&str>,
 ) -> Result<(), ApiError> {
     let mut causes: Vec<(&'static str, String, String)> = Vec::new();
     let manager = field_manager.unwrap_or_default();
@@ -1462,6 +1463,13 @@ pub(crate) fn validate_options(
                 format!("Invalid value: {}: invalid character U+{:04X} (at position {i})", go_quote(manager), c as u32),
             ));
         }
+    }
+    if let Some(value) = field_validation.filter(|v| !matches!(*v, "Ignore" | "Strict" | "Warn")) {
+        causes.push((
+            "FieldValueNotSupported",
+            "fieldValidation".into(),
+            format!("Unsupported value: {}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"", go_quote(value)),
+        ));
     }
     if causes.is_empty() { Ok(()) } else { Err(ApiError::invalid_options(kind, causes)) }
 }
@@ -1953,24 +1961,24 @@ mod tests {
             r#"{"manager":"a","operation":"Update","apiVersion":"v1"}"#
         );
 
-        let err = validate_options("PatchOptions", None, Some(true), false).unwrap_err();
+        let err = validate_options("PatchOptions", None, Some(true), false, None).unwrap_err();
         assert_eq!(err.code, 422);
         assert_eq!(
             err.message,
             "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
         );
-        let err = validate_options("PatchOptions", Some("m"), Some(false), true).unwrap_err();
+        let err = validate_options("PatchOptions", Some("m"), Some(false), true, None).unwrap_err();
         assert_eq!(
             err.message,
             "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch"
         );
-        let err = validate_options("CreateOptions", Some("a\tb"), None, false).unwrap_err();
+        let err = validate_options("CreateOptions", Some("a\tb"), None, false, None).unwrap_err();
         assert_eq!(
             err.message,
             "CreateOptions.meta.k8s.io \"\" is invalid: fieldManager: Invalid value: \"a\\tb\": invalid character U+0009 (at position 1)"
         );
-        assert!(validate_options("UpdateOptions", Some(&"m".repeat(129)), None, false).is_err());
-        assert!(validate_options("UpdateOptions", Some(&"m".repeat(128)), None, false).is_ok());
+        assert!(validate_options("UpdateOptions", Some(&"m".repeat(129)), None, false, None).is_err());
+        assert!(validate_options("UpdateOptions", Some(&"m".repeat(128)), None, false, None).is_ok());
     }
 
     #[test]

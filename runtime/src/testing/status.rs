@@ -90,6 +90,14 @@ impl ApiError {
         err
     }
 
+    /// 422 for a patch whose result the API server cannot decode (a strict
+    /// decoding error): one cause at `patch`, no name or kind.
+    pub(crate) fn invalid_patch(message: String) -> Self {
+        let mut err = Self::new(422, "Invalid", format!(" \"\" is invalid: patch: {message}"));
+        err.details = Some(json!({"causes": [{"reason": "FieldValueInvalid", "message": message, "field": "patch"}]}));
+        err
+    }
+
     /// 409 for a server-side apply changing fields other managers own:
     /// details carry only the causes, one per conflicting field.
     pub(crate) fn apply_conflict(message: String, causes: Vec<Value>) -> Self {

@@ -15,6 +15,7 @@ use super::meta::{
 };
 use super::objectmeta;
 use super::patch::{PatchKind, apply_patch, parse_apply_body};
+use super::prune;
 use super::selector::{FieldSelector, LabelSelector};
 use super::ssa;
 use super::status::ApiError;
@@ -31,6 +32,16 @@ type ObjectKey = (String, String);
 pub(crate) struct Query {
     pub(crate) params: BTreeMap<String, String>,
     pub(crate) user_agent: Option<String>,
+    /// Fields the body gives twice (create, update, merge patches), by path.
+    pub(crate) duplicates: Vec<String>,
+}
+
+/// `fieldValidation`: what a write does with unknown and duplicate fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FieldValidation {
+    Ignore,
+    Warn,
+    Strict,
 }
 
 impl Query {
@@ -41,7 +52,7 @@ impl Query {
     /// Checks `fieldManager` (and `force`) for a write of `kind`
     /// (`CreateOptions`, ...) and returns the manager of a non-apply write.
     fn manager(&self, kind: &str) -> Result<String, ApiError> {
-        ssa::validate_options(kind, self.get("fieldManager"), None, false)?;
+        ssa::validate_options(kind, self.get("fieldManager"), None, false, self.get("fieldValidation"))?;
         Ok(ssa::manager_of(self.get("fieldManager"), self.user_agent.as_deref()))
     }
 
@@ -51,6 +62,27 @@ impl Query {
 
     fn dry_run(&self) -> bool {
         self.get("dryRun").is_some()
+    }
+
+    /// `fieldValidation` (already checked to be one of the three); the API
+    /// server's default is `Warn`.
+    fn field_validation(&self) -> FieldValidation {
+        match self.get("fieldValidation") {
+            Some("Ignore") => FieldValidation::Ignore,
+            Some("Strict") => FieldValidation::Strict,
+            _ => FieldValidation::Warn,
+        }
+    }
+
+    /// The duplicate fields of the body and the unknown ones `object` had
+    /// (pruned from it), as the API server words them.
+    fn decoding_problems(&self, info: &ResourceInfo, object: &mut Value) -> Vec<String> {
+        let unknown = match prune::schema_of(info) {
+            Some(schema) => prune::prune(object, &schema),
+            None => Vec::new(),
+        };
+        let duplicates = self.duplicates.iter().map(|path| format!("duplicate field {}", ssa::go_quote(path)));
+        duplicates.chain(unknown.iter().map(|path| format!("unknown field {}", ssa::go_quote(path)))).collect()
     }
 }
 
@@ -190,6 +222,8 @@ pub(crate) struct Store {
     next_watcher_id: u64,
     next_uid: u64,
     rng: u64,
+    /// Warnings of the request being answered (`Warning` headers).
+    warnings: Vec<String>,
 }
 
 /// How many events the history keeps by default.
@@ -228,6 +262,7 @@ impl Store {
             next_watcher_id: 0,
             next_uid: 0,
             rng: seed | 1,
+            warnings: Vec::new(),
         }
     }
 
@@ -400,8 +435,53 @@ impl Store {
         self.existing(t)
     }
 
-    pub(crate) fn create(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+    /// The warnings of the last request, taken.
+    pub(crate) fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// The API server's decoding of a create's or update's body: unknown
+    /// fields are pruned and, with duplicate ones, refused with a 400
+    /// (`Strict`) or answered with warnings (`Warn`).
+    fn decode(&mut self, info: &ResourceInfo, body: &mut Value, q: &Query) -> Result<(), ApiError> {
+        let problems = q.decoding_problems(info, body);
+        match q.field_validation() {
+            FieldValidation::Strict if !problems.is_empty() => Err(ApiError::bad_request(format!(
+                "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {}",
+                problems.join(", "),
+                kind = info.kind,
+                version = info.version,
+            ))),
+            FieldValidation::Warn => {
+                self.warnings.extend(problems);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// [`decode`](Self::decode) of a patched object: a strict error is a 422
+    /// quoting the patched object, as the API server's.
+    fn decode_patched(&mut self, info: &ResourceInfo, patched: &mut Value, q: &Query) -> Result<(), ApiError> {
+        let text = patched.to_string();
+        let problems = q.decoding_problems(info, patched);
+        match q.field_validation() {
+            FieldValidation::Strict if !problems.is_empty() => {
+                let message =
+                    format!("Invalid value: {}: strict decoding error: {}", ssa::go_quote(&text), problems.join(", "));
+                Err(ApiError::invalid_patch(message))
+            }
+            FieldValidation::Warn => {
+                self.warnings.extend(problems);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn create(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
         let manager = q.manager("CreateOptions")?;
+        self.decode(&t.info, &mut body, q)?;
         // etcd's storage refuses it and the API server passes that on as an
         // unclassified 500 (a copied object still carrying its version).
         if meta_str(&body, "resourceVersion").is_some_and(|rv| !rv.is_empty()) {
@@ -497,8 +577,9 @@ impl Store {
         self.put(&t.info, t.object_key(), new, Some(old))
     }
 
-    pub(crate) fn update(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+    pub(crate) fn update(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
         let manager = q.manager("UpdateOptions")?;
+        self.decode(&t.info, &mut body, q)?;
         named_as_url(t, &body)?;
         let old = self.existing(t)?;
         uid_precondition(t, &old, &body)?;
@@ -507,8 +588,9 @@ impl Store {
         self.commit_update(t, old, new, q)
     }
 
-    pub(crate) fn update_status(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+    pub(crate) fn update_status(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
         let manager = q.manager("UpdateOptions")?;
+        self.decode(&t.info, &mut body, q)?;
         named_as_url(t, &body)?;
         let old = self.existing(t)?;
         uid_precondition(t, &old, &body)?;
@@ -528,10 +610,17 @@ impl Store {
         if kind == PatchKind::Apply {
             return self.apply(t, patch, status, q);
         }
-        ssa::validate_options("PatchOptions", q.get("fieldManager"), Some(false), q.params.contains_key("force"))?;
+        ssa::validate_options(
+            "PatchOptions",
+            q.get("fieldManager"),
+            Some(false),
+            q.params.contains_key("force"),
+            q.get("fieldValidation"),
+        )?;
         let manager = ssa::manager_of(q.get("fieldManager"), q.user_agent.as_deref());
         let old = self.existing(t)?;
-        let patched = apply_patch(kind, &old, patch)?;
+        let mut patched = apply_patch(kind, &old, patch)?;
+        self.decode_patched(&t.info, &mut patched, q)?;
         if let Some(uid) = objectmeta::other_uid(&old, &patched) {
             return Err(ApiError::invalid(&t.info, t.name(), &[cause(&objectmeta::uid_changed(uid))]));
         }
@@ -546,7 +635,7 @@ impl Store {
     /// Returns the object and whether it was created.
     fn apply(&mut self, t: &Target, patch: &[u8], status: bool, q: &Query) -> Result<(Value, bool), ApiError> {
         let manager = q.get("fieldManager");
-        ssa::validate_options("PatchOptions", manager, Some(true), false)?;
+        ssa::validate_options("PatchOptions", manager, Some(true), false, q.get("fieldValidation"))?;
         let manager = manager.unwrap_or_default();
         let config = parse_apply_body(patch)?;
         let old = match self.existing(t) {

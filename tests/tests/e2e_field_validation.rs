@@ -1,0 +1,351 @@
+//! `fieldValidation` against kube-apiserver: the typed client sends it on
+//! create, update and patch, `warnings::WarningLayer` reads the warnings it
+//! brings, and the fake API server decodes writes as kube-apiserver does —
+//! fields its schema does not declare are pruned, and they and fields given
+//! twice are refused (`Strict`: 400, or 422 for a patch), warned about
+//! (`Warn`, the default) or dropped silently (`Ignore`). The same raw
+//! requests go to both servers and every answer must match: code, reason,
+//! message (for a patch, the part after the quoted object), causes,
+//! warnings and the stored `spec`.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use codegen_runtime::client::{CreateOptions, FieldValidation, PatchOptions, PatchType, TypedClient, UpdateOptions};
+use codegen_runtime::testing::{FakeApiServer, ResourceInfo};
+use codegen_runtime::warnings::WarningLayer;
+use codegen_testenv::TestEnv;
+use http::Method;
+use k8s_openapi::NamespaceResourceScope;
+use kube::api::ObjectMeta;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+const GROUP: &str = "fieldvalidation.kube-codegen.test";
+const CRD_NAME: &str = "gadgets.fieldvalidation.kube-codegen.test";
+
+fn schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "spec": {"type": "object", "properties": {
+                "size": {"type": "integer"},
+                "items": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+                "labels": {"type": "object", "additionalProperties": {"type": "object", "properties": {"v": {"type": "string"}}}},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                         "properties": {"known": {"type": "object", "properties": {"a": {"type": "string"}}}}},
+                "emb": {"type": "object", "x-kubernetes-embedded-resource": true,
+                        "properties": {"spec": {"type": "object", "properties": {"x": {"type": "string"}}}}}
+            }},
+            "status": {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+        }
+    })
+}
+
+fn crd() -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": CRD_NAME},
+        "spec": {
+            "group": GROUP,
+            "names": {"kind": "Gadget", "listKind": "GadgetList", "plural": "gadgets", "singular": "gadget"},
+            "scope": "Namespaced",
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "subresources": {"status": {}},
+                "schema": {"openAPIV3Schema": schema()},
+            }],
+        },
+    })
+}
+
+/// A Gadget as a Rust type that knows more fields than the installed CRD
+/// (`spec` is free-form here): what a controller built against a newer CRD
+/// sends to a cluster with the older one.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Gadget {
+    #[serde(rename = "apiVersion")]
+    api_version: String,
+    kind: String,
+    metadata: ObjectMeta,
+    #[serde(default)]
+    spec: Value,
+}
+
+impl kube::Resource for Gadget {
+    type DynamicType = ();
+    type Scope = NamespaceResourceScope;
+
+    fn kind(_: &()) -> Cow<'_, str> {
+        "Gadget".into()
+    }
+    fn group(_: &()) -> Cow<'_, str> {
+        GROUP.into()
+    }
+    fn version(_: &()) -> Cow<'_, str> {
+        "v1".into()
+    }
+    fn plural(_: &()) -> Cow<'_, str> {
+        "gadgets".into()
+    }
+    fn meta(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+}
+
+fn fake_server() -> FakeApiServer {
+    let server = FakeApiServer::new();
+    let schema: &'static str = Box::leak(schema().to_string().into_boxed_str());
+    server.register_resource(ResourceInfo::of::<Gadget>().with_validation(schema));
+    server
+}
+
+/// An answer to compare: code, reason, message (a patch's strict error
+/// from `strict decoding error:` on), causes' fields and reasons, the
+/// `Warning` texts and the answered object's `spec` and `status`.
+#[derive(Debug, PartialEq)]
+struct Answer {
+    code: u16,
+    reason: String,
+    message: String,
+    causes: Vec<(String, String)>,
+    warnings: Vec<String>,
+    spec: Value,
+    status: Value,
+}
+
+async fn send(client: &kube::Client, method: Method, uri: &str, content_type: &str, body: &str) -> Result<Answer> {
+    let request = http::Request::builder()
+        .method(method)
+        .uri(uri)
+        .header(http::header::CONTENT_TYPE, content_type)
+        .body(kube::client::Body::from(body.as_bytes().to_vec()))?;
+    let response = client.send(request).await.with_context(|| format!("sending to {uri}"))?;
+    let code = response.status().as_u16();
+    let warnings = response
+        .headers()
+        .get_all(http::header::WARNING)
+        .iter()
+        .flat_map(|v| codegen_runtime::warnings::parse_warning_header(v.to_str().unwrap_or_default()))
+        .map(|w| w.text)
+        .collect();
+    let bytes = response.into_body().collect_bytes().await?;
+    let value: Value = serde_json::from_slice(&bytes).with_context(|| String::from_utf8_lossy(&bytes).into_owned())?;
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let mut message = text(&value["message"]);
+    if code == 422
+        && let Some(at) = message.find("strict decoding error:")
+    {
+        message = message[at..].to_owned();
+    }
+    let causes = value["details"]["causes"]
+        .as_array()
+        .map(|c| c.iter().map(|c| (text(&c["field"]), text(&c["reason"]))).collect())
+        .unwrap_or_default();
+    let object = value["kind"] != "Status";
+    Ok(Answer {
+        code,
+        reason: text(&value["reason"]),
+        message: if object { String::new() } else { message },
+        causes,
+        warnings,
+        spec: if object { value["spec"].clone() } else { Value::Null },
+        status: if object { value["status"].clone() } else { Value::Null },
+    })
+}
+
+const UNKNOWN: &str = r#"{"apiVersion":"fieldvalidation.kube-codegen.test/v1","kind":"Gadget","metadata":{"name":"NAME","bogus":1,"ownerReferences":[{"apiVersion":"v1","kind":"X","name":"n","uid":"u","q":1}]},"spec":{"size":1,"extra":2,"items":[{"name":"x","q":1}],"labels":{"k":{"v":"1","z":2}},"free":{"anything":1,"known":{"a":"b","c":"d"}},"emb":{"apiVersion":"v1","kind":"X","metadata":{"name":"n","foo":1},"spec":{"x":"1","y":2},"other":3}},"status":{"ok":true,"no":1},"top":1}"#;
+const DUPLICATE: &str = r#"{"apiVersion":"fieldvalidation.kube-codegen.test/v1","kind":"Gadget","metadata":{"name":"NAME","name":"NAME"},"spec":{"size":1,"zzz":1,"items":[{"name":"a","name":"b"}],"size":2,"extra":1}}"#;
+
+/// Every request, in order, against one server; `ns` is the namespace.
+async fn answers(client: &kube::Client, ns: &str) -> Result<Vec<(String, Answer)>> {
+    let collection = format!("/apis/{GROUP}/v1/namespaces/{ns}/gadgets");
+    let json = "application/json";
+    let mut out = Vec::new();
+    let creates: &[(&str, &str, &str, &str)] = &[
+        ("create, unknown fields, Strict", "c1", "?fieldValidation=Strict", UNKNOWN),
+        ("create, unknown fields, Warn", "c2", "?fieldValidation=Warn", UNKNOWN),
+        ("create, unknown fields, Ignore", "c3", "?fieldValidation=Ignore", UNKNOWN),
+        ("create, unknown fields, default", "c4", "", UNKNOWN),
+        ("create, duplicate fields, Strict", "c5", "?fieldValidation=Strict", DUPLICATE),
+        ("create, duplicate fields, default", "c6", "", DUPLICATE),
+        ("create, fieldValidation=strict", "c7", "?fieldValidation=strict", DUPLICATE),
+        ("create, Bogus and a long manager", "c8", "?fieldValidation=Bogus&fieldManager=MANAGER", DUPLICATE),
+    ];
+    for (what, name, query, body) in creates {
+        let query = query.replace("MANAGER", &"m".repeat(129));
+        let answer =
+            send(client, Method::POST, &format!("{collection}{query}"), json, &body.replace("NAME", name)).await?;
+        out.push((what.to_string(), answer));
+    }
+
+    // Writes to an existing object: c2, as Warn stored it.
+    let item = format!("{collection}/c2");
+    let current = send(client, Method::GET, &item, json, "").await?;
+    if current.code != 200 {
+        bail!("reading c2: {current:?}");
+    }
+    let version = {
+        let request = http::Request::get(&item).body(Vec::new())?;
+        let object: Value = client.request(request).await?;
+        object["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_owned()
+    };
+    let put = |extra: &str| {
+        format!(
+            r#"{{"apiVersion":"{GROUP}/v1","kind":"Gadget","metadata":{{"name":"c2","resourceVersion":"{version}"}},"spec":{{"size":3,"extra":1}},"status":{{"ok":false,"no":1}}{extra}}}"#
+        )
+    };
+    for (what, uri, body) in [
+        ("update, Strict", format!("{item}?fieldValidation=Strict"), put("")),
+        ("update of the status, Strict", format!("{item}/status?fieldValidation=Strict"), put(r#","top":1"#)),
+        ("update of the status, dry run, default", format!("{item}/status?dryRun=All"), put("")),
+        ("update, dry run, Ignore", format!("{item}?dryRun=All&fieldValidation=Ignore"), put("")),
+    ] {
+        out.push((what.to_owned(), send(client, Method::PUT, &uri, json, &body).await?));
+    }
+    let merge = "application/merge-patch+json";
+    let json_patch = "application/json-patch+json";
+    for (what, query, content_type, body) in [
+        ("merge patch, Strict", "?fieldValidation=Strict", merge, r#"{"spec":{"extra":1,"items":[{"q":1}]},"top":2}"#),
+        ("merge patch, duplicate, Strict", "?fieldValidation=Strict", merge, r#"{"spec":{"size":1,"size":3}}"#),
+        ("merge patch, dry run, default", "?dryRun=All", merge, r#"{"spec":{"extra":1,"size":1,"size":4}}"#),
+        (
+            "json patch, Strict",
+            "?fieldValidation=Strict",
+            json_patch,
+            r#"[{"op":"add","path":"/spec/extra","value":1}]"#,
+        ),
+        ("merge patch, Bogus", "?fieldValidation=Bogus", merge, r#"{"spec":{"size":5}}"#),
+        ("merge patch, Ignore", "?fieldValidation=Ignore", merge, r#"{"spec":{"size":6,"extra":1}}"#),
+    ] {
+        out.push((what.to_owned(), send(client, Method::PATCH, &format!("{item}{query}"), content_type, body).await?));
+    }
+    Ok(out)
+}
+
+async fn install(env: &TestEnv) -> Result<kube::Client> {
+    let client = env.admin_client().await?;
+    let uri = format!(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD_NAME}?fieldManager=field-validation&force=true"
+    );
+    let answer = send(&client, Method::PATCH, &uri, "application/apply-patch+yaml", &crd().to_string()).await?;
+    if answer.code >= 300 {
+        bail!("installing the Gadget CRD: {answer:?}");
+    }
+    env.wait_crd_established(CRD_NAME, Duration::from_secs(60)).await?;
+    Ok(client)
+}
+
+/// Waits until gadgets are served in `ns`.
+async fn wait_served(client: &kube::Client, ns: &str) -> Result<()> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let uri = format!("/apis/{GROUP}/v1/namespaces/{ns}/gadgets");
+    loop {
+        let request = http::Request::get(&uri).body(Vec::new())?;
+        if client.request::<Value>(request).await.is_ok() {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            bail!("gadgets not served in {ns}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_fake_server_decodes_writes_as_kube_apiserver() -> Result<()> {
+    let env = TestEnv::shared();
+    let real = install(env).await?;
+    let ns = env.create_namespace("field-validation").await?;
+    wait_served(&real, &ns).await?;
+    let fake = fake_server();
+
+    let theirs = answers(&real, &ns).await?;
+    let ours = answers(&fake.client(), &ns).await?;
+    let mut differ = Vec::new();
+    for ((what, server), (_, fake)) in theirs.iter().zip(&ours) {
+        if server != fake {
+            differ.push(format!("{what}:\n  kube-apiserver: {server:?}\n  fake:           {fake:?}"));
+        }
+    }
+    assert!(differ.is_empty(), "{} of {} answers differ:\n{}", differ.len(), theirs.len(), differ.join("\n"));
+    // The comparison is not of two empty lists: what the requests are
+    // meant to show happened on the API server.
+    let by_name = |name: &str| &theirs.iter().find(|(what, _)| what == name).unwrap().1;
+    assert_eq!(by_name("create, unknown fields, Strict").code, 400);
+    assert_eq!(by_name("create, unknown fields, default").warnings.len(), 11);
+    assert!(by_name("create, unknown fields, Ignore").warnings.is_empty());
+    assert_eq!(by_name("merge patch, Strict").code, 422);
+    Ok(())
+}
+
+/// The typed client's `field_validation` reaches the server on create,
+/// update and patch, and `WarningLayer` hands over the warnings of the
+/// default mode — on kube-apiserver and on the fake alike.
+#[tokio::test]
+async fn the_typed_client_sends_field_validation_and_reads_warnings() -> Result<()> {
+    let env = TestEnv::shared();
+    install(env).await?;
+    let ns = env.create_namespace("field-validation-typed").await?;
+    wait_served(&env.admin_client().await?, &ns).await?;
+
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = seen.clone();
+    let layer = WarningLayer::new(move |w| sink.lock().unwrap().push(w.text.clone()));
+    let kubeconfig = kube::config::Kubeconfig::read_from(env.admin_kubeconfig())?;
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await?;
+    let real = kube::client::ClientBuilder::try_from(config)?.with_layer(&layer).build();
+    let server = fake_server();
+    let fake = kube::client::ClientBuilder::new(server.service(), "default").with_layer(&layer).build();
+
+    let mut outcomes = Vec::new();
+    for client in [real, fake] {
+        seen.lock().unwrap().clear();
+        let gadgets = TypedClient::<Gadget>::new(client, Some(&ns));
+        let mut gadget = Gadget {
+            api_version: format!("{GROUP}/v1"),
+            kind: "Gadget".into(),
+            metadata: ObjectMeta { name: Some("g".into()), ..Default::default() },
+            spec: json!({"size": 1, "color": "red"}),
+        };
+        let strict = CreateOptions { field_validation: Some(FieldValidation::Strict), ..Default::default() };
+        let refused = gadgets.create(&gadget, &strict).await.expect_err("Strict refuses spec.color");
+        let created = gadgets.create(&gadget, &CreateOptions::default()).await?;
+        let warned = std::mem::take(&mut *seen.lock().unwrap());
+        gadget.metadata = created.metadata.clone();
+        gadget.spec = json!({"size": 2, "shape": "round"});
+        let strict = UpdateOptions { field_validation: Some(FieldValidation::Strict), ..Default::default() };
+        let update_refused = gadgets.update(&gadget, &strict).await.expect_err("Strict refuses spec.shape");
+        let ignore = UpdateOptions { field_validation: Some(FieldValidation::Ignore), ..Default::default() };
+        let updated = gadgets.update(&gadget, &ignore).await?;
+        let ignored = std::mem::take(&mut *seen.lock().unwrap());
+        let patch = PatchType::Merge(json!({"spec": {"weight": 3}}));
+        let strict = PatchOptions { field_validation: Some(FieldValidation::Strict), ..Default::default() };
+        let patch_refused = gadgets.patch("g", &patch, &strict).await.expect_err("Strict refuses spec.weight");
+        outcomes.push((
+            refused.to_string(),
+            created.spec,
+            warned,
+            update_refused.to_string(),
+            updated.spec,
+            ignored,
+            patch_refused.is_invalid(),
+        ));
+    }
+    let (real, fake) = (&outcomes[0], &outcomes[1]);
+    assert_eq!(real, fake, "kube-apiserver and the fake differ");
+    assert!(real.0.contains(r#"strict decoding error: unknown field "spec.color""#), "{}", real.0);
+    assert_eq!(real.1, json!({"size": 1}));
+    assert_eq!(real.2, [r#"unknown field "spec.color""#]);
+    assert!(real.3.contains(r#"unknown field "spec.shape""#), "{}", real.3);
+    assert_eq!(real.4, json!({"size": 2}));
+    assert!(real.5.is_empty(), "{:?}", real.5);
+    assert!(real.6);
+    Ok(())
+}
