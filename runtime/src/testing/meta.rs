@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::ResourceInfo;
+use super::objectmeta;
 use super::status::ApiError;
 use super::store::Target;
 
@@ -156,20 +157,36 @@ pub(crate) fn prepare_update(t: &Target, old: &Value, mut body: Value) -> Result
     namespace_of(t, &mut body)?;
     check_resource_version(t, old, &body)?;
     let old_meta = meta(old).cloned().unwrap_or_default();
+    let mut causes: Vec<objectmeta::Cause> = Vec::new();
     if old_meta.contains_key("deletionTimestamp") {
         let before = finalizers(old);
         let added: Vec<&str> = finalizers(&body).into_iter().filter(|f| !before.contains(f)).collect();
         if !added.is_empty() {
-            return Err(ApiError::invalid(
-                info,
-                t.name(),
-                &[(
-                    "FieldValueForbidden",
-                    "metadata.finalizers",
-                    "Forbidden: no new finalizers can be added if the object is being deleted",
-                )],
+            causes.push((
+                "FieldValueForbidden",
+                "metadata.finalizers".into(),
+                format!(
+                    "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {}",
+                    objectmeta::go_string_slice(&added)
+                ),
             ));
         }
+    }
+    // An update never sets, moves or removes the deletion fields: kept from
+    // `old` when it has them, refused when it has none (or another grace).
+    let new_meta = meta(&body).cloned().unwrap_or_default();
+    for field in ["deletionTimestamp", "deletionGracePeriodSeconds"] {
+        if let Some(value) = new_meta.get(field).filter(|v| !v.is_null())
+            && old_meta.get(field).is_none_or(|o| o != value)
+            && (field == "deletionGracePeriodSeconds" || !old_meta.contains_key(field))
+        {
+            causes.push(objectmeta::immutable(&format!("metadata.{field}"), value));
+        }
+    }
+    if !causes.is_empty() {
+        let causes = objectmeta::update_checks(info, causes);
+        let causes: Vec<(&str, &str, &str)> = causes.iter().map(|(r, f, m)| (*r, f.as_str(), m.as_str())).collect();
+        return Err(ApiError::invalid(info, t.name(), &causes));
     }
     let m = meta_mut(&mut body)?;
     for owned in

@@ -128,13 +128,30 @@
 //!   loses null, empty-map and empty-list values, and objects of kinds
 //!   without a schema lose null values (so a `data` map emptied by apply
 //!   disappears).
+//! - A resource with a schema ([`ResourceInfo::is_custom`]) is served as a
+//!   custom resource: an update or patch leaving out the resourceVersion is
+//!   a 422 (built-in kinds take unconditional updates), strategic merge
+//!   patches are a 415, and metadata errors of an update are repeated in
+//!   the causes as kube-apiserver's custom resource handler repeats them
+//!   (labels, annotations and owner references three times, immutable
+//!   fields and new finalizers of an object being deleted twice).
+//! - Patches fail as on the API server: a JSON patch operation that does
+//!   not apply (a failed `test`, a missing path, an unknown operation) is
+//!   its bare 422, more than 10,000 operations a 413, a missing `value` is
+//!   `null`; a merge patch that is not an object is a 400 with Go's
+//!   decoding message, and values it sets lose their `null` members, in
+//!   lists too. A patch may not remove the name (400) nor set
+//!   `deletionTimestamp` or `deletionGracePeriodSeconds` (422); an apply
+//!   that would create an object with a uid is a 409; `dryRun` takes only
+//!   `All`, and boolean parameters read as the API server reads them
+//!   (`force=True` is true).
 //!
 //! # Limitations
 //!
-//! - Strategic merge patches are applied as JSON merge patches: lists are
-//!   replaced rather than merged by key, `$patch` directives are not
-//!   understood, and custom resources accept them (the real server answers
-//!   415 for those).
+//! - Strategic merge patches (of built-in kinds; custom resources answer
+//!   415, as on the API server) are applied as JSON merge patches: lists
+//!   are replaced rather than merged by key, and `$patch` directives are
+//!   not understood.
 //! - Server-side apply knows the schemas of custom kinds only as given to
 //!   [`ResourceInfo::with_schema`]. Built-in kinds have no schema here, so
 //!   their list-maps (a Pod's containers, keyed by name on the API server)
@@ -160,8 +177,7 @@
 //!   (`propagationPolicy` is ignored) or graceful deletion of pods: e.g.
 //!   without a validation schema an apply that leaves `null` where a custom
 //!   resource's schema wants a map is stored, where the API server answers
-//!   422. Unconditional updates (no
-//!   resourceVersion) are accepted for every kind.
+//!   422.
 //! - Lists are always served from the current state: `resourceVersion` and
 //!   `resourceVersionMatch` on list and get are ignored, and later pages of
 //!   a paged list show objects as they are when the page is read.
@@ -334,6 +350,15 @@ impl ResourceInfo {
     pub fn with_status_subresource(mut self, has_status_subresource: bool) -> Self {
         self.has_status_subresource = has_status_subresource;
         self
+    }
+
+    /// Whether the resource is served as a custom resource: it has a schema
+    /// ([`ResourceInfo::with_validation`] or [`ResourceInfo::with_schema`]).
+    /// Custom resources take no strategic merge patches, need a
+    /// resourceVersion on every update, and their metadata errors are
+    /// reported as kube-apiserver's custom resource handler reports them.
+    pub fn is_custom(&self) -> bool {
+        self.schema.is_some() || self.validation.is_some()
     }
 
     /// `group/version`, or just `version` for the core group.

@@ -99,6 +99,53 @@ pub(crate) fn validate(info: &ResourceInfo, object: &Value) -> Vec<Cause> {
     causes
 }
 
+/// The object checks of an update's new state: a custom resource's are
+/// made three times over for labels, annotations and owner references
+/// (kube-apiserver's common checks, then its update checks twice: once for
+/// every kind, once in the custom resource handler), as its causes show.
+pub(crate) fn on_update(info: &ResourceInfo, causes: Vec<Cause>) -> Vec<Cause> {
+    if !info.is_custom() {
+        return causes;
+    }
+    let again: Vec<Cause> = causes
+        .iter()
+        .filter(|(_, field, _)| {
+            ["metadata.labels", "metadata.annotations", "metadata.ownerReferences"]
+                .iter()
+                .any(|f| field == f || field.starts_with(&format!("{f}[")))
+        })
+        .cloned()
+        .collect();
+    let mut out = causes;
+    out.extend(again.iter().cloned());
+    out.extend(again);
+    out
+}
+
+/// The checks only an update makes (immutable fields, finalizers of an
+/// object being deleted): twice for a custom resource.
+pub(crate) fn update_checks(info: &ResourceInfo, causes: Vec<Cause>) -> Vec<Cause> {
+    if !info.is_custom() {
+        return causes;
+    }
+    causes.iter().chain(&causes).cloned().collect()
+}
+
+/// Go's `%#v` of a list of strings: `[]string{"a", "b"}`.
+pub(crate) fn go_string_slice(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| quoted(s)).collect();
+    format!("[]string{{{}}}", quoted.join(", "))
+}
+
+/// An immutable field's cause, with the value as Go prints it.
+pub(crate) fn immutable(field: &str, value: &Value) -> Cause {
+    let shown = match value {
+        Value::String(s) => quoted(s),
+        other => other.to_string(),
+    };
+    invalid(field, &shown, "field is immutable")
+}
+
 /// The uid a write's body or patched object gives, when it is not the
 /// stored object's: a PUT's is a precondition (409), a patch's a change of
 /// an immutable field (422).

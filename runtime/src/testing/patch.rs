@@ -24,15 +24,16 @@ pub(crate) enum PatchKind {
 }
 
 impl PatchKind {
-    /// The patch type of a request's `Content-Type`.
-    pub(crate) fn from_content_type(content_type: &str) -> Result<Self, ApiError> {
+    /// The patch type of a request's `Content-Type`; custom resources
+    /// take no strategic merge patches, as on the API server.
+    pub(crate) fn from_content_type(content_type: &str, custom: bool) -> Result<Self, ApiError> {
         let media = content_type.split(';').next().unwrap_or_default().trim();
         match media {
             "application/merge-patch+json" => Ok(Self::Merge),
             "application/json-patch+json" => Ok(Self::Json),
-            "application/strategic-merge-patch+json" => Ok(Self::Strategic),
-            "application/apply-patch+yaml" | "application/apply-patch+json" => Ok(Self::Apply),
-            _ => Err(ApiError::unsupported_media_type(content_type)),
+            "application/strategic-merge-patch+json" if !custom => Ok(Self::Strategic),
+            "application/apply-patch+yaml" => Ok(Self::Apply),
+            _ => Err(ApiError::unsupported_media_type(custom)),
         }
     }
 
@@ -91,27 +92,19 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
     let mut doc = live.clone();
     match kind {
         PatchKind::Json => {
-            let ops: json_patch::Patch =
-                serde_json::from_slice(patch).map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
-            // The API server answers a failed `test` or a missing path with
-            // 422, as for any unprocessable patch.
+            let ops = json_patch_ops(patch)?;
+            // The fake's own limits, past the API server's.
             let unprocessable = |message: String| {
                 let mut err = ApiError::bad_request(message);
                 err.code = 422;
                 err.reason = "Invalid";
                 err
             };
-            if ops.0.len() > MAX_JSON_PATCH_OPS {
-                return Err(ApiError::bad_request(format!(
-                    "the JSON patch has {} operations, more than {MAX_JSON_PATCH_OPS}",
-                    ops.0.len()
-                )));
-            }
             // One operation at a time on the copy: `copy` can double a
             // document per operation, so what it copies is counted (as the
             // API server does) and the nesting checked before the next one.
             let mut copied = 0usize;
-            for op in &ops.0 {
+            for op in &ops {
                 if let json_patch::PatchOperation::Copy(c) = op
                     && let Some(from) = doc.pointer(c.from.as_str())
                 {
@@ -122,8 +115,7 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
                         )));
                     }
                 }
-                json_patch::patch_unsafe(&mut doc, std::slice::from_ref(op))
-                    .map_err(|e| unprocessable(format!("the JSON patch could not be applied: {e}")))?;
+                json_patch::patch_unsafe(&mut doc, std::slice::from_ref(op)).map_err(|_| ApiError::patch_rejected())?;
                 if nesting(&doc) > MAX_NESTING {
                     return Err(unprocessable(format!(
                         "the JSON patch nests the object deeper than {MAX_NESTING} levels"
@@ -133,19 +125,100 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
         }
         PatchKind::Apply => return Err(ApiError::internal("apply patches are merged with field ownership")),
         PatchKind::Merge | PatchKind::Strategic => {
-            let patch: Value = serde_json::from_slice(patch).map_err(|e| {
-                ApiError::bad_request(format!(
-                    "the {} patch body is not JSON (the fake API server does not parse YAML): {e}",
-                    kind.as_str()
-                ))
-            })?;
-            if !patch.is_object() {
-                return Err(ApiError::bad_request("a merge patch must be a JSON object"));
+            // The API server's messages, from its JSON patch library and
+            // Go's decoding of the patch into a map.
+            let patch: Value =
+                serde_json::from_slice(patch).map_err(|_| ApiError::bad_request("invalid JSON patch"))?;
+            match &patch {
+                Value::Object(_) => merge(&mut doc, &patch),
+                Value::Null => return Err(ApiError::bad_request("Invalid JSON Patch")),
+                other => {
+                    return Err(ApiError::bad_request(format!(
+                        "error decoding patch: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                        go_json_type(other)
+                    )));
+                }
             }
-            json_patch::merge(&mut doc, &patch);
         }
     }
     Ok(doc)
+}
+
+/// The operations of a JSON patch as the API server reads them: an
+/// operation it does not know, or one that does not parse, fails the patch
+/// when applied (422, without details); a missing `value` is `null`.
+fn json_patch_ops(patch: &[u8]) -> Result<Vec<json_patch::PatchOperation>, ApiError> {
+    let raw: Value = serde_json::from_slice(patch).map_err(|_| ApiError::bad_request("invalid JSON patch"))?;
+    let ops = match raw {
+        Value::Array(ops) => ops,
+        Value::Null => Vec::new(),
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "error decoding patch: json: cannot unmarshal {} into Go value of type []handlers.jsonPatchOp",
+                go_json_type(&other)
+            )));
+        }
+    };
+    if ops.len() > MAX_JSON_PATCH_OPS {
+        return Err(ApiError::entity_too_large(format!(
+            "Request entity too large: The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPS}, got {}",
+            ops.len()
+        )));
+    }
+    ops.into_iter()
+        .map(|mut op| {
+            if let Some(map) = op.as_object_mut()
+                && matches!(map.get("op").and_then(Value::as_str), Some("add" | "replace" | "test"))
+            {
+                map.entry("value").or_insert(Value::Null);
+            }
+            serde_json::from_value(op).map_err(|_| ApiError::patch_rejected())
+        })
+        .collect()
+}
+
+/// Go's name of a JSON value's type in its decoding errors.
+fn go_json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+    }
+}
+
+/// RFC 7386 merge as the API server's JSON patch library does it: a value
+/// the patch sets loses its `null` members at every depth, inside lists
+/// too (`[{"a": null}]` is stored as `[{}]`).
+fn merge(target: &mut Value, patch: &Value) {
+    let Value::Object(members) = patch else {
+        *target = without_nulls(patch);
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(serde_json::Map::new());
+    }
+    if let Value::Object(map) = target {
+        for (key, value) in members {
+            if value.is_null() {
+                map.remove(key);
+            } else {
+                merge(map.entry(key.clone()).or_insert(Value::Null), value);
+            }
+        }
+    }
+}
+
+fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), without_nulls(v))).collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -198,12 +271,42 @@ mod tests {
     }
 
     #[test]
+    fn merged_values_lose_their_nulls_inside_lists_too() {
+        let live = json!({"spec": {"items": [{"name": "a"}], "keep": 1}});
+        let merged = apply_patch(
+            PatchKind::Merge,
+            &live,
+            br#"{"spec":{"items":[{"name":null},null],"m":{"a":null,"b":[{"c":null}]}}}"#,
+        )
+        .unwrap();
+        assert_eq!(merged, json!({"spec": {"items": [{}, null], "keep": 1, "m": {"b": [{}]}}}));
+    }
+
+    #[test]
+    fn json_patches_read_as_the_api_server_reads_them() {
+        let live = json!({"spec": {}});
+        // A missing value is null; an unknown operation fails as applied.
+        let added = apply_patch(PatchKind::Json, &live, br#"[{"op":"add","path":"/spec/a"}]"#).unwrap();
+        assert_eq!(added, json!({"spec": {"a": null}}));
+        let unknown = apply_patch(PatchKind::Json, &live, br#"[{"op":"frob","path":"/spec"}]"#).unwrap_err();
+        assert_eq!((unknown.code, unknown.reason), (422, "Invalid"));
+        let many = serde_json::to_vec(&vec![json!({"op": "test", "path": "/spec", "value": {}}); 10_001]).unwrap();
+        assert_eq!(apply_patch(PatchKind::Json, &live, &many).unwrap_err().code, 413);
+        assert_eq!(apply_patch(PatchKind::Json, &live, b"{}").unwrap_err().code, 400);
+    }
+
+    #[test]
     fn content_types() {
-        assert_eq!(PatchKind::from_content_type("application/apply-patch+yaml").unwrap(), PatchKind::Apply);
+        assert_eq!(PatchKind::from_content_type("application/apply-patch+yaml", true).unwrap(), PatchKind::Apply);
         assert_eq!(
-            PatchKind::from_content_type("application/merge-patch+json; charset=utf-8").unwrap(),
+            PatchKind::from_content_type("application/merge-patch+json; charset=utf-8", true).unwrap(),
             PatchKind::Merge
         );
-        assert_eq!(PatchKind::from_content_type("text/plain").unwrap_err().code, 415);
+        assert_eq!(PatchKind::from_content_type("text/plain", false).unwrap_err().code, 415);
+        // Strategic merge patches are for built-in kinds only.
+        let strategic = "application/strategic-merge-patch+json";
+        assert_eq!(PatchKind::from_content_type(strategic, false).unwrap(), PatchKind::Strategic);
+        assert_eq!(PatchKind::from_content_type(strategic, true).unwrap_err().code, 415);
+        assert!(PatchKind::from_content_type("application/apply-patch+json", true).is_err());
     }
 }

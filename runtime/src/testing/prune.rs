@@ -251,7 +251,7 @@ mod tests {
 
     use super::*;
 
-    /// The schema and the write of tests/tests/e2e_field_validation.rs,
+    /// The schema and the write of tests/tests/e2e_fake_custom.rs,
     /// with the API server's answer.
     #[test]
     fn unknown_fields_are_pruned_and_listed_as_the_api_server_lists_them() {

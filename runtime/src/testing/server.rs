@@ -161,7 +161,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
     query.user_agent = parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let has_name = route.name.is_some();
     let verb = match (&parts.method, has_name) {
-        (&Method::GET, false) if matches!(query.get("watch"), Some("true" | "1")) => "watch",
+        (&Method::GET, false) if query.flag("watch") => "watch",
         (&Method::GET, false) => "list",
         (&Method::GET, true) => "get",
         (&Method::POST, false) => "create",
@@ -183,7 +183,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
     };
     let content_type =
         parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
-    let patch_kind = (verb == "patch").then(|| PatchKind::from_content_type(&content_type));
+    let patch_kind = (verb == "patch").then(|| PatchKind::from_content_type(&content_type, route.info.is_custom()));
     // The API server's JSON decoding finds keys given twice in a body it
     // decodes as an object (not in JSON patches or apply bodies).
     if matches!(verb, "create" | "update") || matches!(patch_kind, Some(Ok(PatchKind::Merge | PatchKind::Strategic))) {
@@ -248,7 +248,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
             Ok(WatchStart::Expired(line)) => watch_response(WatchStream::finished(target.info, vec![line])),
             Ok(WatchStart::Open { id, initial, rx }) => {
                 let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).map(Duration::from_secs);
-                let bookmarks = matches!(query.get("allowWatchBookmarks"), Some("true" | "1"));
+                let bookmarks = query.flag("allowWatchBookmarks");
                 watch_response(WatchStream::open(
                     Arc::downgrade(shared),
                     id,

@@ -1431,6 +1431,7 @@ pub(crate) fn validate_options(
     field_manager: Option<&str>,
     apply: Option<bool>,
     force_given: bool,
+    dry_run: Option<&str>,
     field_validation: Option<&str>,
 ) -> Result<(), ApiError> {
     let mut causes: Vec<(&'static str, String, String)> = Vec::new();
@@ -1463,6 +1464,13 @@ pub(crate) fn validate_options(
                 format!("Invalid value: {}: invalid character U+{:04X} (at position {i})", go_quote(manager), c as u32),
             ));
         }
+    }
+    if let Some(value) = dry_run.filter(|v| *v != "All") {
+        causes.push((
+            "FieldValueNotSupported",
+            "dryRun".into(),
+            format!("Unsupported value: [{}]: supported values: \"All\"", go_quote(value)),
+        ));
     }
     if let Some(value) = field_validation.filter(|v| !matches!(*v, "Ignore" | "Strict" | "Warn")) {
         causes.push((
@@ -1558,7 +1566,7 @@ pub(crate) fn normalize(info: &ResourceInfo, obj: &mut Value) {
             _ => true,
         });
     }
-    if info.schema.is_none() {
+    if !info.is_custom() {
         drop_nulls(obj);
     }
 }
@@ -1961,24 +1969,24 @@ mod tests {
             r#"{"manager":"a","operation":"Update","apiVersion":"v1"}"#
         );
 
-        let err = validate_options("PatchOptions", None, Some(true), false, None).unwrap_err();
+        let err = validate_options("PatchOptions", None, Some(true), false, None, None).unwrap_err();
         assert_eq!(err.code, 422);
         assert_eq!(
             err.message,
             "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
         );
-        let err = validate_options("PatchOptions", Some("m"), Some(false), true, None).unwrap_err();
+        let err = validate_options("PatchOptions", Some("m"), Some(false), true, None, None).unwrap_err();
         assert_eq!(
             err.message,
             "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch"
         );
-        let err = validate_options("CreateOptions", Some("a\tb"), None, false, None).unwrap_err();
+        let err = validate_options("CreateOptions", Some("a\tb"), None, false, None, None).unwrap_err();
         assert_eq!(
             err.message,
             "CreateOptions.meta.k8s.io \"\" is invalid: fieldManager: Invalid value: \"a\\tb\": invalid character U+0009 (at position 1)"
         );
-        assert!(validate_options("UpdateOptions", Some(&"m".repeat(129)), None, false, None).is_err());
-        assert!(validate_options("UpdateOptions", Some(&"m".repeat(128)), None, false, None).is_ok());
+        assert!(validate_options("UpdateOptions", Some(&"m".repeat(129)), None, false, None, None).is_err());
+        assert!(validate_options("UpdateOptions", Some(&"m".repeat(128)), None, false, None, None).is_ok());
     }
 
     #[test]

@@ -57,18 +57,36 @@ impl ApiError {
         )
     }
 
-    /// 422 with field causes `(reason, field, message)`.
+    /// 422 with field causes `(reason, field, message)`, named by the
+    /// group-qualified kind (`Widget.example.com`).
     pub(crate) fn invalid(info: &ResourceInfo, name: &str, causes: &[(&str, &str, &str)]) -> Self {
         let summary: Vec<String> = causes.iter().map(|(_, f, m)| format!("{f}: {m}")).collect();
-        let mut err =
-            Self::new(422, "Invalid", format!("{} \"{name}\" is invalid: {}", info.kind, aggregate(&summary)))
-                .with_details(info, name);
+        let kind = if info.group.is_empty() { info.kind.clone() } else { format!("{}.{}", info.kind, info.group) };
+        let mut err = Self::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {}", aggregate(&summary)))
+            .with_details(info, name);
         if let Some(details) = err.details.as_mut() {
             details["kind"] = Value::String(info.kind.clone());
             details["causes"] = causes
                 .iter()
                 .map(|(reason, field, message)| json!({"reason": reason, "field": field, "message": message}))
                 .collect();
+        }
+        err
+    }
+
+    /// 422 with one cause, named by the group-qualified resource
+    /// (`widgets.example.com`): what the API server's store answers itself,
+    /// e.g. an update of a custom resource without a resourceVersion.
+    pub(crate) fn invalid_resource(
+        info: &ResourceInfo,
+        name: &str,
+        (reason, field, message): (&str, &str, &str),
+    ) -> Self {
+        let mut err =
+            Self::new(422, "Invalid", format!("{} \"{name}\" is invalid: {field}: {message}", info.qualified()))
+                .with_details(info, name);
+        if let Some(details) = err.details.as_mut() {
+            details["causes"] = json!([{"reason": reason, "message": message, "field": field}]);
         }
         err
     }
@@ -120,14 +138,32 @@ impl ApiError {
         Self::new(405, "MethodNotAllowed", message)
     }
 
-    pub(crate) fn unsupported_media_type(content_type: &str) -> Self {
-        Self::new(
-            415,
-            "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {content_type:?})"
-            ),
-        )
+    /// 415 for a patch type the resource does not take: custom resources
+    /// list theirs, built-in kinds answer with the code's text.
+    pub(crate) fn unsupported_media_type(custom: bool) -> Self {
+        if custom {
+            return Self::new(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+            );
+        }
+        let mut err = Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type");
+        err.details = Some(json!({}));
+        err
+    }
+
+    /// 422 for a JSON patch that fails to apply (a failed `test`, a missing
+    /// path, an unknown operation): the API server says no more.
+    pub(crate) fn patch_rejected() -> Self {
+        let mut err = Self::new(422, "Invalid", "the server rejected our request due to an error in our request");
+        err.details = Some(json!({}));
+        err
+    }
+
+    /// 413 for a request over one of the API server's limits.
+    pub(crate) fn entity_too_large(message: impl Into<String>) -> Self {
+        Self::new(413, "RequestEntityTooLarge", message)
     }
 
     /// 410 for a watch or continue token older than the retained history.
@@ -175,10 +211,17 @@ impl ApiError {
     }
 }
 
-/// Several field errors as the API server joins them: `[a, b]`.
+/// Several field errors as the API server joins them: `[a, b]`, each
+/// distinct text once.
 fn aggregate(errors: &[String]) -> String {
-    match errors {
-        [one] => one.clone(),
+    let mut distinct: Vec<&str> = Vec::new();
+    for e in errors {
+        if !distinct.contains(&e.as_str()) {
+            distinct.push(e);
+        }
+    }
+    match distinct.as_slice() {
+        [one] => (*one).to_owned(),
         many => format!("[{}]", many.join(", ")),
     }
 }

@@ -52,12 +52,21 @@ impl Query {
     /// Checks `fieldManager` (and `force`) for a write of `kind`
     /// (`CreateOptions`, ...) and returns the manager of a non-apply write.
     fn manager(&self, kind: &str) -> Result<String, ApiError> {
-        ssa::validate_options(kind, self.get("fieldManager"), None, false, self.get("fieldValidation"))?;
+        ssa::validate_options(
+            kind,
+            self.get("fieldManager"),
+            None,
+            false,
+            self.get("dryRun"),
+            self.get("fieldValidation"),
+        )?;
         Ok(ssa::manager_of(self.get("fieldManager"), self.user_agent.as_deref()))
     }
 
-    fn flag(&self, key: &str) -> bool {
-        matches!(self.get(key), Some("true" | "1"))
+    /// A boolean parameter as the API server reads one: given, and not
+    /// `0` or `false` in any case (so `force=` and `force=True` are true).
+    pub(crate) fn flag(&self, key: &str) -> bool {
+        self.params.get(key).is_some_and(|v| !v.eq_ignore_ascii_case("false") && v != "0")
     }
 
     fn dry_run(&self) -> bool {
@@ -582,6 +591,7 @@ impl Store {
         self.decode(&t.info, &mut body, q)?;
         named_as_url(t, &body)?;
         let old = self.existing(t)?;
+        versioned_update(t, &body)?;
         uid_precondition(t, &old, &body)?;
         let mut new = prepare_update(t, &old, body)?;
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, None);
@@ -593,6 +603,7 @@ impl Store {
         self.decode(&t.info, &mut body, q)?;
         named_as_url(t, &body)?;
         let old = self.existing(t)?;
+        versioned_update(t, &body)?;
         uid_precondition(t, &old, &body)?;
         let mut new = prepare_status_update(t, &old, &body)?;
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, Some("status"));
@@ -615,14 +626,23 @@ impl Store {
             q.get("fieldManager"),
             Some(false),
             q.params.contains_key("force"),
+            q.get("dryRun"),
             q.get("fieldValidation"),
         )?;
         let manager = ssa::manager_of(q.get("fieldManager"), q.user_agent.as_deref());
         let old = self.existing(t)?;
         let mut patched = apply_patch(kind, &old, patch)?;
         self.decode_patched(&t.info, &mut patched, q)?;
+        if meta_str(&patched, "name").is_none_or(str::is_empty) {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({} based on URL) was undeterminable: name must be provided",
+                t.name()
+            )));
+        }
+        versioned_update(t, &patched)?;
         if let Some(uid) = objectmeta::other_uid(&old, &patched) {
-            return Err(ApiError::invalid(&t.info, t.name(), &[cause(&objectmeta::uid_changed(uid))]));
+            let causes = objectmeta::update_checks(&t.info, vec![objectmeta::uid_changed(uid)]);
+            return Err(ApiError::invalid(&t.info, t.name(), &causes.iter().map(cause).collect::<Vec<_>>()));
         }
         let mut new =
             if status { prepare_status_update(t, &old, &patched)? } else { prepare_update(t, &old, patched)? };
@@ -635,7 +655,7 @@ impl Store {
     /// Returns the object and whether it was created.
     fn apply(&mut self, t: &Target, patch: &[u8], status: bool, q: &Query) -> Result<(Value, bool), ApiError> {
         let manager = q.get("fieldManager");
-        ssa::validate_options("PatchOptions", manager, Some(true), false, q.get("fieldValidation"))?;
+        ssa::validate_options("PatchOptions", manager, Some(true), false, q.get("dryRun"), q.get("fieldValidation"))?;
         let manager = manager.unwrap_or_default();
         let config = parse_apply_body(patch)?;
         let old = match self.existing(t) {
@@ -646,6 +666,13 @@ impl Store {
         let subresource = status.then_some("status");
         let applied = ssa::apply(&t.info, old.as_ref(), &config, manager, q.flag("force"), subresource)?;
         let Some(old) = old else {
+            if let Some(uid) = meta_str(&applied, "uid").filter(|u| !u.is_empty()) {
+                return Err(ApiError::conflict(
+                    &t.info,
+                    t.name(),
+                    &format!("uid mismatch: the provided object specified uid {uid}, and no existing object was found"),
+                ));
+            }
             match meta_str(&applied, "name") {
                 None => {
                     return Err(ApiError::bad_request(format!(
@@ -869,6 +896,19 @@ impl Store {
     }
 }
 
+/// A custom resource is only updated at a given resourceVersion: an update
+/// (or patch) leaving it out is refused before anything else is checked.
+fn versioned_update(t: &Target, body: &Value) -> Result<(), ApiError> {
+    if !t.info.is_custom() || meta_str(body, "resourceVersion").is_some_and(|rv| !rv.is_empty()) {
+        return Ok(());
+    }
+    Err(ApiError::invalid_resource(
+        &t.info,
+        t.name(),
+        ("FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0: must be specified for an update"),
+    ))
+}
+
 /// With a validation schema: defaults `object` and refuses it, as the API
 /// server does, when it is invalid (as a create, or an update of `old`).
 /// A PUT body's uid is a precondition, as the API server reads it.
@@ -893,7 +933,10 @@ fn cause((reason, field, message): &objectmeta::Cause) -> (&str, &str, &str) {
 /// The API server's checks of a write: metadata for every kind, then the
 /// schema when the resource has one to validate with.
 fn admit(info: &ResourceInfo, name: &str, object: &mut Value, old: Option<&Value>) -> Result<(), ApiError> {
-    let problems = objectmeta::validate(info, object);
+    let mut problems = objectmeta::validate(info, object);
+    if old.is_some() {
+        problems = objectmeta::on_update(info, problems);
+    }
     if !problems.is_empty() {
         let causes: Vec<_> = problems.iter().map(cause).collect();
         return Err(ApiError::invalid(info, name, &causes));

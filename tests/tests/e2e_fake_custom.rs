@@ -1,12 +1,18 @@
-//! `fieldValidation` against kube-apiserver: the typed client sends it on
-//! create, update and patch, `warnings::WarningLayer` reads the warnings it
-//! brings, and the fake API server decodes writes as kube-apiserver does —
-//! fields its schema does not declare are pruned, and they and fields given
-//! twice are refused (`Strict`: 400, or 422 for a patch), warned about
-//! (`Warn`, the default) or dropped silently (`Ignore`). The same raw
-//! requests go to both servers and every answer must match: code, reason,
-//! message (for a patch, the part after the quoted object), causes,
-//! warnings and the stored `spec`.
+//! Differential tests of the fake API server on a custom resource: the
+//! same raw requests go to kube-apiserver and to `FakeApiServer`, and every
+//! answer must match — code, reason, message (for a patch's strict decoding
+//! error, the part after the quoted object), causes, `Warning` headers and
+//! the answered `spec`.
+//!
+//! - Decoding (`fieldValidation`): the typed client sends it on create,
+//!   update and patch, `warnings::WarningLayer` reads the warnings it
+//!   brings, and the fake prunes fields its schema does not declare and
+//!   refuses them and fields given twice (`Strict`: 400, or 422 for a
+//!   patch), warns about them (`Warn`, the default) or drops them silently
+//!   (`Ignore`).
+//! - Patches and metadata: failing and malformed JSON and merge patches,
+//!   media types, request options, names, deletion fields, finalizers and
+//!   resource versions as the API server checks them for custom resources.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -163,7 +169,8 @@ async fn send(client: &kube::Client, method: Method, uri: &str, content_type: &s
 const UNKNOWN: &str = r#"{"apiVersion":"fieldvalidation.kube-codegen.test/v1","kind":"Gadget","metadata":{"name":"NAME","bogus":1,"ownerReferences":[{"apiVersion":"v1","kind":"X","name":"n","uid":"u","q":1}]},"spec":{"size":1,"extra":2,"items":[{"name":"x","q":1}],"labels":{"k":{"v":"1","z":2}},"free":{"anything":1,"known":{"a":"b","c":"d"}},"emb":{"apiVersion":"v1","kind":"X","metadata":{"name":"n","foo":1},"spec":{"x":"1","y":2},"other":3}},"status":{"ok":true,"no":1},"top":1}"#;
 const DUPLICATE: &str = r#"{"apiVersion":"fieldvalidation.kube-codegen.test/v1","kind":"Gadget","metadata":{"name":"NAME","name":"NAME"},"spec":{"size":1,"zzz":1,"items":[{"name":"a","name":"b"}],"size":2,"extra":1}}"#;
 
-/// Every request, in order, against one server; `ns` is the namespace.
+/// Every decoding request, in order, against one server; `ns` is the
+/// namespace.
 async fn answers(client: &kube::Client, ns: &str) -> Result<Vec<(String, Answer)>> {
     let collection = format!("/apis/{GROUP}/v1/namespaces/{ns}/gadgets");
     let json = "application/json";
@@ -347,5 +354,200 @@ async fn the_typed_client_sends_field_validation_and_reads_warnings() -> Result<
     assert_eq!(real.4, json!({"size": 2}));
     assert!(real.5.is_empty(), "{:?}", real.5);
     assert!(real.6);
+    Ok(())
+}
+
+/// Creates the Gadget `name` in `ns` (with `finalizers`) and returns its
+/// resourceVersion.
+async fn gadget(client: &kube::Client, ns: &str, name: &str, finalizers: &[&str]) -> Result<String> {
+    let body = json!({
+        "apiVersion": format!("{GROUP}/v1"), "kind": "Gadget",
+        "metadata": {"name": name, "finalizers": finalizers},
+        "spec": {"size": 1, "items": [{"name": "a"}]},
+    });
+    let request = http::Request::post(format!("/apis/{GROUP}/v1/namespaces/{ns}/gadgets"))
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(serde_json::to_vec(&body)?)?;
+    let created: Value = client.request(request).await.with_context(|| format!("creating {name}"))?;
+    Ok(created["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_owned())
+}
+
+/// The patch and metadata requests, in order, against one server.
+async fn patch_answers(client: &kube::Client, ns: &str) -> Result<Vec<(String, Answer)>> {
+    let collection = format!("/apis/{GROUP}/v1/namespaces/{ns}/gadgets");
+    let item = format!("{collection}/p");
+    let version = gadget(client, ns, "p", &[]).await?;
+    let (json, merge, json_patch, apply) = (
+        "application/json",
+        "application/merge-patch+json",
+        "application/json-patch+json",
+        "application/apply-patch+yaml",
+    );
+    let many_tests = serde_json::to_string(&vec![json!({"op": "test", "path": "/kind", "value": "Gadget"}); 10_001])?;
+    let long_manager = "m".repeat(129);
+    let put = |rv: &str| {
+        format!(r#"{{"apiVersion":"{GROUP}/v1","kind":"Gadget","metadata":{{"name":"p"{rv}}},"spec":{{"size":2}}}}"#)
+    };
+    let with_version = put(&format!(r#","resourceVersion":"{version}""#));
+    let requests: Vec<(&str, Method, String, &str, String)> = vec![
+        (
+            "json patch, failed test",
+            Method::PATCH,
+            item.clone(),
+            json_patch,
+            r#"[{"op":"test","path":"/spec/size","value":0}]"#.into(),
+        ),
+        (
+            "json patch, missing path",
+            Method::PATCH,
+            item.clone(),
+            json_patch,
+            r#"[{"op":"replace","path":"/spec/nope/x","value":0}]"#.into(),
+        ),
+        ("json patch, unknown op", Method::PATCH, item.clone(), json_patch, r#"[{"op":"frob","path":"/spec"}]"#.into()),
+        (
+            "json patch, add without a value",
+            Method::PATCH,
+            format!("{item}?dryRun=All"),
+            json_patch,
+            r#"[{"op":"add","path":"/spec/free","value":{"a":1}},{"op":"add","path":"/spec/free/b"}]"#.into(),
+        ),
+        ("json patch, 10001 operations", Method::PATCH, item.clone(), json_patch, many_tests),
+        ("strategic merge patch", Method::PATCH, item.clone(), "application/strategic-merge-patch+json", "{}".into()),
+        (
+            "apply patch as JSON",
+            Method::PATCH,
+            format!("{item}?fieldManager=m"),
+            "application/apply-patch+json",
+            "{}".into(),
+        ),
+        ("unknown patch type", Method::PATCH, item.clone(), "application/foo", "{}".into()),
+        ("patch, dryRun=true", Method::PATCH, format!("{item}?dryRun=true"), merge, "{}".into()),
+        (
+            "create, three bad options",
+            Method::POST,
+            format!("{collection}?dryRun=x&fieldValidation=bogus&fieldManager={long_manager}"),
+            json,
+            format!(r#"{{"apiVersion":"{GROUP}/v1","kind":"Gadget","metadata":{{"name":"o"}}}}"#),
+        ),
+        ("merge patch removing the name", Method::PATCH, item.clone(), merge, r#"{"metadata":{"name":null}}"#.into()),
+        (
+            "merge patch setting deletionTimestamp",
+            Method::PATCH,
+            item.clone(),
+            merge,
+            r#"{"metadata":{"deletionTimestamp":"2030-01-01T00:00:00Z"}}"#.into(),
+        ),
+        (
+            "merge patch setting deletionGracePeriodSeconds",
+            Method::PATCH,
+            item.clone(),
+            merge,
+            r#"{"metadata":{"deletionGracePeriodSeconds":5}}"#.into(),
+        ),
+        ("merge patch, an array", Method::PATCH, item.clone(), merge, "[1]".into()),
+        ("merge patch, null", Method::PATCH, item.clone(), merge, "null".into()),
+        ("merge patch, a number", Method::PATCH, item.clone(), merge, "5".into()),
+        ("merge patch, malformed", Method::PATCH, item.clone(), merge, r#"{"a":"#.into()),
+        (
+            "merge patch, nulls in lists",
+            Method::PATCH,
+            format!("{item}?dryRun=All"),
+            merge,
+            r#"{"spec":{"items":[{"name":null}],"free":{"x":[{"a":null,"b":1}]}}}"#.into(),
+        ),
+        (
+            "merge patch, a bad label",
+            Method::PATCH,
+            item.clone(),
+            merge,
+            r#"{"metadata":{"labels":{"k":"-v"}}}"#.into(),
+        ),
+        (
+            "merge patch, a bad annotation key",
+            Method::PATCH,
+            item.clone(),
+            merge,
+            r#"{"metadata":{"annotations":{"a b":"v"}}}"#.into(),
+        ),
+        (
+            "merge patch of the uid",
+            Method::PATCH,
+            item.clone(),
+            merge,
+            r#"{"metadata":{"uid":"00000000-0000-0000-0000-000000000000"}}"#.into(),
+        ),
+        (
+            "merge patch, a bad finalizer",
+            Method::PATCH,
+            item.clone(),
+            merge,
+            r#"{"metadata":{"finalizers":["a/b/c"]}}"#.into(),
+        ),
+        (
+            "merge patch, an empty resourceVersion",
+            Method::PATCH,
+            item.clone(),
+            merge,
+            r#"{"metadata":{"resourceVersion":""}}"#.into(),
+        ),
+        ("update without a resourceVersion", Method::PUT, item.clone(), json, put("")),
+        ("update with it", Method::PUT, format!("{item}?dryRun=All"), json, with_version),
+        (
+            "apply creating with a uid",
+            Method::PATCH,
+            format!("{collection}/q?fieldManager=m"),
+            apply,
+            format!(r#"{{"apiVersion":"{GROUP}/v1","kind":"Gadget","metadata":{{"name":"q","uid":"X"}}}}"#),
+        ),
+        (
+            "apply, force=True",
+            Method::PATCH,
+            format!("{item}?fieldManager=other&force=True"),
+            apply,
+            format!(r#"{{"apiVersion":"{GROUP}/v1","kind":"Gadget","metadata":{{"name":"p"}},"spec":{{"size":9}}}}"#),
+        ),
+        (
+            "create with a bad label",
+            Method::POST,
+            format!("{collection}?dryRun=All"),
+            json,
+            format!(r#"{{"apiVersion":"{GROUP}/v1","kind":"Gadget","metadata":{{"name":"l","labels":{{"k":"-v"}}}}}}"#),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (what, method, uri, content_type, body) in requests {
+        out.push((what.to_owned(), send(client, method, &uri, content_type, &body).await?));
+    }
+    // An object being deleted takes no new finalizer.
+    gadget(client, ns, "f", &["example.com/a"]).await?;
+    let item = format!("{collection}/f");
+    out.push(("delete with a finalizer".into(), send(client, Method::DELETE, &item, json, "").await?));
+    let add = r#"{"metadata":{"finalizers":["example.com/a","example.com/b"]}}"#;
+    out.push(("a finalizer added while deleting".into(), send(client, Method::PATCH, &item, merge, add).await?));
+    let gone = r#"{"metadata":{"finalizers":null}}"#;
+    out.push(("the finalizer removed".into(), send(client, Method::PATCH, &item, merge, gone).await?));
+    Ok(out)
+}
+
+#[tokio::test]
+async fn the_fake_server_patches_and_checks_metadata_as_kube_apiserver() -> Result<()> {
+    let env = TestEnv::shared();
+    let real = install(env).await?;
+    let ns = env.create_namespace("fake-custom").await?;
+    wait_served(&real, &ns).await?;
+    let fake = fake_server();
+
+    let theirs = patch_answers(&real, &ns).await?;
+    let ours = patch_answers(&fake.client(), &ns).await?;
+    let mut differ = Vec::new();
+    for ((what, server), (_, fake)) in theirs.iter().zip(&ours) {
+        if server != fake {
+            differ.push(format!("{what}:\n  kube-apiserver: {server:?}\n  fake:           {fake:?}"));
+        }
+    }
+    assert!(differ.is_empty(), "{} of {} answers differ:\n{}", differ.len(), theirs.len(), differ.join("\n"));
+    let codes: Vec<u16> = theirs.iter().map(|(_, a)| a.code).collect();
+    assert!(codes.contains(&413) && codes.contains(&415) && codes.contains(&409), "{codes:?}");
     Ok(())
 }
