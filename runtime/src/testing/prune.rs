@@ -35,19 +35,29 @@ const MANAGED_FIELDS_ENTRY: &[&str] =
     &["apiVersion", "fieldsType", "fieldsV1", "manager", "operation", "subresource", "time"];
 
 /// The schema unknown fields are pruned by: the resource's validation
-/// schema, else its structural one; `None` for kinds without a schema
-/// (built-in kinds), which are not pruned.
+/// schema (a generated kind's leaves out `status` when it is a
+/// subresource; the structural schema's `status` stands in for it), else
+/// its structural one; `None` for kinds without a schema (built-in kinds),
+/// which are not pruned.
 pub(crate) fn schema_of(info: &ResourceInfo) -> Option<Arc<Value>> {
-    if let Some(text) = info.validation {
-        static CACHE: OnceLock<Mutex<HashMap<usize, Arc<Value>>>> = OnceLock::new();
-        let cache = CACHE.get_or_init(Default::default);
-        let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let parsed = cache
-            .entry(text.as_ptr() as usize)
-            .or_insert_with(|| Arc::new(serde_json::from_str(text).unwrap_or(Value::Null)));
-        return parsed.is_object().then(|| parsed.clone());
-    }
-    info.schema.as_ref().map(|s| s.value())
+    let Some(text) = info.validation else {
+        return info.schema.as_ref().map(|s| s.value());
+    };
+    let structural = info.schema.as_ref().map(|s| s.value());
+    let key = (text.as_ptr() as usize, structural.as_ref().map_or(0, |s| Arc::as_ptr(s) as usize));
+    static CACHE: OnceLock<Mutex<HashMap<(usize, usize), Arc<Value>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    let parsed = cache.entry(key).or_insert_with(|| {
+        let mut schema: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let status = structural.as_ref().and_then(|s| s.pointer("/properties/status")).cloned();
+        if let (Some(status), Some(properties)) = (status, schema.get_mut("properties").and_then(Value::as_object_mut))
+        {
+            properties.entry("status").or_insert(status);
+        }
+        Arc::new(schema)
+    });
+    parsed.is_object().then(|| parsed.clone())
 }
 
 /// Removes from `object` every field `schema` (a CRD version's
@@ -79,6 +89,17 @@ fn prune_node(value: &mut Value, schema: Option<&Value>, path: &str, resource: b
     let flag = |key: &str| schema.and_then(|s| s.get(key)).and_then(Value::as_bool).unwrap_or(false);
     match value {
         Value::Object(map) => {
+            // What a structural schema leaves undescribed is kept: a
+            // scalar's `{}` and an atomic map (whose fields the fake's
+            // structural schemas do not list).
+            let described = schema.is_some_and(|s| {
+                s.get("type").is_some() || s.get("properties").is_some() || s.get("additionalProperties").is_some()
+            });
+            let atomic = schema.and_then(|s| s.get("x-kubernetes-map-type")).is_some_and(|t| t == "atomic")
+                && schema.is_some_and(|s| s.get("properties").is_none());
+            if schema.is_some() && (!described || atomic) {
+                return;
+            }
             let Some(schema) = schema else {
                 // No schema for an object: everything in it is unknown.
                 let keys: Vec<String> = map.keys().cloned().collect();
@@ -132,7 +153,9 @@ fn prune_node(value: &mut Value, schema: Option<&Value>, path: &str, resource: b
         }
         Value::Array(items) => {
             let items_schema = schema.and_then(|s| s.get("items"));
-            if items_schema.is_none() && flag("x-kubernetes-preserve-unknown-fields") {
+            // Items left undescribed (an atomic list in a structural schema)
+            // are kept.
+            if items_schema.is_none() {
                 return;
             }
             for (i, item) in items.iter_mut().enumerate() {
@@ -306,6 +329,37 @@ mod tests {
                 "status": {"ok": true}
             })
         );
+    }
+
+    /// The fake's structural schemas leave atomic lists' items, atomic
+    /// maps' fields and scalars undescribed: nothing below them is pruned.
+    #[test]
+    fn what_a_schema_leaves_undescribed_is_kept() {
+        let schema = json!({"type": "object", "properties": {
+            "list": {"type": "array"},
+            "map": {"type": "object", "x-kubernetes-map-type": "atomic"},
+            "scalar": {},
+            "empty": {"type": "object"}
+        }});
+        let mut object = json!({"list": [{"a": 1}], "map": {"b": 2}, "scalar": {"c": 3}, "empty": {"d": 4}});
+        assert_eq!(prune(&mut object, &schema), ["empty.d"]);
+        assert_eq!(object, json!({"list": [{"a": 1}], "map": {"b": 2}, "scalar": {"c": 3}, "empty": {}}));
+    }
+
+    /// A generated kind's validation schema has no `status` when it is a
+    /// subresource: the structural schema's is used for it.
+    #[test]
+    fn status_is_pruned_by_the_structural_schema_when_validation_leaves_it_out() {
+        static VALIDATION: &str =
+            r#"{"type":"object","properties":{"spec":{"type":"object","properties":{"a":{"type":"string"}}}}}"#;
+        let info = ResourceInfo::default().with_validation(VALIDATION).with_schema(json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object"}, "status": {"type": "object", "properties": {"ok": {}}}}
+        }));
+        let schema = schema_of(&info).unwrap();
+        let mut object = json!({"spec": {"a": "x", "b": 1}, "status": {"ok": true, "no": 1}});
+        assert_eq!(prune(&mut object, &schema), ["spec.b", "status.no"]);
+        assert!(schema_of(&ResourceInfo::default()).is_none());
     }
 
     #[test]
