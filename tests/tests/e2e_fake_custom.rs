@@ -406,6 +406,13 @@ async fn patch_answers(client: &kube::Client, ns: &str) -> Result<Vec<(String, A
         ),
         ("json patch, unknown op", Method::PATCH, item.clone(), json_patch, r#"[{"op":"frob","path":"/spec"}]"#.into()),
         (
+            "json patch, a missing member tested as null",
+            Method::PATCH,
+            format!("{item}?dryRun=All"),
+            json_patch,
+            r#"[{"op":"test","path":"/spec/free","value":null},{"op":"add","path":"/spec/free","value":{}}]"#.into(),
+        ),
+        (
             "json patch, add without a value",
             Method::PATCH,
             format!("{item}?dryRun=All"),

@@ -115,6 +115,9 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
                         )));
                     }
                 }
+                if absent_tested_as_null(&doc, op) {
+                    continue;
+                }
                 json_patch::patch_unsafe(&mut doc, std::slice::from_ref(op)).map_err(|_| ApiError::patch_rejected())?;
                 if nesting(&doc) > MAX_NESTING {
                     return Err(unprocessable(format!(
@@ -175,6 +178,20 @@ fn json_patch_ops(patch: &[u8]) -> Result<Vec<json_patch::PatchOperation>, ApiEr
             serde_json::from_value(op).map_err(|_| ApiError::patch_rejected())
         })
         .collect()
+}
+
+/// A `test` that a member is `null` passes on the API server when the
+/// member is missing from an object that exists (Go's JSON patch library
+/// reads a missing member as null); the `json_patch` crate fails it.
+fn absent_tested_as_null(doc: &Value, op: &json_patch::PatchOperation) -> bool {
+    let json_patch::PatchOperation::Test(test) = op else { return false };
+    if !test.value.is_null() {
+        return false;
+    }
+    let path = test.path.as_str();
+    let Some((parent, key)) = path.rsplit_once('/') else { return false };
+    let key = key.replace("~1", "/").replace("~0", "~");
+    doc.pointer(parent).and_then(Value::as_object).is_some_and(|members| !members.contains_key(&key))
 }
 
 /// Go's name of a JSON value's type in its decoding errors.
@@ -293,6 +310,11 @@ mod tests {
         let many = serde_json::to_vec(&vec![json!({"op": "test", "path": "/spec", "value": {}}); 10_001]).unwrap();
         assert_eq!(apply_patch(PatchKind::Json, &live, &many).unwrap_err().code, 413);
         assert_eq!(apply_patch(PatchKind::Json, &live, b"{}").unwrap_err().code, 400);
+        // A missing member tests as null, in an object that exists.
+        let tested = br#"[{"op":"test","path":"/spec/x","value":null},{"op":"add","path":"/spec/x","value":1}]"#;
+        assert_eq!(apply_patch(PatchKind::Json, &live, tested).unwrap(), json!({"spec": {"x": 1}}));
+        let no_parent = br#"[{"op":"test","path":"/status/x","value":null}]"#;
+        assert_eq!(apply_patch(PatchKind::Json, &live, no_parent).unwrap_err().code, 422);
     }
 
     #[test]
