@@ -510,12 +510,28 @@ impl<K: Object> TypedClient<K> {
     }
 
     /// Lists every matching object, following continue tokens page by page
-    /// (`limit` is the page size).
+    /// (`limit` is the page size). When a continue token expires midway (410
+    /// Expired: the server no longer has that snapshot), the objects are
+    /// listed again in one unpaged list of the current state, as client-go's
+    /// pager does (`FullListIfExpired`).
     pub async fn list_all(&self, opts: &ListOptions) -> Result<Vec<K>> {
         let mut params: ListParams = opts.into();
         let mut items = Vec::new();
         loop {
-            let page = self.list_page(&params).await?;
+            let page = match self.list_page(&params).await {
+                Ok(page) => page,
+                Err(err) if params.continue_token.is_some() && err.is_resource_expired() => {
+                    let full = ListParams {
+                        limit: None,
+                        continue_token: None,
+                        resource_version: None,
+                        version_match: None,
+                        ..params.clone()
+                    };
+                    return Ok(self.list_page(&full).await?.items);
+                }
+                Err(err) => return Err(err),
+            };
             items.extend(page.items);
             match page.metadata.continue_.filter(|c| !c.is_empty()) {
                 // A server answering a token with itself would page forever.
@@ -870,6 +886,45 @@ mod tests {
         assert_eq!(pages.len(), 3);
         assert_eq!(pages[0].params.get("resourceVersionMatch").map(String::as_str), Some("Exact"));
         assert!(pages[1..].iter().all(|p| !p.params.contains_key("resourceVersionMatch")));
+    }
+
+    /// A continue token that expired midway is answered with one full list,
+    /// as client-go's pager answers it.
+    #[tokio::test]
+    async fn list_all_lists_in_full_when_a_continue_token_expires() {
+        let server = crate::testing::FakeApiServer::new();
+        server.register::<ConfigMap>();
+        let client = TypedClient::<ConfigMap>::new(server.client(), Some("default"));
+        for name in ["a", "b", "c"] {
+            let cm = ConfigMap {
+                metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+                ..Default::default()
+            };
+            client.create(&cm, &CreateOptions::default()).await.unwrap();
+        }
+        let expired = kube::core::Status {
+            code: 410,
+            reason: "Expired".into(),
+            message: "The provided continue parameter is too old".into(),
+            ..Default::default()
+        };
+        server.prepend_reactor("list", "configmaps", move |action| {
+            action.params.contains_key("continue").then(|| Err(Box::new(expired.clone())))
+        });
+        let all = client.list_all(&ListOptions { limit: Some(1), ..Default::default() }).await.unwrap();
+        let names: Vec<_> = all.iter().filter_map(|cm| cm.metadata.name.as_deref()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        let lists: Vec<_> = server.actions().into_iter().filter(|a| a.verb == "list").collect();
+        assert_eq!(lists.len(), 3, "first page, expired second page, full list");
+        assert!(!lists[2].params.contains_key("limit") && !lists[2].params.contains_key("continue"));
+
+        // Without a continue token, a 410 is the caller's to handle.
+        server.clear_reactors();
+        server.prepend_reactor("list", "configmaps", |_| {
+            Some(Err(Box::new(kube::core::Status { code: 410, reason: "Expired".into(), ..Default::default() })))
+        });
+        let err = client.list_all(&ListOptions { limit: Some(1), ..Default::default() }).await.unwrap_err();
+        assert!(err.is_resource_expired(), "{err:?}");
     }
 
     /// `field_validation` is sent on create, update and patch.
