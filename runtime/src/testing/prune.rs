@@ -34,6 +34,10 @@ const OWNER_REFERENCE: &[&str] = &["apiVersion", "blockOwnerDeletion", "controll
 const MANAGED_FIELDS_ENTRY: &[&str] =
     &["apiVersion", "fieldsType", "fieldsV1", "manager", "operation", "subresource", "time"];
 
+/// Pruning schemas by the addresses of their validation and structural
+/// schemas.
+type SchemaCache = HashMap<(usize, usize), Arc<Value>>;
+
 /// The schema unknown fields are pruned by: the resource's validation
 /// schema (a generated kind's leaves out `status` when it is a
 /// subresource; the structural schema's `status` stands in for it), else
@@ -45,7 +49,7 @@ pub(crate) fn schema_of(info: &ResourceInfo) -> Option<Arc<Value>> {
     };
     let structural = info.schema.as_ref().map(|s| s.value());
     let key = (text.as_ptr() as usize, structural.as_ref().map_or(0, |s| Arc::as_ptr(s) as usize));
-    static CACHE: OnceLock<Mutex<HashMap<(usize, usize), Arc<Value>>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<SchemaCache>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
     let parsed = cache.entry(key).or_insert_with(|| {
