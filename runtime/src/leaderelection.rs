@@ -51,6 +51,10 @@ pub enum Error {
     /// The lease could not be read or written.
     #[error("leader election: {0}")]
     Api(#[from] kube::Error),
+    /// [`LeaderElector::check`]: this candidate leads but has not renewed
+    /// the Lease for longer than its duration and the tolerance.
+    #[error("failed election to renew leadership on lease {0}")]
+    NotRenewed(String),
 }
 
 /// Where the Lease lives, who this candidate is, and the timings.
@@ -208,6 +212,25 @@ impl LeaderElector {
     /// Whether this candidate leads now.
     pub fn is_leader(&self) -> bool {
         *self.leading.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// client-go's `Check` (what its healthz adaptor serves): an error when
+    /// this candidate leads but the last renewal it saw is older than the
+    /// Lease's duration plus `max_tolerable_expired` — a leader stuck so
+    /// that it can neither renew nor notice it lost (a task blocking the
+    /// thread the election runs on). Serve it from a liveness probe so the
+    /// process is restarted; `Ok` when not leading.
+    pub fn check(&self, max_tolerable_expired: Duration) -> Result<(), Error> {
+        if !self.is_leader() {
+            return Ok(());
+        }
+        let last = self.observed.lock().unwrap_or_else(PoisonError::into_inner).at;
+        match last {
+            Some(at) if at.elapsed() > self.config.lease_duration + max_tolerable_expired => {
+                Err(Error::NotRenewed(self.config.lease_name.clone()))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Campaigns until this candidate leads (or `stop` resolves), then runs
@@ -503,6 +526,39 @@ mod tests {
         let waits: Vec<Duration> = (0..2000).map(|_| elector.jittered_retry()).collect();
         assert!(waits.iter().all(|w| *w >= period && *w <= period.mul_f64(2.2)), "{waits:?}");
         assert!(waits.iter().any(|w| *w > period.mul_f64(2.0)), "the upper part of the range is used");
+    }
+
+    /// `check` is healthy while the leader renews (and when it does not
+    /// lead), and fails while a leader whose thread is blocked cannot renew
+    /// past the Lease's duration and the tolerance.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn check_fails_while_a_stuck_leader_cannot_renew() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let elector = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap());
+        assert!(elector.check(Duration::ZERO).is_ok(), "not leading: nothing to check");
+        let (started_tx, started) = tokio::sync::oneshot::channel();
+        let (stop, task) = run_until_told(elector.clone(), |_leading| async move {
+            let _ = started_tx.send(());
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            // Stuck: the election's task shares this thread and cannot renew.
+            std::thread::sleep(Duration::from_millis(1600));
+        });
+        started.await.unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(elector.is_leader());
+        assert!(elector.check(Duration::ZERO).is_ok(), "renewing every 100 ms");
+        // The runtime's timers may wait for the blocked worker: this thread
+        // (not one of the runtime's) sleeps on its own.
+        std::thread::sleep(Duration::from_millis(1200));
+        // 800 ms past the last renewal at the least, and still leading.
+        assert!(elector.is_leader());
+        let err = elector.check(Duration::ZERO).unwrap_err();
+        assert!(matches!(err, Error::NotRenewed(ref lease) if lease == "ctl"), "{err}");
+        assert!(elector.check(Duration::from_secs(10)).is_ok(), "within the tolerance");
+        let _ = stop.send(());
+        assert_eq!(task.await.unwrap().unwrap(), Outcome::Stopped);
+        assert!(elector.check(Duration::ZERO).is_ok(), "not leading any more");
     }
 
     #[test]
