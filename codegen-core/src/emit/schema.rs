@@ -280,6 +280,10 @@ impl<'a> SchemaBuilder<'a> {
         let mut properties = BTreeMap::new();
         let mut required = Vec::new();
         let mut preserve = false;
+        // What flattened structs (and the markers on their fields) add to
+        // this object besides properties, as controller-gen merges an
+        // inline field's schema into its parent: rules, property counts.
+        let mut merged = JsonSchemaProps::default();
         for f in fields {
             if f.serde.flatten {
                 match f.ty.unwrap_option() {
@@ -288,7 +292,8 @@ impl<'a> SchemaBuilder<'a> {
                         properties.insert("kind".to_string(), typed("string"));
                     }
                     t @ (TypeRef::Named(_) | TypeRef::Builtin(_)) => {
-                        let inner = self.type_schema(t, &f.origin);
+                        let mut inner = self.type_schema(t, &f.origin);
+                        self.apply(&mut inner, &f.validate, &f.origin, &f.rust_name);
                         // A flattened newtype/transparent map keeps every other key.
                         preserve |= inner.additional_properties.is_some();
                         if inner.type_.as_deref() != Some("object") {
@@ -314,6 +319,14 @@ impl<'a> SchemaBuilder<'a> {
                             required.extend(inner.required.unwrap_or_default());
                         }
                         preserve |= inner.x_preserve_unknown_fields == Some(true);
+                        if let Some(rules) = inner.x_validations.take() {
+                            merged.x_validations.get_or_insert_with(Vec::new).extend(rules);
+                        }
+                        merged.min_properties = merged.min_properties.max(inner.min_properties);
+                        merged.max_properties = match (merged.max_properties, inner.max_properties) {
+                            (Some(a), Some(b)) => Some(a.min(b)),
+                            (a, b) => a.or(b),
+                        };
                     }
                     TypeRef::Map(_) | TypeRef::Json | TypeRef::JsonObject => preserve = true,
                     _ => self.error(
@@ -361,6 +374,9 @@ impl<'a> SchemaBuilder<'a> {
         if preserve {
             schema.x_preserve_unknown_fields = Some(true);
         }
+        schema.x_validations = merged.x_validations;
+        schema.min_properties = merged.min_properties;
+        schema.max_properties = merged.max_properties;
         self.apply(&mut schema, &def.validate, &def.origin, &def.name);
         schema
     }

@@ -53,6 +53,20 @@ type UserSpec struct {
 	// Set while the user is locked out.
 	// +optional
 	Locked *Locked `json:"locked,omitempty"`
+	// How else to reach the user; its fields are the spec's own.
+	// +kubebuilder:validation:XValidation:rule="!has(self.phone) || size(self.phone) >= 4",message="phone is too short"
+	Contact `json:",inline"`
+}
+
+// Ways to reach a user besides email.
+// +kubebuilder:validation:XValidation:rule="!has(self.pager) || !has(self.phone)",message="a pager or a phone, not both"
+type Contact struct {
+	// Phone number.
+	// +optional
+	Phone *string `json:"phone,omitempty"`
+	// Pager number.
+	// +optional
+	Pager *string `json:"pager,omitempty"`
 }
 
 // A lock on a user; it has no settings yet.
