@@ -60,6 +60,7 @@ type UserSpec struct {
 
 // Ways to reach a user besides email.
 // +kubebuilder:validation:XValidation:rule="!has(self.pager) || !has(self.phone)",message="a pager or a phone, not both"
+// +kubebuilder:validation:MaxProperties=20
 type Contact struct {
 	// Phone number.
 	// +optional
