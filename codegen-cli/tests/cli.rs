@@ -196,6 +196,12 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(bad_field_pattern_differs_from_its_types, |s: &str| {
+    replace(
+        "    /// School.\n    pub school: String,\n}\n",
+        "    /// School.\n    #[validate(pattern = \"^[a-y]+$\", max_length = 32)]\n    pub school: Code,\n}\n\n/// A code.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[validate(pattern = \"^[a-z]+$\", max_length = 16)]\npub struct Code(pub String);\n",
+    )(s)
+});
 bad_input!(bad_import_outside_the_apis_module, |s: &str| {
     replace(
         "use serde::{Deserialize, Serialize};\n",

@@ -399,8 +399,79 @@ impl<'a> SchemaBuilder<'a> {
         if let Some(doc) = &f.doc {
             schema.description = Some(doc.as_str().into());
         }
+        let before = schema.clone();
         self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name);
+        if let TypeRef::Named(key) = f.ty.unwrap_option()
+            && let Some(def) = self.model.type_def(key)
+        {
+            self.keep_type_limits(&mut schema, &before, &def.validate, f);
+        }
         schema
+    }
+
+    /// Where a field and its named type both set a limit, both hold (the
+    /// API server checks the two schemas controller-gen writes in `allOf`):
+    /// the tighter bound is kept; two different patterns, formats or
+    /// multiples cannot be one value and are an error.
+    fn keep_type_limits(&mut self, s: &mut JsonSchemaProps, before: &JsonSchemaProps, ty: &Validate, f: &Field) {
+        let tighter_u64 = |field: Option<u64>, ty: Option<u64>, min: bool| match (field, ty) {
+            (Some(a), Some(b)) => Some(if min { a.max(b) } else { a.min(b) }),
+            (a, b) => a.or(b),
+        };
+        macro_rules! bound {
+            ($key:ident, $min:expr) => {
+                if f.validate.$key.is_some() && ty.$key.is_some() {
+                    s.$key = tighter_u64(s.$key, before.$key, $min);
+                }
+            };
+        }
+        bound!(min_length, true);
+        bound!(max_length, false);
+        bound!(min_items, true);
+        bound!(max_items, false);
+        bound!(min_properties, true);
+        bound!(max_properties, false);
+        let number = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
+        if f.validate.minimum.is_some() && ty.minimum.is_some() && number(&before.minimum) > number(&s.minimum) {
+            s.minimum.clone_from(&before.minimum);
+            s.exclusive_minimum = before.exclusive_minimum;
+        }
+        if f.validate.maximum.is_some()
+            && ty.maximum.is_some()
+            && number(&before.maximum).zip(number(&s.maximum)).is_some_and(|(t, f)| t < f)
+        {
+            s.maximum.clone_from(&before.maximum);
+            s.exclusive_maximum = before.exclusive_maximum;
+        }
+        let conflicts = [
+            ("pattern", f.validate.pattern.as_ref().map(|p| p.span), ty.pattern.is_some(), before.pattern != s.pattern),
+            ("format", f.validate.format.as_ref().map(|p| p.span), ty.format.is_some(), before.format != s.format),
+            (
+                "multiple_of",
+                f.validate.multiple_of.as_ref().map(|p| p.span),
+                ty.multiple_of.is_some(),
+                before.multiple_of != s.multiple_of,
+            ),
+        ];
+        let type_name = match f.ty.unwrap_option() {
+            TypeRef::Named(key) => key.name.as_str(),
+            _ => "",
+        };
+        for (marker, span, on_type, differ) in conflicts {
+            if let Some(span) = span
+                && on_type
+                && differ
+            {
+                self.error(
+                    &f.origin,
+                    Some(span),
+                    format!("`{marker}` of `{}` differs from the `{marker}` of its type `{type_name}`", f.rust_name),
+                    format!(
+                        "both would have to hold; write one `{marker}` that says both, on the field or on `{type_name}`"
+                    ),
+                );
+            }
+        }
     }
 
     fn type_schema(&mut self, ty: &TypeRef, origin: &Origin) -> JsonSchemaProps {

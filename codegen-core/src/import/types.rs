@@ -165,6 +165,37 @@ const RESERVED: &[&str] = &[
     "Self",
 ];
 
+/// A node whose `allOf` only bounds lengths, counts and values (what
+/// controller-gen writes for a field and its type that both set one), with
+/// the bounds folded in: the tighter of each, as the generator writes it.
+/// `None` when there is no such `allOf`, or it says more (two patterns,
+/// nested schemas), which stays for `schema_json` or a warning.
+fn fold_all_of(node: &Map<String, Value>) -> Option<Map<String, Value>> {
+    const LOWER: &[&str] = &["minLength", "minItems", "minProperties", "minimum"];
+    const UPPER: &[&str] = &["maxLength", "maxItems", "maxProperties", "maximum"];
+    let parts = node.get("allOf")?.as_array()?;
+    let mut out = node.clone();
+    out.remove("allOf");
+    for part in parts {
+        for (key, value) in part.as_object()? {
+            let lower = LOWER.contains(&key.as_str());
+            if !lower && !UPPER.contains(&key.as_str()) {
+                return None;
+            }
+            let new = value.as_f64()?;
+            let keep = match out.get(key).and_then(Value::as_f64) {
+                Some(old) if lower => new > old,
+                Some(old) => new < old,
+                None => true,
+            };
+            if keep {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    Some(out)
+}
+
 /// The schema keys the generator's `JsonSchemaProps` holds (what
 /// `schema_json` can carry).
 const SCHEMA_KEYS: &[&str] = &[
@@ -402,6 +433,8 @@ impl<'a> TypeBuilder<'a> {
 
     /// The Rust type and the markers of one schema node.
     pub fn node(&mut self, node: &Map<String, Value>, pos: Pos, name: &str, path: &str) -> (Ty, Vec<TokenStream>) {
+        let folded = fold_all_of(node);
+        let node = folded.as_ref().unwrap_or(node);
         let (items, dropped) = (self.items.len(), self.dropped.len());
         match self.typed(node, pos, name, path) {
             Ok(out) => out,

@@ -53,10 +53,23 @@ type UserSpec struct {
 	// Set while the user is locked out.
 	// +optional
 	Locked *Locked `json:"locked,omitempty"`
+	// Nickname: the field allows 32 characters, its type 16, and both hold.
+	// +kubebuilder:validation:MaxLength=32
+	// +optional
+	Nick *Nick `json:"nick,omitempty"`
+	// Short nickname, at most 8 characters.
+	// +kubebuilder:validation:MaxLength=8
+	// +optional
+	ShortNick *Nick `json:"shortNick,omitempty"`
 	// How else to reach the user; its fields are the spec's own.
 	// +kubebuilder:validation:XValidation:rule="!has(self.phone) || size(self.phone) >= 4",message="phone is too short"
 	Contact `json:",inline"`
 }
+
+// A short lower-case name.
+// +kubebuilder:validation:MaxLength=16
+// +kubebuilder:validation:Pattern=`^[a-z]+$`
+type Nick string
 
 // Ways to reach a user besides email.
 // +kubebuilder:validation:XValidation:rule="!has(self.pager) || !has(self.phone)",message="a pager or a phone, not both"
