@@ -160,6 +160,10 @@ pub const FORMATS: &[&str] = &[
     "int64",
     "float",
     "double",
+    // Since Kubernetes 1.34: a DNS label and a DNS subdomain without
+    // upper-case letters (the API server strips them before that).
+    "k8s-short-name",
+    "k8s-long-name",
 ];
 
 impl Validate {

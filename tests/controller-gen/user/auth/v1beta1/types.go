@@ -61,6 +61,10 @@ type UserSpec struct {
 	// +kubebuilder:validation:MaxLength=8
 	// +optional
 	ShortNick *Nick `json:"shortNick,omitempty"`
+	// Team, a Kubernetes short name.
+	// +kubebuilder:validation:Format=k8s-short-name
+	// +optional
+	Team *string `json:"team,omitempty"`
 	// How else to reach the user; its fields are the spec's own.
 	// +kubebuilder:validation:XValidation:rule="!has(self.phone) || size(self.phone) >= 4",message="phone is too short"
 	Contact `json:",inline"`
