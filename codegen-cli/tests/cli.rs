@@ -196,6 +196,20 @@ macro_rules! bad_input {
 }
 
 bad_input!(bad_misspelled_genclient_marker, replace("#[genclient(no_status)]", "#[genclient(no_stauts)]"));
+bad_input!(
+    bad_exactly_one_of_names_a_required_and_an_unknown_field,
+    replace(
+        "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n",
+        "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[validate(exactly_one_of(name, scool))]\n",
+    )
+);
+bad_input!(
+    bad_exactly_one_of_on_a_field,
+    replace(
+        "    /// School.\n    pub school: String,\n",
+        "    /// School.\n    #[validate(exactly_one_of(a, b))]\n    pub school: String,\n"
+    )
+);
 bad_input!(bad_field_pattern_differs_from_its_types, |s: &str| {
     replace(
         "    /// School.\n    pub school: String,\n}\n",

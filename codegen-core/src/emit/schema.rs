@@ -87,6 +87,12 @@ pub struct JsonSchemaProps {
     pub x_validations: Option<Vec<ValidationRule>>,
 }
 
+/// controller-gen's count of the set fields among `names`:
+/// `(has(self.a)?1:0)+(has(self.b)?1:0)`.
+fn sum_of_has(names: &[String]) -> String {
+    names.iter().map(|n| format!("(has(self.{n})?1:0)")).collect::<Vec<_>>().join("+")
+}
+
 /// One `x-kubernetes-validations` entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -378,10 +384,95 @@ impl<'a> SchemaBuilder<'a> {
         schema.min_properties = merged.min_properties;
         schema.max_properties = merged.max_properties;
         self.apply(&mut schema, &def.validate, &def.origin, &def.name);
+        self.one_of_rules(&mut schema, def, fields);
         schema
     }
 
+    /// `at_most_one_of`, `exactly_one_of` and `at_least_one_of` as the CEL
+    /// rules controller-gen writes for its `AtMostOneOf`, `ExactlyOneOf` and
+    /// `AtLeastOneOf` (same rule, same message), after the struct's own.
+    fn one_of_rules(&mut self, schema: &mut JsonSchemaProps, def: &TypeDef, fields: &[Field]) {
+        let mut groups: Vec<&crate::markers::OneOf> = def.validate.one_of.iter().collect();
+        // controller-gen's order: every AtMostOneOf, then ExactlyOneOf, then AtLeastOneOf.
+        groups.sort_by_key(|g| match g.kind {
+            crate::markers::OneOfKind::AtMost => 0,
+            crate::markers::OneOfKind::Exactly => 1,
+            crate::markers::OneOfKind::AtLeast => 2,
+        });
+        for group in groups {
+            let marker = match group.kind {
+                crate::markers::OneOfKind::AtMost => "at_most_one_of",
+                crate::markers::OneOfKind::Exactly => "exactly_one_of",
+                crate::markers::OneOfKind::AtLeast => "at_least_one_of",
+            };
+            let mut names = Vec::new();
+            for name in &group.fields {
+                let Some(f) = fields
+                    .iter()
+                    .find(|f| !f.serde.flatten && (f.rust_name == name.value || f.json_name == name.value))
+                else {
+                    let known: Vec<&str> =
+                        fields.iter().filter(|f| !f.serde.flatten).map(|f| f.rust_name.as_str()).collect();
+                    let help = match crate::ident::did_you_mean(&name.value, &known) {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => format!("`{}` has: {}", def.name, known.join(", ")),
+                    };
+                    self.error(
+                        &def.origin,
+                        Some(name.span),
+                        format!("`{marker}` names `{}`, which is not a field of `{}`", name.value, def.name),
+                        help,
+                    );
+                    continue;
+                };
+                if f.required(def.serde.default) {
+                    self.error(
+                        &def.origin,
+                        Some(name.span),
+                        format!("`{}` is in `{marker}` but required", f.rust_name),
+                        "make it an `Option<..>` (or `#[serde(default)]`): a field that must be set cannot be one of a choice",
+                    );
+                }
+                names.push(f.json_name.clone());
+            }
+            if names.len() != group.fields.len() {
+                continue;
+            }
+            let listed = format!("[{}]", names.join(" "));
+            let (rule, message) = match group.kind {
+                crate::markers::OneOfKind::AtMost => (
+                    format!("{} <= 1", sum_of_has(&names)),
+                    format!("at most one of the fields in {listed} may be set"),
+                ),
+                crate::markers::OneOfKind::Exactly => (
+                    format!("{} == 1", sum_of_has(&names)),
+                    format!("exactly one of the fields in {listed} must be set"),
+                ),
+                crate::markers::OneOfKind::AtLeast => (
+                    names.iter().map(|n| format!("has(self.{n})")).collect::<Vec<_>>().join("||"),
+                    format!("at least one of the fields in {listed} must be set"),
+                ),
+            };
+            schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
+                field_path: None,
+                message: Some(message),
+                message_expression: None,
+                optional_old_self: None,
+                reason: None,
+                rule,
+            });
+        }
+    }
+
     fn field(&mut self, f: &Field) -> JsonSchemaProps {
+        if let Some(group) = f.validate.one_of.first() {
+            self.error(
+                &f.origin,
+                Some(group.span),
+                format!("a choice of fields on the field `{}`", f.rust_name),
+                "`at_most_one_of`, `exactly_one_of` and `at_least_one_of` go on the struct whose fields they name",
+            );
+        }
         if let Some(span) = f.validate.nullable
             && !matches!(f.ty, TypeRef::Option(_))
         {

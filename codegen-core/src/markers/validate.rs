@@ -9,6 +9,29 @@ use syn::{Attribute, Expr, Meta, Token};
 
 use super::*;
 
+/// How many of a group of optional fields may be set (controller-gen's
+/// `AtMostOneOf`, `ExactlyOneOf`, `AtLeastOneOf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OneOfKind {
+    /// `at_most_one_of(..)`: zero or one.
+    AtMost,
+    /// `exactly_one_of(..)`: one.
+    Exactly,
+    /// `at_least_one_of(..)`: one or more.
+    AtLeast,
+}
+
+/// A group of a struct's fields of which a number may be set.
+#[derive(Clone, Debug)]
+pub struct OneOf {
+    /// How many may be set.
+    pub kind: OneOfKind,
+    /// The fields, by Rust or JSON name, as written.
+    pub fields: Vec<Spanned<String>>,
+    /// Where the marker was written.
+    pub span: Span,
+}
+
 /// A CEL rule: `rule(rule = "..", message = "..", ..)`.
 #[derive(Clone, Debug)]
 pub struct Rule {
@@ -75,6 +98,9 @@ pub struct Validate {
     pub embedded_resource: Option<Span>,
     /// `rule(..)`, repeatable.
     pub rules: Vec<Rule>,
+    /// `at_most_one_of(..)`, `exactly_one_of(..)`, `at_least_one_of(..)`
+    /// on a struct, repeatable.
+    pub one_of: Vec<OneOf>,
     /// `list_type = "atomic" | "set" | "map"`.
     pub list_type: Option<Spanned<String>>,
     /// `list_map_keys(..)`.
@@ -120,6 +146,9 @@ pub const VALIDATE_KEYS: &[&str] = &[
     "int_or_string",
     "embedded_resource",
     "rule",
+    "at_most_one_of",
+    "exactly_one_of",
+    "at_least_one_of",
     "list_type",
     "list_map_keys",
     "map_type",
@@ -285,6 +314,21 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
                 out.rules.push(r);
             }
         }
+        "at_most_one_of" | "exactly_one_of" | "at_least_one_of" => {
+            let kind = match key.as_str() {
+                "at_most_one_of" => OneOfKind::AtMost,
+                "exactly_one_of" => OneOfKind::Exactly,
+                _ => OneOfKind::AtLeast,
+            };
+            let fields = name_list(&meta)?;
+            if fields.len() < 2 {
+                errors.push(
+                    MarkerError::new(span, format!("`{key}` needs two or more fields"))
+                        .help(format!("e.g. `{key}(http, https)`")),
+                );
+            }
+            out.one_of.push(OneOf { kind, fields, span });
+        }
         "list_type" => {
             let v = lit_str(&meta)?;
             if !["atomic", "set", "map"].contains(&v.value.as_str()) {
@@ -333,6 +377,9 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
                 "max" => Some("maximum"),
                 "enum" | "one_of" => Some("enum_values"),
                 "XValidation" | "x_validation" | "cel" | "validation" => Some("rule"),
+                "AtMostOneOf" | "at_most_one" => Some("at_most_one_of"),
+                "ExactlyOneOf" | "one_of_fields" | "exactly_one" => Some("exactly_one_of"),
+                "AtLeastOneOf" | "at_least_one" => Some("at_least_one_of"),
                 "XIntOrString" => Some("int_or_string"),
                 "XPreserveUnknownFields" | "schemaless" => Some("preserve_unknown_fields"),
                 "schema" => Some("schema_json"),
@@ -344,6 +391,25 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
         }
     }
     Ok(())
+}
+
+/// `(a, b)` or `("a", "b")`: field names, as identifiers or strings.
+fn name_list(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<Spanned<String>>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let names = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
+    names
+        .iter()
+        .map(|e| match e {
+            Expr::Path(p) if p.path.get_ident().is_some() => {
+                let ident =
+                    p.path.get_ident().map(|i| crate::ident::unraw(&i.to_string()).to_owned()).unwrap_or_default();
+                Ok(Spanned::new(ident, e.span()))
+            }
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Ok(Spanned::new(s.value(), s.span())),
+            _ => Err(syn::Error::new(e.span(), "expected field names, e.g. (http, https) or (\"http\", \"https\")")),
+        })
+        .collect()
 }
 
 fn rule(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Rule>> {

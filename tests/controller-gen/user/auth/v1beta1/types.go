@@ -65,9 +65,29 @@ type UserSpec struct {
 	// +kubebuilder:validation:Format=k8s-short-name
 	// +optional
 	Team *string `json:"team,omitempty"`
+	// Where to send notices.
+	// +optional
+	Notify *Notify `json:"notify,omitempty"`
 	// How else to reach the user; its fields are the spec's own.
 	// +kubebuilder:validation:XValidation:rule="!has(self.phone) || size(self.phone) >= 4",message="phone is too short"
 	Contact `json:",inline"`
+}
+
+// Where to send notices: an address or a webhook, and Slack besides an
+// address.
+// +kubebuilder:validation:ExactlyOneOf=email;webhook
+// +kubebuilder:validation:AtMostOneOf=webhook;slack
+// +kubebuilder:validation:AtLeastOneOf=email;slack
+type Notify struct {
+	// Mail address.
+	// +optional
+	Email *string `json:"email,omitempty"`
+	// Webhook URL.
+	// +optional
+	Webhook *string `json:"webhook,omitempty"`
+	// Slack channel.
+	// +optional
+	Slack *string `json:"slack,omitempty"`
 }
 
 // A short lower-case name.
