@@ -210,6 +210,13 @@ bad_input!(
         "    /// School.\n    #[validate(exactly_one_of(a, b))]\n    pub school: String,\n"
     )
 );
+bad_input!(
+    bad_immutable_on_a_type,
+    replace(
+        "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n",
+        "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[validate(immutable)]\n",
+    )
+);
 bad_input!(bad_field_pattern_differs_from_its_types, |s: &str| {
     replace(
         "    /// School.\n    pub school: String,\n}\n",

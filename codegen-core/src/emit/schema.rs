@@ -94,7 +94,7 @@ fn sum_of_has(names: &[String]) -> String {
 }
 
 /// One `x-kubernetes-validations` entry.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct ValidationRule {
@@ -290,6 +290,8 @@ impl<'a> SchemaBuilder<'a> {
         // this object besides properties, as controller-gen merges an
         // inline field's schema into its parent: rules, property counts.
         let mut merged = JsonSchemaProps::default();
+        // Optional immutable fields, which may be set once but not unset.
+        let mut set_once = Vec::new();
         for f in fields {
             if f.serde.flatten {
                 match f.ty.unwrap_option() {
@@ -358,6 +360,8 @@ impl<'a> SchemaBuilder<'a> {
             let schema = self.field(f);
             if f.required(def.serde.default) {
                 required.push(f.json_name.clone());
+            } else if f.validate.immutable.is_some() {
+                set_once.push(f.json_name.clone());
             }
             if properties.insert(f.json_name.clone(), schema).is_some() {
                 self.error(
@@ -383,6 +387,16 @@ impl<'a> SchemaBuilder<'a> {
         schema.x_validations = merged.x_validations;
         schema.min_properties = merged.min_properties;
         schema.max_properties = merged.max_properties;
+        // A field's own rule does not run when the field is removed:
+        // controller-gen's rule on the parent keeps an optional immutable
+        // field from being unset once set.
+        for name in set_once {
+            schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
+                message: Some(format!("field {name} is immutable once set")),
+                rule: format!("!has(oldSelf.{name}) || has(self.{name})"),
+                ..ValidationRule::default()
+            });
+        }
         self.apply(&mut schema, &def.validate, &def.origin, &def.name);
         self.one_of_rules(&mut schema, def, fields);
         schema
@@ -492,6 +506,13 @@ impl<'a> SchemaBuilder<'a> {
         }
         let before = schema.clone();
         self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name);
+        if f.validate.immutable.is_some() {
+            schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
+                message: Some("field is immutable".into()),
+                rule: "self == oldSelf".into(),
+                ..ValidationRule::default()
+            });
+        }
         if let TypeRef::Named(key) = f.ty.unwrap_option()
             && let Some(def) = self.model.type_def(key)
         {
@@ -661,6 +682,14 @@ impl<'a> SchemaBuilder<'a> {
             self.error(origin, None, format!("type `{name}` has no schema"), "derive `ApiType` on a concrete (non-generic) struct or enum of an API package, or mark the field `#[validate(preserve_unknown_fields)]`");
             return typed("object");
         };
+        if let Some(span) = def.validate.immutable {
+            self.error(
+                &def.origin,
+                Some(span),
+                format!("`immutable` on the type `{name}`"),
+                "`immutable` goes on a field: the fields of this type that must not change",
+            );
+        }
         self.stack.push(key.clone());
         let schema = match &def.body {
             Body::Struct(fields) if def.serde.transparent && fields.len() == 1 => {

@@ -98,6 +98,9 @@ pub struct Validate {
     pub embedded_resource: Option<Span>,
     /// `rule(..)`, repeatable.
     pub rules: Vec<Rule>,
+    /// `immutable` on a field: once set, the value cannot change
+    /// (controller-gen's `+k8s:immutable`).
+    pub immutable: Option<Span>,
     /// `at_most_one_of(..)`, `exactly_one_of(..)`, `at_least_one_of(..)`
     /// on a struct, repeatable.
     pub one_of: Vec<OneOf>,
@@ -146,6 +149,7 @@ pub const VALIDATE_KEYS: &[&str] = &[
     "int_or_string",
     "embedded_resource",
     "rule",
+    "immutable",
     "at_most_one_of",
     "exactly_one_of",
     "at_least_one_of",
@@ -291,6 +295,7 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
             set_once(&mut out.enum_values, Spanned::new(values, span), &key, errors);
         }
         "unique_items" => flag(&mut out.unique_items, &meta, &key, errors)?,
+        "immutable" => flag(&mut out.immutable, &meta, &key, errors)?,
         "required" => flag(&mut out.required, &meta, &key, errors)?,
         "optional" => flag(&mut out.optional, &meta, &key, errors)?,
         "nullable" => flag(&mut out.nullable, &meta, &key, errors)?,

@@ -22,6 +22,7 @@ type UserSpec struct {
 	// Numeric user id.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
+	// +k8s:immutable
 	UserID int32 `json:"userID"`
 	// Groups the user belongs to.
 	Groups []string `json:"groups"`
@@ -63,6 +64,7 @@ type UserSpec struct {
 	ShortNick *Nick `json:"shortNick,omitempty"`
 	// Team, a Kubernetes short name.
 	// +kubebuilder:validation:Format=k8s-short-name
+	// +k8s:immutable
 	// +optional
 	Team *string `json:"team,omitempty"`
 	// Where to send notices.
