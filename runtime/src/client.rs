@@ -857,10 +857,9 @@ mod tests {
             .expect("an answer that does not decode is no failure of the delete");
     }
 
-    /// Later pages carry the continue token alone: a resourceVersionMatch
-    /// left from the first page is refused without a resourceVersion.
-    #[tokio::test]
-    async fn list_all_sends_later_pages_without_the_version_match() {
+    /// A fake server holding the ConfigMaps a, b and c in `default`, and a
+    /// client for them.
+    async fn three_config_maps() -> (crate::testing::FakeApiServer, TypedClient<ConfigMap>) {
         let server = crate::testing::FakeApiServer::new();
         server.register::<ConfigMap>();
         let client = TypedClient::<ConfigMap>::new(server.client(), Some("default"));
@@ -871,6 +870,14 @@ mod tests {
             };
             client.create(&cm, &CreateOptions::default()).await.unwrap();
         }
+        (server, client)
+    }
+
+    /// Later pages carry the continue token alone: a resourceVersionMatch
+    /// left from the first page is refused without a resourceVersion.
+    #[tokio::test]
+    async fn list_all_sends_later_pages_without_the_version_match() {
+        let (server, client) = three_config_maps().await;
         let version = server.resource_version().to_string();
         let all = client
             .list_all(&ListOptions {
@@ -892,16 +899,7 @@ mod tests {
     /// as client-go's pager answers it.
     #[tokio::test]
     async fn list_all_lists_in_full_when_a_continue_token_expires() {
-        let server = crate::testing::FakeApiServer::new();
-        server.register::<ConfigMap>();
-        let client = TypedClient::<ConfigMap>::new(server.client(), Some("default"));
-        for name in ["a", "b", "c"] {
-            let cm = ConfigMap {
-                metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
-                ..Default::default()
-            };
-            client.create(&cm, &CreateOptions::default()).await.unwrap();
-        }
+        let (server, client) = three_config_maps().await;
         let expired = kube::core::Status {
             code: 410,
             reason: "Expired".into(),

@@ -265,6 +265,18 @@ async fn wait_served(client: &kube::Client, ns: &str) -> Result<()> {
     }
 }
 
+/// Fails with every request whose answers differ.
+fn assert_same_answers(theirs: &[(String, Answer)], ours: &[(String, Answer)]) {
+    assert_eq!(theirs.len(), ours.len());
+    let differ: Vec<String> = theirs
+        .iter()
+        .zip(ours)
+        .filter(|((_, server), (_, fake))| server != fake)
+        .map(|((what, server), (_, fake))| format!("{what}:\n  kube-apiserver: {server:?}\n  fake:           {fake:?}"))
+        .collect();
+    assert!(differ.is_empty(), "{} of {} answers differ:\n{}", differ.len(), theirs.len(), differ.join("\n"));
+}
+
 #[tokio::test]
 async fn the_fake_server_decodes_writes_as_kube_apiserver() -> Result<()> {
     let env = TestEnv::shared();
@@ -275,13 +287,7 @@ async fn the_fake_server_decodes_writes_as_kube_apiserver() -> Result<()> {
 
     let theirs = answers(&real, &ns).await?;
     let ours = answers(&fake.client(), &ns).await?;
-    let mut differ = Vec::new();
-    for ((what, server), (_, fake)) in theirs.iter().zip(&ours) {
-        if server != fake {
-            differ.push(format!("{what}:\n  kube-apiserver: {server:?}\n  fake:           {fake:?}"));
-        }
-    }
-    assert!(differ.is_empty(), "{} of {} answers differ:\n{}", differ.len(), theirs.len(), differ.join("\n"));
+    assert_same_answers(&theirs, &ours);
     // The comparison is not of two empty lists: what the requests are
     // meant to show happened on the API server.
     let by_name = |name: &str| &theirs.iter().find(|(what, _)| what == name).unwrap().1;
@@ -547,13 +553,7 @@ async fn the_fake_server_patches_and_checks_metadata_as_kube_apiserver() -> Resu
 
     let theirs = patch_answers(&real, &ns).await?;
     let ours = patch_answers(&fake.client(), &ns).await?;
-    let mut differ = Vec::new();
-    for ((what, server), (_, fake)) in theirs.iter().zip(&ours) {
-        if server != fake {
-            differ.push(format!("{what}:\n  kube-apiserver: {server:?}\n  fake:           {fake:?}"));
-        }
-    }
-    assert!(differ.is_empty(), "{} of {} answers differ:\n{}", differ.len(), theirs.len(), differ.join("\n"));
+    assert_same_answers(&theirs, &ours);
     let codes: Vec<u16> = theirs.iter().map(|(_, a)| a.code).collect();
     assert!(codes.contains(&413) && codes.contains(&415) && codes.contains(&409), "{codes:?}");
     Ok(())
