@@ -558,6 +558,16 @@ fn bad_skip_crd_in_one_version() {
     insta::assert_snapshot!("bad_skip_crd_in_one_version", run.stderr);
 }
 
+#[test]
+fn bad_short_names_differ_between_versions() {
+    let dir = project(|s| s.replace("#[resource(short_names(\"stu\"))]", "#[resource(storage, short_names(\"stu\"))]"));
+    let v2 = TYPES_RS.replace("#[resource(short_names(\"stu\"))]", "#[resource(short_names(\"st\"))]");
+    write(dir.path(), &[("pkg/apis/example/v2/mod.rs", MOD_RS), ("pkg/apis/example/v2/types.rs", &v2)]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1,v2"]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("bad_short_names_differ_between_versions", run.stderr);
+}
+
 /// `skip_crd` (a kind of an aggregated API server): every generator but
 /// the CRD's runs, in every version, without a storage version; the status
 /// subresource still gives the status verbs; no `validate()`.

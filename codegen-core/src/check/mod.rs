@@ -955,6 +955,21 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
                     );
                 }
             }
+            // Names and CRD metadata may be given on one version or on
+            // several alike, not differently: one CRD carries them.
+            for (i, (v, k)) in versions.iter().enumerate() {
+                let earlier = versions[..i].iter().find_map(|(w, o)| crd_metadata_clash(k, o).map(|what| (w, what)));
+                if let Some((w, what)) = earlier {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "kind `{kind}` has other {what} in version `{}` than in `{}`",
+                            v.name, w.name
+                        ))
+                        .at(k.origin.location())
+                        .help("one CRD carries them for every version: give them on one version, or the same on each"),
+                    );
+                }
+            }
             if let Some((v, k)) = versions.iter().find(|(_, k)| k.skip_crd != first.skip_crd) {
                 let (with, without) = if k.skip_crd { (*v, versions[0].0) } else { (versions[0].0, *v) };
                 diags.push(
@@ -1061,4 +1076,23 @@ pub fn collect_named(t: &TypeRef, out: &mut Vec<TypeKey>) {
         TypeRef::Option(i) | TypeRef::List(i) | TypeRef::Set(i) | TypeRef::Map(i) => collect_named(i, out),
         _ => {}
     }
+}
+
+/// What two versions of a kind give differently that their one CRD carries
+/// (short names, categories, an annotation or a label), if anything.
+fn crd_metadata_clash(a: &Kind, b: &Kind) -> Option<String> {
+    let differ = |x: &[String], y: &[String]| !x.is_empty() && !y.is_empty() && x != y;
+    let clash = |x: &BTreeMap<String, String>, y: &BTreeMap<String, String>| {
+        x.iter().find(|(key, value)| y.get(*key).is_some_and(|other| other != *value)).map(|(key, _)| key.clone())
+    };
+    if differ(&a.short_names, &b.short_names) {
+        return Some("short_names".to_owned());
+    }
+    if differ(&a.categories, &b.categories) {
+        return Some("categories".to_owned());
+    }
+    if let Some(key) = clash(&a.annotations, &b.annotations) {
+        return Some(format!("annotation `{key}`"));
+    }
+    clash(&a.labels, &b.labels).map(|key| format!("label `{key}`"))
 }

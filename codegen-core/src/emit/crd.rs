@@ -510,22 +510,36 @@ pub fn build(
         kind: "CustomResourceDefinition",
         metadata: CrdMetadata {
             name: format!("{}.{}", first.plural, group.name),
+            // Every version's markers count, as controller-gen applies
+            // every version's (the checks refuse versions that disagree).
             annotations: {
                 let mut a = required_annotations(&group.name);
-                a.extend(first.annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
+                for (_, k) in versions {
+                    a.extend(k.annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
                 a
             },
-            labels: first.labels.clone(),
+            labels: versions.iter().flat_map(|(_, k)| k.labels.iter().map(|(k, v)| (k.clone(), v.clone()))).collect(),
         },
         spec: CrdSpec {
             conversion: versions.iter().find_map(|(_, k)| k.conversion_webhook.as_ref()).map(|c| c.to_crd()),
             group: group.name.clone(),
             names: CrdNames {
-                categories: first.categories.clone(),
+                categories: versions
+                    .iter()
+                    .map(|(_, k)| &k.categories)
+                    .find(|c| !c.is_empty())
+                    .cloned()
+                    .unwrap_or_default(),
                 kind: first.kind.clone(),
                 list_kind: first.list_kind.clone(),
                 plural: first.plural.clone(),
-                short_names: first.short_names.clone(),
+                short_names: versions
+                    .iter()
+                    .map(|(_, k)| &k.short_names)
+                    .find(|c| !c.is_empty())
+                    .cloned()
+                    .unwrap_or_default(),
                 singular: first.singular.clone(),
             },
             scope: if first.namespaced { "Namespaced" } else { "Cluster" },

@@ -10,6 +10,8 @@ import (
 // +genclient:noStatus
 // +kubebuilder:object:root=true
 // +kubebuilder:storageversion
+// +kubebuilder:resource:shortName=tk,categories=batch-jobs
+// +kubebuilder:metadata:labels=app.kubernetes.io/part-of=tasks
 type Task struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
