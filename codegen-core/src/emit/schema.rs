@@ -971,17 +971,20 @@ impl<'a> SchemaBuilder<'a> {
             ("exclusive_minimum", &v.exclusive_minimum, &mut s.exclusive_minimum),
             ("exclusive_maximum", &v.exclusive_maximum, &mut s.exclusive_maximum),
         ] {
+            // `false` is the schema's default and written by neither tool.
             if let Some(b) = value {
-                *slot = Some(b.value);
+                *slot = b.value.then_some(true);
             }
             let _ = marker;
         }
         if let Some(b) = &v.exclusive_minimum
+            && b.value
             && s.minimum.is_none()
         {
             self.error(origin, Some(b.span), "`exclusive_minimum` without `minimum`".into(), "add `minimum = ..`");
         }
         if let Some(b) = &v.exclusive_maximum
+            && b.value
             && s.maximum.is_none()
         {
             self.error(origin, Some(b.span), "`exclusive_maximum` without `maximum`".into(), "add `maximum = ..`");

@@ -131,6 +131,7 @@ type LoginWindow struct {
 	// First hour (Rust: u8).
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=23
+	// +kubebuilder:validation:ExclusiveMinimum=false
 	From int32 `json:"from"`
 	// Last hour, exclusive (Rust: u8).
 	// +kubebuilder:validation:Minimum=0
