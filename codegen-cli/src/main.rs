@@ -75,6 +75,10 @@ struct Cli {
     /// generated file
     #[arg(long)]
     header_file: Option<PathBuf>,
+    /// Year put for ` YEAR` in the header file's text (controller-gen's `year`; kubebuilder's
+    /// boilerplate says `Copyright YEAR ...`)
+    #[arg(long, requires = "header_file")]
+    year: Option<u16>,
     /// Write nothing; print a unified diff of what would change and exit 1 on drift
     #[arg(long)]
     verify: bool,
@@ -302,7 +306,12 @@ fn settings(cli: &Cli) -> Result<Settings, Vec<Diagnostic>> {
     }
     if let Some(path) = &cli.header_file {
         match std::fs::read_to_string(path) {
-            Ok(text) => s = s.with_header(text),
+            Ok(text) => {
+                s = s.with_header(match cli.year {
+                    Some(year) => text.replace(" YEAR", &format!(" {year}")),
+                    None => text,
+                })
+            }
             Err(e) => errors.push(Diagnostic::error(format!("cannot read header file `{}`: {e}", path.display()))),
         }
     }

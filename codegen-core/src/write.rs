@@ -375,12 +375,18 @@ pub fn unified_diff(changes: &[Change]) -> String {
 }
 
 /// Prepends the generated-file marker and the boilerplate header, commented
-/// with `comment` (`//` or `#`).
+/// with `comment` (`//` or `#`). A header written as one Go block comment
+/// (kubebuilder's `hack/boilerplate.go.txt`) loses its `/*` and `*/`.
 pub fn with_header(marker: &str, comment: &str, boilerplate: Option<&str>, body: &str) -> String {
     let mut out = String::with_capacity(body.len() + 128);
     out.push_str(marker);
     out.push('\n');
     if let Some(text) = boilerplate {
+        let text = text.trim();
+        let text = match text.strip_prefix("/*").and_then(|t| t.strip_suffix("*/")) {
+            Some(inner) if !inner.contains("*/") => inner.trim_matches('\n'),
+            _ => text,
+        };
         for line in text.trim_end().lines() {
             if line.trim().is_empty() {
                 out.push_str(comment);
