@@ -233,6 +233,7 @@ pub fn fake_server(data: &[u8]) {
         has_status_subresource: true,
         schema: None,
         validation: None,
+        aggregated: false,
     };
     server.register_resource(widget("Widget", "widgets", true));
     server.register_resource(widget("ClusterWidget", "clusterwidgets", false));

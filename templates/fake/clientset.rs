@@ -43,6 +43,8 @@ impl Clientset {
                 .with_schema({{ p.rt }}::__private::serde_json::from_str({{ k.ssa_schema|rust_raw_str }}).unwrap_or_default())
                 {%- if !k.skip_crd %}
                 .with_validation({{ k.api_type }}::VALIDATION_SCHEMA)
+                {%- else %}
+                .aggregated()
                 {%- endif %},
         );
 {% endfor %}{% endfor %}{% endfor %}

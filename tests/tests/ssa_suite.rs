@@ -152,6 +152,7 @@ fn widget_info() -> ResourceInfo {
         has_status_subresource: true,
         schema: None,
         validation: None,
+        aggregated: false,
     }
     .with_schema(widget_schema())
 }

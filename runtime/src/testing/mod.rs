@@ -245,6 +245,9 @@ pub struct ResourceInfo {
     /// The schema writes are defaulted and validated with (see
     /// [`ResourceInfo::with_validation`]); `None`: nothing is checked.
     pub validation: Option<&'static str>,
+    /// Served by an aggregated API server (see
+    /// [`ResourceInfo::aggregated`]): never handled as a custom resource.
+    pub aggregated: bool,
 }
 
 /// A CRD version's `openAPIV3Schema`, as server-side apply reads it:
@@ -323,6 +326,7 @@ impl ResourceInfo {
             has_status_subresource: true,
             schema: None,
             validation: None,
+            aggregated: false,
         }
     }
 
@@ -353,12 +357,23 @@ impl ResourceInfo {
     }
 
     /// Whether the resource is served as a custom resource: it has a schema
-    /// ([`ResourceInfo::with_validation`] or [`ResourceInfo::with_schema`]).
-    /// Custom resources take no strategic merge patches, need a
-    /// resourceVersion on every update, and their metadata errors are
-    /// reported as kube-apiserver's custom resource handler reports them.
+    /// ([`ResourceInfo::with_validation`] or [`ResourceInfo::with_schema`])
+    /// and is not [`aggregated`](ResourceInfo::aggregated). Custom resources'
+    /// unknown fields are pruned, they take no strategic merge patches,
+    /// need a resourceVersion on every update, and their metadata errors
+    /// are reported as kube-apiserver's custom resource handler reports
+    /// them.
     pub fn is_custom(&self) -> bool {
-        self.schema.is_some() || self.validation.is_some()
+        !self.aggregated && (self.schema.is_some() || self.validation.is_some())
+    }
+
+    /// Marks the resource as served by an aggregated API server (a kind
+    /// without a CRD, `#[resource(skip_crd)]`): its schema is only for
+    /// server-side apply, and writes are handled as for built-in kinds.
+    #[must_use]
+    pub fn aggregated(mut self) -> Self {
+        self.aggregated = true;
+        self
     }
 
     /// `group/version`, or just `version` for the core group.

@@ -44,6 +44,9 @@ type SchemaCache = HashMap<(usize, usize), Arc<Value>>;
 /// its structural one; `None` for kinds without a schema (built-in kinds),
 /// which are not pruned.
 pub(crate) fn schema_of(info: &ResourceInfo) -> Option<Arc<Value>> {
+    if !info.is_custom() {
+        return None;
+    }
     let Some(text) = info.validation else {
         return info.schema.as_ref().map(|s| s.value());
     };
@@ -100,7 +103,7 @@ fn prune_node(value: &mut Value, schema: Option<&Value>, path: &str, resource: b
                 s.get("type").is_some() || s.get("properties").is_some() || s.get("additionalProperties").is_some()
             });
             let atomic = schema.and_then(|s| s.get("x-kubernetes-map-type")).is_some_and(|t| t == "atomic")
-                && schema.is_some_and(|s| s.get("properties").is_none());
+                && schema.is_some_and(|s| s.get("properties").is_none() && s.get("additionalProperties").is_none());
             if schema.is_some() && (!described || atomic) {
                 return;
             }
@@ -364,6 +367,17 @@ mod tests {
         let mut object = json!({"spec": {"a": "x", "b": 1}, "status": {"ok": true, "no": 1}});
         assert_eq!(prune(&mut object, &schema), ["spec.b", "status.no"]);
         assert!(schema_of(&ResourceInfo::default()).is_none());
+    }
+
+    /// A kind of an aggregated API server keeps its structural schema for
+    /// apply only: not pruned, not a custom resource.
+    #[test]
+    fn aggregated_kinds_are_not_pruned() {
+        let info =
+            ResourceInfo::default().with_schema(json!({"type": "object", "properties": {"spec": {"type": "object"}}}));
+        assert!(info.is_custom() && schema_of(&info).is_some());
+        let info = info.aggregated();
+        assert!(!info.is_custom() && schema_of(&info).is_none());
     }
 
     #[test]

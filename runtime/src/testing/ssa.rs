@@ -1761,6 +1761,7 @@ mod tests {
             has_status_subresource: true,
             schema: None,
             validation: None,
+            aggregated: false,
         }
         .with_schema(json!({
             "type": "object",

@@ -241,6 +241,7 @@ mod tests {
             has_status_subresource: true,
             schema: None,
             validation: None,
+            aggregated: false,
         };
         let status: Status = serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
         assert!(status.is_not_found());
