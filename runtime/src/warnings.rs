@@ -128,8 +128,9 @@ impl WarningLayer {
 
     fn handle(&self, response: &http::HeaderMap) {
         for value in response.get_all(http::header::WARNING) {
-            let Ok(value) = value.to_str() else { continue };
-            for warning in parse_warning_header(value) {
+            // The API server writes the text as UTF-8, which `to_str` refuses.
+            let value = String::from_utf8_lossy(value.as_bytes());
+            for warning in parse_warning_header(&value) {
                 if warning.code != 299 || warning.text.is_empty() {
                     continue;
                 }
@@ -217,6 +218,10 @@ mod tests {
             let response = Response::builder()
                 .header("Warning", r#"299 - "one""#)
                 .header("Warning", r#"299 - "two", 199 - "not a 299""#)
+                .header(
+                    "Warning",
+                    http::HeaderValue::from_bytes("299 - \"unknown field \\\"spec.ñ\\\"\"".as_bytes()).unwrap(),
+                )
                 .body(())
                 .unwrap();
             Ok::<_, std::convert::Infallible>(response)
@@ -224,6 +229,6 @@ mod tests {
         let service = layer.layer(inner);
         service.clone().oneshot(Request::new(())).await.unwrap();
         service.oneshot(Request::new(())).await.unwrap();
-        assert_eq!(*seen.lock().unwrap(), ["one", "two"]);
+        assert_eq!(*seen.lock().unwrap(), ["one", "two", "unknown field \"spec.ñ\""]);
     }
 }

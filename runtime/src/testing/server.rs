@@ -287,7 +287,8 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         Err(err) => error_response(&err),
     };
     for warning in warnings {
-        if let Ok(value) = header::HeaderValue::from_str(&warning_header(&warning)) {
+        // As kube-apiserver, the text goes as UTF-8 bytes.
+        if let Ok(value) = header::HeaderValue::from_bytes(warning_header(&warning).as_bytes()) {
             response.headers_mut().append(header::WARNING, value);
         }
     }
