@@ -382,8 +382,8 @@ pub fn with_header(marker: &str, comment: &str, boilerplate: Option<&str>, body:
     out.push_str(marker);
     out.push('\n');
     if let Some(text) = boilerplate {
-        let text = text.trim();
-        let text = match text.strip_prefix("/*").and_then(|t| t.strip_suffix("*/")) {
+        let block = text.trim().strip_prefix("/*").and_then(|t| t.strip_suffix("*/"));
+        let text = match block {
             Some(inner) if !inner.contains("*/") => inner.trim_matches('\n'),
             _ => text,
         };

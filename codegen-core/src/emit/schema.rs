@@ -87,6 +87,14 @@ pub struct JsonSchemaProps {
     pub x_validations: Option<Vec<ValidationRule>>,
 }
 
+/// The smaller of two upper bounds, either of which may be missing.
+fn tighter_max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// controller-gen's count of the set fields among `names`:
 /// `(has(self.a)?1:0)+(has(self.b)?1:0)`.
 fn sum_of_has(names: &[String]) -> String {
@@ -301,7 +309,11 @@ impl<'a> SchemaBuilder<'a> {
                     }
                     t @ (TypeRef::Named(_) | TypeRef::Builtin(_)) => {
                         let mut inner = self.type_schema(t, &f.origin);
+                        let (type_min, type_max) = (inner.min_properties, inner.max_properties);
                         self.apply(&mut inner, &f.validate, &f.origin, &f.rust_name);
+                        // The field's and the type's counts both hold.
+                        inner.min_properties = inner.min_properties.max(type_min);
+                        inner.max_properties = tighter_max(inner.max_properties, type_max);
                         // A flattened newtype/transparent map keeps every other key.
                         preserve |= inner.additional_properties.is_some();
                         if inner.type_.as_deref() != Some("object") {
@@ -331,10 +343,7 @@ impl<'a> SchemaBuilder<'a> {
                             merged.x_validations.get_or_insert_with(Vec::new).extend(rules);
                         }
                         merged.min_properties = merged.min_properties.max(inner.min_properties);
-                        merged.max_properties = match (merged.max_properties, inner.max_properties) {
-                            (Some(a), Some(b)) => Some(a.min(b)),
-                            (a, b) => a.or(b),
-                        };
+                        merged.max_properties = tighter_max(merged.max_properties, inner.max_properties);
                     }
                     TypeRef::Map(_) | TypeRef::Json | TypeRef::JsonObject => preserve = true,
                     _ => self.error(
@@ -385,8 +394,6 @@ impl<'a> SchemaBuilder<'a> {
             schema.x_preserve_unknown_fields = Some(true);
         }
         schema.x_validations = merged.x_validations;
-        schema.min_properties = merged.min_properties;
-        schema.max_properties = merged.max_properties;
         // A field's own rule does not run when the field is removed:
         // controller-gen's rule on the parent keeps an optional immutable
         // field from being unset once set.
@@ -398,6 +405,9 @@ impl<'a> SchemaBuilder<'a> {
             });
         }
         self.apply(&mut schema, &def.validate, &def.origin, &def.name);
+        // The struct's own counts and those flattened into it all hold.
+        schema.min_properties = schema.min_properties.max(merged.min_properties);
+        schema.max_properties = tighter_max(schema.max_properties, merged.max_properties);
         self.one_of_rules(&mut schema, def, fields);
         schema
     }
@@ -543,17 +553,35 @@ impl<'a> SchemaBuilder<'a> {
         bound!(max_items, false);
         bound!(min_properties, true);
         bound!(max_properties, false);
+        // A bound and its exclusiveness are one pair: the tighter pair wins
+        // (on equal values, exclusive if either is).
         let number = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
-        if f.validate.minimum.is_some() && ty.minimum.is_some() && number(&before.minimum) > number(&s.minimum) {
-            s.minimum.clone_from(&before.minimum);
-            s.exclusive_minimum = before.exclusive_minimum;
+        let field_flag = |b: &Option<Spanned<bool>>| b.as_ref().is_some_and(|b| b.value);
+        if f.validate.minimum.is_some() && ty.minimum.is_some() {
+            let (type_excl, field_excl) =
+                (before.exclusive_minimum == Some(true), field_flag(&f.validate.exclusive_minimum));
+            let excl = match number(&before.minimum).zip(number(&s.minimum)) {
+                Some((t, v)) if t > v => {
+                    s.minimum.clone_from(&before.minimum);
+                    type_excl
+                }
+                Some((t, v)) if t == v => type_excl || field_excl,
+                _ => field_excl,
+            };
+            s.exclusive_minimum = excl.then_some(true);
         }
-        if f.validate.maximum.is_some()
-            && ty.maximum.is_some()
-            && number(&before.maximum).zip(number(&s.maximum)).is_some_and(|(t, f)| t < f)
-        {
-            s.maximum.clone_from(&before.maximum);
-            s.exclusive_maximum = before.exclusive_maximum;
+        if f.validate.maximum.is_some() && ty.maximum.is_some() {
+            let (type_excl, field_excl) =
+                (before.exclusive_maximum == Some(true), field_flag(&f.validate.exclusive_maximum));
+            let excl = match number(&before.maximum).zip(number(&s.maximum)) {
+                Some((t, v)) if t < v => {
+                    s.maximum.clone_from(&before.maximum);
+                    type_excl
+                }
+                Some((t, v)) if t == v => type_excl || field_excl,
+                _ => field_excl,
+            };
+            s.exclusive_maximum = excl.then_some(true);
         }
         let conflicts = [
             ("pattern", f.validate.pattern.as_ref().map(|p| p.span), ty.pattern.is_some(), before.pattern != s.pattern),
