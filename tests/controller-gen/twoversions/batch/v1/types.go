@@ -10,7 +10,6 @@ import (
 // +genclient:noStatus
 // +kubebuilder:object:root=true
 // +kubebuilder:deprecatedversion:warning="batch.example.com/v1 Task is deprecated; use v2"
-// +kubebuilder:metadata:labels=team=batch
 type Task struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
