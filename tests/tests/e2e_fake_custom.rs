@@ -265,6 +265,16 @@ async fn wait_served(client: &kube::Client, ns: &str) -> Result<()> {
     }
 }
 
+/// A client of kube-apiserver with the Gadget CRD installed, a namespace
+/// there named from `prefix` where gadgets are served, and the fake.
+async fn both_servers(prefix: &str) -> Result<(kube::Client, String, FakeApiServer)> {
+    let env = TestEnv::shared();
+    let real = install(env).await?;
+    let ns = env.create_namespace(prefix).await?;
+    wait_served(&real, &ns).await?;
+    Ok((real, ns, fake_server()))
+}
+
 /// Fails with every request whose answers differ.
 fn assert_same_answers(theirs: &[(String, Answer)], ours: &[(String, Answer)]) {
     assert_eq!(theirs.len(), ours.len());
@@ -279,11 +289,7 @@ fn assert_same_answers(theirs: &[(String, Answer)], ours: &[(String, Answer)]) {
 
 #[tokio::test]
 async fn the_fake_server_decodes_writes_as_kube_apiserver() -> Result<()> {
-    let env = TestEnv::shared();
-    let real = install(env).await?;
-    let ns = env.create_namespace("field-validation").await?;
-    wait_served(&real, &ns).await?;
-    let fake = fake_server();
+    let (real, ns, fake) = both_servers("field-validation").await?;
 
     let theirs = answers(&real, &ns).await?;
     let ours = answers(&fake.client(), &ns).await?;
@@ -545,11 +551,7 @@ async fn patch_answers(client: &kube::Client, ns: &str) -> Result<Vec<(String, A
 
 #[tokio::test]
 async fn the_fake_server_patches_and_checks_metadata_as_kube_apiserver() -> Result<()> {
-    let env = TestEnv::shared();
-    let real = install(env).await?;
-    let ns = env.create_namespace("fake-custom").await?;
-    wait_served(&real, &ns).await?;
-    let fake = fake_server();
+    let (real, ns, fake) = both_servers("fake-custom").await?;
 
     let theirs = patch_answers(&real, &ns).await?;
     let ours = patch_answers(&fake.client(), &ns).await?;

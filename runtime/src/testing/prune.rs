@@ -76,7 +76,7 @@ pub(crate) fn schema_of(info: &ResourceInfo) -> Option<Arc<Value>> {
 /// say.
 pub(crate) fn prune(object: &mut Value, schema: &Value) -> Vec<String> {
     let mut found = Pruned::default();
-    prune_node(object, Some(schema), "", true, &mut found);
+    prune_node(object, schema, "", true, &mut found);
     found.sorted.sort();
     found.sorted.extend(found.late);
     found.sorted
@@ -92,30 +92,21 @@ fn join(path: &str, key: &str) -> String {
     if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
 }
 
-fn prune_node(value: &mut Value, schema: Option<&Value>, path: &str, resource: bool, out: &mut Pruned) {
-    let flag = |key: &str| schema.and_then(|s| s.get(key)).and_then(Value::as_bool).unwrap_or(false);
+fn prune_node(value: &mut Value, schema: &Value, path: &str, resource: bool, out: &mut Pruned) {
+    let flag = |key: &str| schema.get(key).and_then(Value::as_bool).unwrap_or(false);
     match value {
         Value::Object(map) => {
             // What a structural schema leaves undescribed is kept: a
             // scalar's `{}` and an atomic map (whose fields the fake's
             // structural schemas do not list).
-            let described = schema.is_some_and(|s| {
-                s.get("type").is_some() || s.get("properties").is_some() || s.get("additionalProperties").is_some()
-            });
-            let atomic = schema.and_then(|s| s.get("x-kubernetes-map-type")).is_some_and(|t| t == "atomic")
-                && schema.is_some_and(|s| s.get("properties").is_none() && s.get("additionalProperties").is_none());
-            if schema.is_some() && (!described || atomic) {
+            let has = |key: &str| schema.get(key).is_some();
+            let described = has("type") || has("properties") || has("additionalProperties");
+            let atomic = schema.get("x-kubernetes-map-type").is_some_and(|t| t == "atomic")
+                && !has("properties")
+                && !has("additionalProperties");
+            if !described || atomic {
                 return;
             }
-            let Some(schema) = schema else {
-                // No schema for an object: everything in it is unknown.
-                let keys: Vec<String> = map.keys().cloned().collect();
-                for key in keys {
-                    map.remove(&key);
-                    out.sorted.push(join(path, &key));
-                }
-                return;
-            };
             let resource = resource || flag("x-kubernetes-embedded-resource");
             let preserve = flag("x-kubernetes-preserve-unknown-fields");
             let properties = schema.get("properties").and_then(Value::as_object);
@@ -147,7 +138,7 @@ fn prune_node(value: &mut Value, schema: Option<&Value>, path: &str, resource: b
                 match child_schema {
                     Some(s) => {
                         if let Some(child) = map.get_mut(&key) {
-                            prune_node(child, Some(s), &child_path, false, out);
+                            prune_node(child, s, &child_path, false, out);
                         }
                     }
                     None if preserve || matches!(additional, Some(Value::Bool(true))) => {}
@@ -159,12 +150,9 @@ fn prune_node(value: &mut Value, schema: Option<&Value>, path: &str, resource: b
             }
         }
         Value::Array(items) => {
-            let items_schema = schema.and_then(|s| s.get("items"));
             // Items left undescribed (an atomic list in a structural schema)
             // are kept.
-            if items_schema.is_none() {
-                return;
-            }
+            let Some(items_schema) = schema.get("items") else { return };
             for (i, item) in items.iter_mut().enumerate() {
                 prune_node(item, items_schema, &format!("{path}[{i}]"), false, out);
             }

@@ -454,19 +454,13 @@ impl Store {
     /// (`Strict`) or answered with warnings (`Warn`).
     fn decode(&mut self, info: &ResourceInfo, body: &mut Value, q: &Query) -> Result<(), ApiError> {
         let problems = q.decoding_problems(info, body);
-        match q.field_validation() {
-            FieldValidation::Strict if !problems.is_empty() => Err(ApiError::bad_request(format!(
-                "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {}",
-                problems.join(", "),
+        self.report(problems, q, |list| {
+            ApiError::bad_request(format!(
+                "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {list}",
                 kind = info.kind,
                 version = info.version,
-            ))),
-            FieldValidation::Warn => {
-                self.warnings.extend(problems);
-                Ok(())
-            }
-            _ => Ok(()),
-        }
+            ))
+        })
     }
 
     /// [`decode`](Self::decode) of a patched object: a strict error is a 422
@@ -474,12 +468,21 @@ impl Store {
     fn decode_patched(&mut self, info: &ResourceInfo, patched: &mut Value, q: &Query) -> Result<(), ApiError> {
         let text = patched.to_string();
         let problems = q.decoding_problems(info, patched);
+        self.report(problems, q, |list| {
+            ApiError::invalid_patch(format!("Invalid value: {}: strict decoding error: {list}", ssa::go_quote(&text)))
+        })
+    }
+
+    /// Decoding problems as `fieldValidation` says: the error `strict`
+    /// makes of their list, warnings, or nothing.
+    fn report(
+        &mut self,
+        problems: Vec<String>,
+        q: &Query,
+        strict: impl FnOnce(String) -> ApiError,
+    ) -> Result<(), ApiError> {
         match q.field_validation() {
-            FieldValidation::Strict if !problems.is_empty() => {
-                let message =
-                    format!("Invalid value: {}: strict decoding error: {}", ssa::go_quote(&text), problems.join(", "));
-                Err(ApiError::invalid_patch(message))
-            }
+            FieldValidation::Strict if !problems.is_empty() => Err(strict(problems.join(", "))),
             FieldValidation::Warn => {
                 self.warnings.extend(problems);
                 Ok(())
