@@ -211,6 +211,20 @@ bad_input!(
     )
 );
 bad_input!(
+    bad_one_of_names_a_field_twice_and_one_cel_cannot_name,
+    replace(
+        "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\npub struct StudentSpec {\n    /// Name.\n    pub name: String,\n    /// School.\n    pub school: String,\n",
+        "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[validate(at_most_one_of(club, club, house))]\npub struct StudentSpec {\n    /// Name.\n    pub name: String,\n    /// School.\n    pub school: String,\n    /// Club.\n    pub club: Option<String>,\n    /// House.\n    #[serde(rename = \"house:name\")]\n    pub house: Option<String>,\n",
+    )
+);
+bad_input!(
+    bad_immutable_and_a_choice_on_a_flattened_field,
+    replace(
+        "    /// School.\n    pub school: String,\n}\n",
+        "    /// School.\n    pub school: String,\n    /// Where.\n    #[serde(flatten)]\n    #[validate(immutable, exactly_one_of(room, hall))]\n    pub place: Place,\n}\n\n/// A place.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\npub struct Place {\n    /// Room.\n    pub room: Option<String>,\n    /// Hall.\n    pub hall: Option<String>,\n}\n",
+    )
+);
+bad_input!(
     bad_immutable_on_a_type,
     replace(
         "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n",

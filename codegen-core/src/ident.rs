@@ -216,9 +216,83 @@ pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .map(|(_, c)| c)
 }
 
+/// CEL's reserved words, which the API server escapes as `__{word}__`
+/// when they name a property.
+const CEL_RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// A property name as a CEL rule must write it after `self.`, escaped the
+/// way the API server declares it (`__` → `__underscores__`, `.` →
+/// `__dot__`, `-` → `__dash__`, `/` → `__slash__`, a reserved word `w` →
+/// `__w__`); `None` for names CEL cannot reach (empty, starting with a
+/// digit, or with characters other than ASCII letters, digits and `_.-/`).
+pub fn cel_property(name: &str) -> Option<String> {
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if CEL_RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("__") {
+            out.push_str("__underscores__");
+            rest = &rest[2..];
+            continue;
+        }
+        match c {
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
+            _ => return None,
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cel_properties() {
+        assert_eq!(cel_property("replicas").as_deref(), Some("replicas"));
+        assert_eq!(cel_property("namespace").as_deref(), Some("__namespace__"));
+        assert_eq!(cel_property("max-size").as_deref(), Some("max__dash__size"));
+        assert_eq!(cel_property("a.b/c").as_deref(), Some("a__dot__b__slash__c"));
+        assert_eq!(cel_property("a__b").as_deref(), Some("a__underscores__b"));
+        // Leftmost pairs, as a regular expression replaces them.
+        assert_eq!(cel_property("a___b").as_deref(), Some("a__underscores___b"));
+        assert_eq!(cel_property("_x").as_deref(), Some("_x"));
+        assert_eq!(cel_property("x:y"), None);
+        assert_eq!(cel_property("9lives"), None);
+        assert_eq!(cel_property("größe"), None);
+        assert_eq!(cel_property(""), None);
+    }
 
     #[test]
     fn raw_identifiers() {

@@ -221,6 +221,10 @@ struct Node {
     any_rules: bool,
     #[cfg(feature = "cel")]
     rules: Vec<cel_rules::Rule>,
+    /// Whether a property at or below this node has a name CEL sees
+    /// escaped (or cannot see).
+    #[cfg(feature = "cel")]
+    escapes: bool,
 }
 
 impl Node {
@@ -234,6 +238,13 @@ impl Node {
             || node.properties.values().any(|p| p.any_rules)
             || node.items.as_ref().is_some_and(|i| i.any_rules)
             || node.additional.as_ref().is_some_and(|a| a.any_rules);
+        #[cfg(feature = "cel")]
+        {
+            node.escapes =
+                node.properties.iter().any(|(k, p)| p.escapes || cel_rules::escape(k).as_deref() != Some(k.as_str()))
+                    || node.items.as_ref().is_some_and(|i| i.escapes)
+                    || node.additional.as_ref().is_some_and(|a| a.escapes);
+        }
         node
     }
 
@@ -288,6 +299,8 @@ impl Node {
                 .and_then(Value::as_array)
                 .map(|r| r.iter().map(cel_rules::Rule::new).collect())
                 .unwrap_or_default(),
+            #[cfg(feature = "cel")]
+            escapes: false,
         }
     }
 
@@ -810,6 +823,100 @@ mod cel_rules {
         .clone()
     }
 
+    /// CEL's reserved words, which name a property as `__{word}__`.
+    const RESERVED: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+
+    /// A property name as rules read it, escaped as the API server declares
+    /// it (`__` → `__underscores__`, `.` → `__dot__`, `-` → `__dash__`,
+    /// `/` → `__slash__`, a reserved word `w` → `__w__`); `None` where CEL
+    /// cannot name the property at all.
+    pub(super) fn escape(name: &str) -> Option<String> {
+        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        if RESERVED.contains(&name) {
+            return Some(format!("__{name}__"));
+        }
+        let mut out = String::with_capacity(name.len());
+        let mut rest = name;
+        while let Some(c) = rest.chars().next() {
+            if let Some(after) = rest.strip_prefix("__") {
+                out.push_str("__underscores__");
+                rest = after;
+                continue;
+            }
+            match c {
+                '.' => out.push_str("__dot__"),
+                '-' => out.push_str("__dash__"),
+                '/' => out.push_str("__slash__"),
+                c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
+                _ => return None,
+            }
+            rest = &rest[c.len_utf8()..];
+        }
+        Some(out)
+    }
+
+    impl Node {
+        /// `value` as rules see it: declared properties under their
+        /// escaped names (those CEL cannot name left out), map keys as
+        /// they are. A reserved word also keeps its own name, which the
+        /// API server resolves too (`self.namespace` as `self.__namespace__`).
+        fn cel_view(&self, value: &Value) -> Value {
+            if !self.escapes {
+                return value.clone();
+            }
+            match value {
+                Value::Object(map) => {
+                    let mut out = serde_json::Map::new();
+                    for (key, child) in map {
+                        if let Some(prop) = self.properties.get(key) {
+                            if let Some(name) = escape(key) {
+                                let child = prop.cel_view(child);
+                                if RESERVED.contains(&key.as_str()) {
+                                    out.insert(key.clone(), child.clone());
+                                }
+                                out.insert(name, child);
+                            }
+                        } else if let Some(additional) = &self.additional {
+                            out.insert(key.clone(), additional.cel_view(child));
+                        } else {
+                            out.insert(key.clone(), child.clone());
+                        }
+                    }
+                    Value::Object(out)
+                }
+                Value::Array(items) => match &self.items {
+                    Some(node) => Value::Array(items.iter().map(|i| node.cel_view(i)).collect()),
+                    None => value.clone(),
+                },
+                _ => value.clone(),
+            }
+        }
+    }
+
     impl Rule {
         pub(super) fn new(v: &Value) -> Rule {
             let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
@@ -897,11 +1004,20 @@ mod cel_rules {
                 return;
             }
             let mut context = cel::Context::with_env(env());
-            if context.add_variable("self", value).is_err() {
+            let added = if self.escapes {
+                context.add_variable("self", self.cel_view(value))
+            } else {
+                context.add_variable("self", value)
+            };
+            if added.is_err() {
                 return;
             }
             if let Some(old) = old {
-                let _ = context.add_variable("oldSelf", old);
+                let _ = if self.escapes {
+                    context.add_variable("oldSelf", self.cel_view(old))
+                } else {
+                    context.add_variable("oldSelf", old)
+                };
             }
             // Ratcheting: a rule that does not read `oldSelf` fails a value
             // the update left unchanged without an error.
@@ -1012,6 +1128,42 @@ mod tests {
         let errors = check(schema, json!({"q": "0", "n": 0, "u": "not a url"}));
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].contains("n must be positive"), "{errors:?}");
+    }
+
+    /// Rules name properties escaped as the API server declares them
+    /// (`namespace` as `__namespace__`, `max-size` as `max__dash__size`);
+    /// map keys stay as they are.
+    #[cfg(feature = "cel")]
+    #[test]
+    fn rules_read_escaped_property_names() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "namespace": {"type": "string"},
+                "max-size": {"type": "integer"},
+                "a__b": {"type": "object", "properties": {"in": {"type": "integer"}}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            },
+            "x-kubernetes-validations": [
+                {"rule": "has(self.__namespace__) == has(self.max__dash__size)", "message": "both or neither"},
+                {"rule": "!has(self.namespace) || self.namespace == self.__namespace__", "message": "one namespace"},
+                {"rule": "!has(self.a__underscores__b) || self.a__underscores__b.__in__ < 3", "message": "in below 3"},
+                {"rule": "!has(self.labels) || !('max-size' in self.labels)", "message": "no max-size label"}
+            ]
+        });
+        assert_eq!(
+            check(schema.clone(), json!({"namespace": "a", "max-size": 1, "a__b": {"in": 2}})),
+            Vec::<String>::new()
+        );
+        let errors = check(schema, json!({"namespace": "a", "a__b": {"in": 3}, "labels": {"max-size": "x"}}));
+        assert_eq!(
+            errors,
+            [
+                " | FieldValueInvalid | Invalid value: both or neither",
+                " | FieldValueInvalid | Invalid value: in below 3",
+                " | FieldValueInvalid | Invalid value: no max-size label",
+            ],
+        );
     }
 
     fn check(schema: Value, object: Value) -> Vec<String> {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use codegen_testenv::TestEnv;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
-use kube_codegen_tests::validation::apis::lab::v1::{Limits, NamedPort, Probe, ProbeSpec};
+use kube_codegen_tests::validation::apis::lab::v1::{Choice, Limits, NamedPort, Probe, ProbeSpec};
 
 /// A field error as a triple: field, reason, message.
 type Cause = (String, String, String);
@@ -52,6 +52,7 @@ struct Candidates {
     ports: Vec<Option<Vec<NamedPort>>>,
     labels: Vec<BTreeMap<String, String>>,
     limits: Vec<Option<Limits>>,
+    choice: Vec<Option<Choice>>,
 }
 
 fn candidates() -> Candidates {
@@ -100,13 +101,24 @@ fn candidates() -> Candidates {
             limits(5, &["ab", "c"]),
             limits(5, &["ab", "cd", "ef"]),
         ],
+        choice: vec![
+            None,
+            choice(Some("a"), None, Some(1)),
+            choice(None, Some(3), None),
+            choice(None, None, Some(1)),
+            choice(Some("a"), Some(3), None),
+        ],
     }
+}
+
+fn choice(namespace: Option<&str>, max_size: Option<i32>, in_: Option<i32>) -> Option<Choice> {
+    Some(Choice { namespace: namespace.map(str::to_string), max_size, in_ })
 }
 
 fn probe(
     name: &str,
     c: &Candidates,
-    i: [usize; 9], // index into each candidate list
+    i: [usize; 10], // index into each candidate list
 ) -> Probe {
     let mut p = Probe::new(
         name,
@@ -120,6 +132,7 @@ fn probe(
             ports: c.ports[i[6]].clone(),
             labels: c.labels[i[7]].clone(),
             limits: c.limits[i[8]].clone(),
+            choice: c.choice[i[9]].clone(),
         },
     );
     p.metadata.name = Some(name.into());
@@ -139,18 +152,19 @@ fn objects() -> Vec<Probe> {
         c.ports.len(),
         c.labels.len(),
         c.limits.len(),
+        c.choice.len(),
     ];
     let mut out = Vec::new();
     for (field, len) in lens.iter().enumerate() {
         for value in 0..*len {
-            let mut idx = [0; 9];
+            let mut idx = [0; 10];
             idx[field] = value;
             out.push(probe(&format!("p{}", out.len()), &c, idx));
         }
     }
     let mut rng = Lcg(0x5eed);
     for _ in 0..150 {
-        let mut idx = [0; 9];
+        let mut idx = [0; 10];
         for (field, len) in lens.iter().enumerate() {
             // Mostly valid values (the first VALID of each list), so that a
             // good share of the mixes is valid as a whole.
@@ -241,7 +255,14 @@ async fn local_validation_agrees_with_the_api_server() -> Result<()> {
     // must agree with each verdict.
     let mut updates = 0;
     let mut update_mismatches = Vec::new();
-    let valid: Vec<&Probe> = objects.iter().filter(|p| ours(p).is_empty()).take(20).collect();
+    let mut valid: Vec<&Probe> = objects.iter().filter(|p| ours(p).is_empty()).take(20).collect();
+    let with_choice: Vec<&Probe> = objects
+        .iter()
+        .filter(|p| p.spec.choice.is_some() && ours(p).is_empty() && !valid.contains(p))
+        .take(6)
+        .collect();
+    assert!(with_choice.len() >= 4, "{} valid objects with a choice", with_choice.len());
+    valid.extend(with_choice);
     for old in valid {
         let created = api
             .create(&PostParams::default(), &serde_json::from_value(serde_json::to_value(old)?)?)
@@ -259,6 +280,22 @@ async fn local_validation_agrees_with_the_api_server() -> Result<()> {
         let mut mode = old.clone();
         mode.spec.mode = Some("Slow".into());
         variants.push(mode);
+        // The immutable `in` (named `__in__` by the rules) changed, and
+        // removed; the choice switched.
+        if let Some(c) = &old.spec.choice {
+            let mut changed = old.clone();
+            changed.spec.choice = choice(c.namespace.as_deref(), c.max_size, Some(c.in_.unwrap_or(0) + 1));
+            variants.push(changed);
+            let mut removed = old.clone();
+            removed.spec.choice = choice(c.namespace.as_deref(), c.max_size, None);
+            variants.push(removed);
+            let mut switched = old.clone();
+            switched.spec.choice = match c.namespace {
+                Some(_) => choice(None, Some(4), c.in_),
+                None => choice(Some("b"), None, c.in_),
+            };
+            variants.push(switched);
+        }
         for new in &variants {
             updates += 1;
             let theirs = servers(&api, new, Some(&rv)).await?;

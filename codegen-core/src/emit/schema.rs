@@ -302,6 +302,24 @@ impl<'a> SchemaBuilder<'a> {
         let mut set_once = Vec::new();
         for f in fields {
             if f.serde.flatten {
+                // The flattened field is no property of its own: nothing
+                // could be immutable or a choice but the fields it brings.
+                if let Some(span) = f.validate.immutable {
+                    self.error(
+                        &f.origin,
+                        Some(span),
+                        format!("`immutable` on the flattened field `{}`", f.rust_name),
+                        "put `#[validate(immutable)]` on the fields of the flattened struct that must not change",
+                    );
+                }
+                if let Some(group) = f.validate.one_of.first() {
+                    self.error(
+                        &f.origin,
+                        Some(group.span),
+                        format!("a choice of fields on the flattened field `{}`", f.rust_name),
+                        "`at_most_one_of`, `exactly_one_of` and `at_least_one_of` go on the struct whose fields they name",
+                    );
+                }
                 match f.ty.unwrap_option() {
                     TypeRef::Known(Known::TypeMeta) => {
                         properties.insert("apiVersion".to_string(), typed("string"));
@@ -370,7 +388,7 @@ impl<'a> SchemaBuilder<'a> {
             if f.required(def.serde.default) {
                 required.push(f.json_name.clone());
             } else if f.validate.immutable.is_some() {
-                set_once.push(f.json_name.clone());
+                set_once.push(f);
             }
             if properties.insert(f.json_name.clone(), schema).is_some() {
                 self.error(
@@ -397,10 +415,13 @@ impl<'a> SchemaBuilder<'a> {
         // A field's own rule does not run when the field is removed:
         // controller-gen's rule on the parent keeps an optional immutable
         // field from being unset once set.
-        for name in set_once {
+        for f in set_once {
+            let Some(cel) = self.cel_property(f, f.validate.immutable.unwrap_or(f.origin.span), "immutable") else {
+                continue;
+            };
             schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
-                message: Some(format!("field {name} is immutable once set")),
-                rule: format!("!has(oldSelf.{name}) || has(self.{name})"),
+                message: Some(format!("field {} is immutable once set", f.json_name)),
+                rule: format!("!has(oldSelf.{cel}) || has(self.{cel})"),
                 ..ValidationRule::default()
             });
         }
@@ -430,7 +451,17 @@ impl<'a> SchemaBuilder<'a> {
                 crate::markers::OneOfKind::AtLeast => "at_least_one_of",
             };
             let mut names = Vec::new();
-            for name in &group.fields {
+            let mut cel_names = Vec::new();
+            for (i, name) in group.fields.iter().enumerate() {
+                if group.fields[..i].iter().any(|n| n.value == name.value) {
+                    self.error(
+                        &def.origin,
+                        Some(name.span),
+                        format!("`{marker}` names `{}` twice", name.value),
+                        "name each field once",
+                    );
+                    continue;
+                }
                 let Some(f) = fields
                     .iter()
                     .find(|f| !f.serde.flatten && (f.rust_name == name.value || f.json_name == name.value))
@@ -457,23 +488,26 @@ impl<'a> SchemaBuilder<'a> {
                         "make it an `Option<..>` (or `#[serde(default)]`): a field that must be set cannot be one of a choice",
                     );
                 }
+                if let Some(cel) = self.cel_property(f, name.span, marker) {
+                    cel_names.push(cel);
+                }
                 names.push(f.json_name.clone());
             }
-            if names.len() != group.fields.len() {
+            if cel_names.len() != group.fields.len() {
                 continue;
             }
             let listed = format!("[{}]", names.join(" "));
             let (rule, message) = match group.kind {
                 crate::markers::OneOfKind::AtMost => (
-                    format!("{} <= 1", sum_of_has(&names)),
+                    format!("{} <= 1", sum_of_has(&cel_names)),
                     format!("at most one of the fields in {listed} may be set"),
                 ),
                 crate::markers::OneOfKind::Exactly => (
-                    format!("{} == 1", sum_of_has(&names)),
+                    format!("{} == 1", sum_of_has(&cel_names)),
                     format!("exactly one of the fields in {listed} must be set"),
                 ),
                 crate::markers::OneOfKind::AtLeast => (
-                    names.iter().map(|n| format!("has(self.{n})")).collect::<Vec<_>>().join("||"),
+                    cel_names.iter().map(|n| format!("has(self.{n})")).collect::<Vec<_>>().join("||"),
                     format!("at least one of the fields in {listed} must be set"),
                 ),
             };
@@ -486,6 +520,21 @@ impl<'a> SchemaBuilder<'a> {
                 rule,
             });
         }
+    }
+
+    /// `f`'s property name as a generated CEL rule writes it, escaped as
+    /// the API server declares it; an error where CEL cannot name it.
+    fn cel_property(&mut self, f: &Field, span: proc_macro2::Span, marker: &str) -> Option<String> {
+        let cel = crate::ident::cel_property(&f.json_name);
+        if cel.is_none() {
+            self.error(
+                &f.origin,
+                Some(span),
+                format!("`{marker}` needs a CEL rule naming `{}`, which CEL cannot name", f.json_name),
+                "serialize the field under a name of ASCII letters, digits, `_`, `.`, `-` or `/` not starting with a digit (`#[serde(rename)]`)",
+            );
+        }
+        cel
     }
 
     fn field(&mut self, f: &Field) -> JsonSchemaProps {

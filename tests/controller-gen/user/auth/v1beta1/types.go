@@ -90,6 +90,21 @@ type Notify struct {
 	// Slack channel.
 	// +optional
 	Slack *string `json:"slack,omitempty"`
+	// A receiver in the cluster.
+	// +optional
+	Route *Route `json:"route,omitempty"`
+}
+
+// A receiver in the cluster: a namespace's default receiver or a named
+// service (`namespace` is a word CEL reserves, `service-name` has a dash).
+// +kubebuilder:validation:ExactlyOneOf=namespace;service-name
+type Route struct {
+	// Namespace.
+	// +optional
+	Namespace *string `json:"namespace,omitempty"`
+	// Service.
+	// +optional
+	ServiceName *string `json:"service-name,omitempty"`
 }
 
 // A short lower-case name.
