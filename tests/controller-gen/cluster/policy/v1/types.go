@@ -3,6 +3,8 @@ package v1
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // A cluster-wide policy.
@@ -12,6 +14,10 @@ import (
 // +genclient:noStatus
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,categories=all;policies,shortName=cpol
+// +kubebuilder:printcolumn:name="Action",type=string,JSONPath=".spec.action",description="What happens on a violation",priority=1
+// +kubebuilder:printcolumn:name="Share",type=integer,format=int32,JSONPath=".spec.share"
+// +kubebuilder:selectablefield:JSONPath=".spec.action"
+// +kubebuilder:selectablefield:JSONPath=".spec.owner"
 type ClusterPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -20,6 +26,7 @@ type ClusterPolicy struct {
 }
 
 // The policy.
+// +kubebuilder:validation:XValidation:rule="!has(self.share) || !has(self.budget) || self.share > 0",messageExpression="'a budget needs a share above ' + '0'",reason=FieldValueForbidden,fieldPath=".share"
 type ClusterPolicySpec struct {
 	// Namespaces the policy applies to.
 	// +listType=set
@@ -30,7 +37,44 @@ type ClusterPolicySpec struct {
 	// Free-form parameters.
 	// +optional
 	Parameters *apiextensionsv1.JSON `json:"parameters,omitempty"`
+	// Share of the cluster in percent, in steps of 5; it may only grow.
+	// +kubebuilder:validation:MultipleOf=5
+	// +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="share may only grow",optionalOldSelf=true
+	// +optional
+	Share *int32 `json:"share,omitempty"`
+	// Who owns the policy; may be null.
+	// +nullable
+	// +optional
+	Owner *string `json:"owner,omitempty"`
+	// Evaluation order; required although it may be left out in Rust.
+	// +required
+	Order *int32 `json:"order,omitempty"`
+	// A note, optional although Rust always writes it.
+	// +optional
+	Note string `json:"note"`
+	// A budget: a number or a percentage.
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	Budget *intstr.IntOrString `json:"budget,omitempty"`
+	// An object the policy creates.
+	// +kubebuilder:validation:EmbeddedResource
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Template *runtime.RawExtension `json:"template,omitempty"`
+	// Labels that select namespaces, replaced as a whole.
+	// +mapType=atomic
+	// +optional
+	Selector map[string]LabelValue `json:"selector,omitempty"`
+	// How long a violation may last.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	// +optional
+	Timeout *string `json:"timeout,omitempty"`
 }
+
+// A label value (Rust: `values(max_length = 63)` on the map).
+// +kubebuilder:validation:MaxLength=63
+type LabelValue string
 
 // What happens on a violation.
 // +kubebuilder:validation:Enum=Deny;Warn
@@ -58,7 +102,7 @@ type ClusterPolicyList struct {
 // +genclient:nonNamespaced
 // +genclient:noStatus
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster
+// +kubebuilder:resource:scope=Cluster,singular=quota
 type ClusterQuota struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
