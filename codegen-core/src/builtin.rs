@@ -258,7 +258,7 @@ impl Expander {
             return Err(ExpandError::Missing { definition: name.to_string(), available: versions_of(name) });
         };
         let value = if name == OBJECT_META {
-            object_meta(raw, self.options.embedded_object_meta)
+            object_meta(self.options.embedded_object_meta)
         } else {
             self.stack.push(name.to_string());
             let v = self.node(raw.clone());
@@ -297,15 +297,13 @@ impl Expander {
 }
 
 /// ObjectMeta below the root: `type: object`, or controller-gen's allow-list
-/// of name, namespace, labels, annotations and finalizers.
-fn object_meta(raw: &Value, expand: bool) -> Value {
+/// of name, namespace, labels, annotations and finalizers — without
+/// descriptions (only a field's own doc gives it one), as controller-gen
+/// writes them: a CRD with many templates stays small.
+fn object_meta(expand: bool) -> Value {
     let mut out = Map::new();
-    if let Some(d) = raw.get("description") {
-        out.insert("description".into(), d.clone());
-    }
     out.insert("type".into(), "object".into());
     if expand {
-        let upstream = raw.get("properties");
         let mut props = Map::new();
         for (name, shape) in [
             ("annotations", serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}})),
@@ -314,10 +312,6 @@ fn object_meta(raw: &Value, expand: bool) -> Value {
             ("name", serde_json::json!({"type": "string"})),
             ("namespace", serde_json::json!({"type": "string"})),
         ] {
-            let mut shape = shape;
-            if let Some(d) = upstream.and_then(|p| p.get(name)).and_then(|p| p.get("description")) {
-                shape["description"] = d.clone();
-            }
             props.insert(name.into(), shape);
         }
         out.insert("properties".into(), Value::Object(props));

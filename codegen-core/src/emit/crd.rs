@@ -563,6 +563,47 @@ pub fn truncate_descriptions(s: &mut JsonSchemaProps, max: usize) {
     }
 }
 
+/// Unicode's `Sentence_Terminal` characters (`.`, `!`, `?`, `。`, `।`,
+/// `‼`, ...), the set controller-gen cuts descriptions back to (Go's
+/// `unicode.STerm`), as inclusive ranges in order.
+#[rustfmt::skip]
+const SENTENCE_TERMINALS: &[(char, char)] = &[
+    ('\u{21}', '\u{21}'), ('\u{2e}', '\u{2e}'), ('\u{3f}', '\u{3f}'), ('\u{589}', '\u{589}'),
+    ('\u{61d}', '\u{61f}'), ('\u{6d4}', '\u{6d4}'), ('\u{700}', '\u{702}'), ('\u{7f9}', '\u{7f9}'),
+    ('\u{837}', '\u{837}'), ('\u{839}', '\u{839}'), ('\u{83d}', '\u{83e}'), ('\u{964}', '\u{965}'),
+    ('\u{104a}', '\u{104b}'), ('\u{1362}', '\u{1362}'), ('\u{1367}', '\u{1368}'), ('\u{166e}', '\u{166e}'),
+    ('\u{1735}', '\u{1736}'), ('\u{1803}', '\u{1803}'), ('\u{1809}', '\u{1809}'), ('\u{1944}', '\u{1945}'),
+    ('\u{1aa8}', '\u{1aab}'), ('\u{1b5a}', '\u{1b5b}'), ('\u{1b5e}', '\u{1b5f}'), ('\u{1b7d}', '\u{1b7e}'),
+    ('\u{1c3b}', '\u{1c3c}'), ('\u{1c7e}', '\u{1c7f}'), ('\u{203c}', '\u{203d}'), ('\u{2047}', '\u{2049}'),
+    ('\u{2e2e}', '\u{2e2e}'), ('\u{2e3c}', '\u{2e3c}'), ('\u{2e53}', '\u{2e54}'), ('\u{3002}', '\u{3002}'),
+    ('\u{a4ff}', '\u{a4ff}'), ('\u{a60e}', '\u{a60f}'), ('\u{a6f3}', '\u{a6f3}'), ('\u{a6f7}', '\u{a6f7}'),
+    ('\u{a876}', '\u{a877}'), ('\u{a8ce}', '\u{a8cf}'), ('\u{a92f}', '\u{a92f}'), ('\u{a9c8}', '\u{a9c9}'),
+    ('\u{aa5d}', '\u{aa5f}'), ('\u{aaf0}', '\u{aaf1}'), ('\u{abeb}', '\u{abeb}'), ('\u{fe52}', '\u{fe52}'),
+    ('\u{fe56}', '\u{fe57}'), ('\u{ff01}', '\u{ff01}'), ('\u{ff0e}', '\u{ff0e}'), ('\u{ff1f}', '\u{ff1f}'),
+    ('\u{ff61}', '\u{ff61}'), ('\u{10a56}', '\u{10a57}'), ('\u{10f55}', '\u{10f59}'), ('\u{10f86}', '\u{10f89}'),
+    ('\u{11047}', '\u{11048}'), ('\u{110be}', '\u{110c1}'), ('\u{11141}', '\u{11143}'), ('\u{111c5}', '\u{111c6}'),
+    ('\u{111cd}', '\u{111cd}'), ('\u{111de}', '\u{111df}'), ('\u{11238}', '\u{11239}'), ('\u{1123b}', '\u{1123c}'),
+    ('\u{112a9}', '\u{112a9}'), ('\u{1144b}', '\u{1144c}'), ('\u{115c2}', '\u{115c3}'), ('\u{115c9}', '\u{115d7}'),
+    ('\u{11641}', '\u{11642}'), ('\u{1173c}', '\u{1173e}'), ('\u{11944}', '\u{11944}'), ('\u{11946}', '\u{11946}'),
+    ('\u{11a42}', '\u{11a43}'), ('\u{11a9b}', '\u{11a9c}'), ('\u{11c41}', '\u{11c42}'), ('\u{11ef7}', '\u{11ef8}'),
+    ('\u{11f43}', '\u{11f44}'), ('\u{16a6e}', '\u{16a6f}'), ('\u{16af5}', '\u{16af5}'), ('\u{16b37}', '\u{16b38}'),
+    ('\u{16b44}', '\u{16b44}'), ('\u{16e98}', '\u{16e98}'), ('\u{1bc9f}', '\u{1bc9f}'), ('\u{1da88}', '\u{1da88}'),
+];
+
+fn sentence_terminal(c: char) -> bool {
+    SENTENCE_TERMINALS
+        .binary_search_by(|&(lo, hi)| {
+            if hi < c {
+                std::cmp::Ordering::Less
+            } else if lo > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
 fn truncate(desc: &str, max: usize) -> Option<String> {
     if max == 0 {
         return None;
@@ -575,7 +616,7 @@ fn truncate(desc: &str, max: usize) -> Option<String> {
         end -= 1;
     }
     let cut = &desc[..end];
-    if let Some((i, c)) = cut.char_indices().rev().find(|(_, c)| matches!(c, '.' | '!' | '?' | '。' | '！' | '？'))
+    if let Some((i, c)) = cut.char_indices().rev().find(|(_, c)| sentence_terminal(*c))
         && i > 0
     {
         return Some(cut[..i + c.len_utf8()].to_string());
@@ -737,6 +778,10 @@ mod annotation_tests {
         assert_eq!(truncate("short", 10).as_deref(), Some("short"));
         assert_eq!(truncate("anything", 0), None);
         assert_eq!(truncate("héllo wörld", 3).as_deref(), Some("hé..."));
+        // Every Unicode sentence terminal ends a sentence, kept whole.
+        assert_eq!(truncate("Wait‼ Then more text", 12).as_deref(), Some("Wait‼"));
+        assert_eq!(truncate("एक वाक्य। दूसरा", 30).as_deref(), Some("एक वाक्य।"));
+        assert_eq!(truncate("学生的名字。第二句话", 20).as_deref(), Some("学生的名字。"));
     }
 
     #[test]
