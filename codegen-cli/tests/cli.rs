@@ -225,6 +225,13 @@ bad_input!(
     )
 );
 bad_input!(
+    bad_external_docs_without_a_url_and_with_a_relative_one,
+    replace(
+        "    /// Name.\n    pub name: String,\n    /// School.\n    pub school: String,\n",
+        "    /// Name.\n    #[validate(external_docs(description = \"names\"))]\n    pub name: String,\n    /// School.\n    #[validate(external_docs(url = \"docs/schools\"), example_json = \"{nope\")]\n    pub school: String,\n",
+    )
+);
+bad_input!(
     bad_immutable_on_a_type,
     replace(
         "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n",

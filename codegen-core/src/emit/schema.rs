@@ -34,9 +34,13 @@ pub struct JsonSchemaProps {
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
     pub enum_: Option<Vec<Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub example: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exclusive_maximum: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exclusive_minimum: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_docs: Option<ExternalDocumentation>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -69,6 +73,8 @@ pub struct JsonSchemaProps {
     pub properties: Option<Arc<BTreeMap<String, JsonSchemaProps>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<Arc<str>>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<Arc<str>>,
     #[serde(rename = "x-kubernetes-embedded-resource", skip_serializing_if = "Option::is_none")]
@@ -99,6 +105,28 @@ fn tighter_max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 /// `(has(self.a)?1:0)+(has(self.b)?1:0)`.
 fn sum_of_has(names: &[String]) -> String {
     names.iter().map(|n| format!("(has(self.{n})?1:0)")).collect::<Vec<_>>().join("+")
+}
+
+/// A schema node's `externalDocs`: where to read more.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct ExternalDocumentation {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+impl Emit for ExternalDocumentation {
+    fn layout(&self) -> Layout {
+        Layout::Map
+    }
+
+    fn emit(&self, e: &mut Emitter) {
+        e.opt("description", self.description.as_ref());
+        e.opt("url", self.url.as_ref());
+    }
 }
 
 /// One `x-kubernetes-validations` entry.
@@ -139,8 +167,10 @@ impl Emit for JsonSchemaProps {
         e.opt("default", self.default.as_ref());
         e.opt("description", self.description.as_ref());
         e.opt("enum", self.enum_.as_ref());
+        e.opt("example", self.example.as_ref());
         e.opt("exclusiveMaximum", self.exclusive_maximum.as_ref());
         e.opt("exclusiveMinimum", self.exclusive_minimum.as_ref());
+        e.opt("externalDocs", self.external_docs.as_ref());
         e.opt("format", self.format.as_ref());
         e.opt("items", self.items.as_deref());
         e.opt("maxItems", self.max_items.as_ref());
@@ -157,6 +187,7 @@ impl Emit for JsonSchemaProps {
         e.opt("pattern", self.pattern.as_ref());
         e.opt("properties", self.properties.as_deref());
         e.opt("required", self.required.as_ref());
+        e.opt("title", self.title.as_ref());
         e.opt("type", self.type_.as_ref());
         e.opt("x-kubernetes-embedded-resource", self.x_embedded_resource.as_ref());
         e.opt("x-kubernetes-int-or-string", self.x_int_or_string.as_ref());
@@ -1172,6 +1203,18 @@ impl<'a> SchemaBuilder<'a> {
                     "use a value of the field's type",
                 );
             }
+        }
+        if let Some(x) = &v.example {
+            s.example = Some(x.value.clone());
+        }
+        if let Some(t) = &v.title {
+            s.title = Some(t.value.as_str().into());
+        }
+        if let Some(docs) = &v.external_docs {
+            s.external_docs = Some(ExternalDocumentation {
+                description: docs.value.description.clone(),
+                url: Some(docs.value.url.clone()),
+            });
         }
         if v.nullable.is_some() {
             s.nullable = Some(true);

@@ -36,7 +36,7 @@ pub fn validation_schema(
 /// are data.
 fn strip(value: &mut Value) {
     let Value::Object(node) = value else { return };
-    for key in ["description", "example", "externalDocs"] {
+    for key in ["description", "example", "externalDocs", "title"] {
         node.remove(key);
     }
     for (key, child) in node.iter_mut() {

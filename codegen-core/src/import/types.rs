@@ -204,8 +204,10 @@ const SCHEMA_KEYS: &[&str] = &[
     "default",
     "description",
     "enum",
+    "example",
     "exclusiveMaximum",
     "exclusiveMinimum",
+    "externalDocs",
     "format",
     "items",
     "maxItems",
@@ -222,6 +224,7 @@ const SCHEMA_KEYS: &[&str] = &[
     "pattern",
     "properties",
     "required",
+    "title",
     "type",
     "x-kubernetes-embedded-resource",
     "x-kubernetes-int-or-string",
@@ -513,9 +516,18 @@ impl<'a> TypeBuilder<'a> {
         let str_of = |k: &str| node.get(k).and_then(Value::as_str);
         let flag = |k: &str| node.get(k) == Some(&Value::Bool(true));
 
-        // Kubernetes' own types.
-        if let Some(m) = self.index.find(node, pos == Pos::Field) {
-            return Ok((Ty::Builtin(m.definition), Vec::new()));
+        // Kubernetes' own types; a title, example or external docs on the
+        // node are markers of the position, not part of the type.
+        let mut docs = Map::new();
+        let mut bare = node.clone();
+        for key in ["title", "example", "externalDocs"] {
+            if let Some(v) = bare.remove(key) {
+                docs.insert(key.to_string(), v);
+            }
+        }
+        if let Some(m) = self.index.find(&bare, pos == Pos::Field) {
+            let markers = self.markers(&mut docs, "any", path)?;
+            return Ok((Ty::Builtin(m.definition), markers));
         }
 
         let ty = if flag("x-kubernetes-int-or-string") {
@@ -750,6 +762,31 @@ impl<'a> TypeBuilder<'a> {
                     continue;
                 }
                 ("default", d) => default_marker(d),
+                ("example", x) => match value_literal(x) {
+                    Some(l) => quote!(example = #l),
+                    None => {
+                        let json = lit(&x.to_string());
+                        quote!(example_json = #json)
+                    }
+                },
+                ("title", Value::String(t)) => {
+                    let l = lit(t);
+                    quote!(title = #l)
+                }
+                ("externalDocs", Value::Object(docs))
+                    if docs.keys().all(|k| k == "url" || k == "description")
+                        && docs.values().all(Value::is_string)
+                        && docs.contains_key("url") =>
+                {
+                    let url = lit(docs["url"].as_str().unwrap_or_default());
+                    match docs.get("description").and_then(Value::as_str) {
+                        Some(d) => {
+                            let d = lit(d);
+                            quote!(external_docs(url = #url, description = #d))
+                        }
+                        None => quote!(external_docs(url = #url)),
+                    }
+                }
                 ("nullable", Value::Bool(true)) => quote!(nullable),
                 ("x-kubernetes-preserve-unknown-fields", Value::Bool(true)) => quote!(preserve_unknown_fields),
                 ("x-kubernetes-embedded-resource", Value::Bool(true)) if kind == "object" => quote!(embedded_resource),

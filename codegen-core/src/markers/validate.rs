@@ -49,6 +49,16 @@ pub struct Rule {
     pub optional_old_self: Option<bool>,
 }
 
+/// `external_docs(url = "..", description = "..")`: a link to more
+/// documentation.
+#[derive(Clone, Debug)]
+pub struct ExternalDocs {
+    /// An absolute URL (or an absolute path).
+    pub url: String,
+    /// What is found there.
+    pub description: Option<String>,
+}
+
 /// `#[validate(...)]`: field (or type) validation markers.
 #[derive(Clone, Debug, Default)]
 pub struct Validate {
@@ -88,6 +98,13 @@ pub struct Validate {
     pub optional: Option<Span>,
     /// `default = literal` or `default_json = "json"`.
     pub default: Option<Spanned<Value>>,
+    /// `example = literal` or `example_json = "json"`: a value shown in
+    /// documentation.
+    pub example: Option<Spanned<Value>>,
+    /// `title = ".."`.
+    pub title: Option<Spanned<String>>,
+    /// `external_docs(url = "..", description = "..")`.
+    pub external_docs: Option<Spanned<ExternalDocs>>,
     /// `nullable`.
     pub nullable: Option<Span>,
     /// `preserve_unknown_fields`.
@@ -144,6 +161,10 @@ pub const VALIDATE_KEYS: &[&str] = &[
     "optional",
     "default",
     "default_json",
+    "example",
+    "example_json",
+    "title",
+    "external_docs",
     "nullable",
     "preserve_unknown_fields",
     "int_or_string",
@@ -210,6 +231,20 @@ impl Validate {
     pub fn replaces_schema(&self) -> bool {
         self.preserve_unknown_fields.is_some() || self.schema_json.is_some()
     }
+}
+
+/// Whether `url` is what Go's `url.ParseRequestURI` takes (controller-gen's
+/// check): an absolute URL with a scheme, or an absolute path.
+fn absolute_url(url: &str) -> bool {
+    if url.starts_with('/') {
+        return !url.contains(char::is_whitespace);
+    }
+    let Some((scheme, rest)) = url.split_once(':') else { return false };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && !rest.is_empty()
+        && !url.contains(char::is_whitespace)
 }
 
 /// Parses one `#[validate(...)]` attribute into `out` (several attributes merge).
@@ -312,6 +347,48 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
             match serde_json::from_str::<Value>(&s.value) {
                 Ok(v) => set_once(&mut out.default, Spanned::new(v, span), "default", errors),
                 Err(e) => errors.push(MarkerError::new(s.span, format!("`default_json` is not valid JSON: {e}"))),
+            }
+        }
+        "example" => {
+            let expr: Expr = meta.value()?.parse()?;
+            let v = expr_to_json(&expr)?;
+            set_once(&mut out.example, Spanned::new(v, span), "example", errors);
+        }
+        "example_json" => {
+            let s = lit_str(&meta)?;
+            match serde_json::from_str::<Value>(&s.value) {
+                Ok(v) => set_once(&mut out.example, Spanned::new(v, span), "example", errors),
+                Err(e) => errors.push(MarkerError::new(s.span, format!("`example_json` is not valid JSON: {e}"))),
+            }
+        }
+        "title" => set_once(&mut out.title, lit_str(&meta)?, &key, errors),
+        "external_docs" => {
+            let mut url: Option<Spanned<String>> = None;
+            let mut description = None;
+            meta.parse_nested_meta(|inner| {
+                let k = path_key(&inner.path);
+                match k.as_str() {
+                    "url" => set_once(&mut url, lit_str(&inner)?, "url", errors),
+                    "description" => set_once(&mut description, lit_str(&inner)?, "description", errors),
+                    _ => unknown_key(&inner, "external_docs", &k, &["url", "description"], errors, None)?,
+                }
+                Ok(())
+            })?;
+            match url {
+                None => errors.push(
+                    MarkerError::new(span, "`external_docs` needs a `url`")
+                        .help("e.g. `external_docs(url = \"https://example.com/docs\", description = \"the guide\")`"),
+                ),
+                Some(u) if !absolute_url(&u.value) => errors.push(
+                    MarkerError::new(u.span, format!("`{}` is not an absolute URL", u.value))
+                        .help("give a scheme (`https://..`) or an absolute path (`/docs/..`)"),
+                ),
+                Some(u) => set_once(
+                    &mut out.external_docs,
+                    Spanned::new(ExternalDocs { url: u.value, description: description.map(|d| d.value) }, span),
+                    &key,
+                    errors,
+                ),
             }
         }
         "rule" => {

@@ -27,8 +27,12 @@ type ClusterPolicy struct {
 
 // The policy.
 // +kubebuilder:validation:XValidation:rule="!has(self.share) || !has(self.budget) || self.share > 0",messageExpression="'a budget needs a share above ' + '0'",reason=FieldValueForbidden,fieldPath=".share"
+// +kubebuilder:title="Policy"
+// +kubebuilder:externalDocs:url="https://example.com/policies",description="How policies work"
 type ClusterPolicySpec struct {
 	// Namespaces the policy applies to.
+	// +kubebuilder:example={default,web}
+	// +kubebuilder:externalDocs:url="https://example.com/namespaces"
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=100
 	Namespaces []string `json:"namespaces"`
@@ -38,12 +42,15 @@ type ClusterPolicySpec struct {
 	// +optional
 	Parameters *apiextensionsv1.JSON `json:"parameters,omitempty"`
 	// Share of the cluster in percent, in steps of 5; it may only grow.
+	// +kubebuilder:title="Share"
+	// +kubebuilder:example=25
 	// +kubebuilder:validation:MultipleOf=5
 	// +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="share may only grow",optionalOldSelf=true
 	// +optional
 	Share *int32 `json:"share,omitempty"`
 	// Who owns the policy; may be null.
 	// +nullable
+	// +kubebuilder:example="alice"
 	// +optional
 	Owner *string `json:"owner,omitempty"`
 	// Evaluation order; required although it may be left out in Rust.
@@ -63,6 +70,7 @@ type ClusterPolicySpec struct {
 	Template *runtime.RawExtension `json:"template,omitempty"`
 	// Labels that select namespaces, replaced as a whole.
 	// +mapType=atomic
+	// +kubebuilder:example={team: "web"}
 	// +optional
 	Selector map[string]LabelValue `json:"selector,omitempty"`
 	// How long a violation may last.
