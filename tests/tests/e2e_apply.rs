@@ -656,7 +656,11 @@ round_trip!(
                 ClusterPolicySpecApplyConfiguration::new()
                     .with_namespaces(["a", "b"])
                     .with_action(cluster::apis::policy::v1::Action::Warn)
-                    .with_parameters(json!({ "level": 3, "paths": ["/x"] })),
+                    .with_parameters(json!({ "level": 3, "paths": ["/x"] }))
+                    .with_order(1)
+                    .with_share(25)
+                    .with_selector([("team", "web")])
+                    .with_timeout("5m"),
             )
         },
         extract: cluster::client::applyconfigurations::policy::v1::extract_cluster_policy,
