@@ -145,13 +145,21 @@
 //!   that would create an object with a uid is a 409; `dryRun` takes only
 //!   `All`, and boolean parameters read as the API server reads them
 //!   (`force=True` is true).
+//! - Strategic merge patches of built-in kinds merge as apimachinery's
+//!   `strategicpatch` merges them: lists with the `merge` strategy by
+//!   their merge key (a Deployment's containers by name, their ports by
+//!   container port) or, for lists of scalars (finalizers), as sets, in
+//!   the API server's order; other lists and maps are replaced; the
+//!   directives `$patch` (`replace`, `delete`), `$retainKeys`,
+//!   `$deleteFromPrimitiveList/..` and `$setElementOrder/..` are
+//!   understood, and malformed ones are a 400. The strategies are those of
+//!   Kubernetes 1.37's types (`runtime/src/testing/strategic.tsv`).
 //!
 //! # Limitations
 //!
-//! - Strategic merge patches (of built-in kinds; custom resources answer
-//!   415, as on the API server) are applied as JSON merge patches: lists
-//!   are replaced rather than merged by key, and `$patch` directives are
-//!   not understood.
+//! - A strategic merge patch that fails for another reason (a list item
+//!   without its merge key, lists of lists) is a 500 as on the API server,
+//!   but its message is worded differently.
 //! - Server-side apply knows the schemas of custom kinds only as given to
 //!   [`ResourceInfo::with_schema`]. Built-in kinds have no schema here, so
 //!   their list-maps (a Pod's containers, keyed by name on the API server)
@@ -208,6 +216,7 @@ pub(crate) mod server;
 mod ssa;
 mod status;
 mod store;
+mod strategic;
 mod watch;
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

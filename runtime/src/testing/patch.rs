@@ -1,10 +1,6 @@
-//! Patch application by content type: JSON merge patch, JSON patch, and an
-//! approximation of strategic merge patch; apply patches are parsed here
-//! and merged with field ownership by `ssa`.
-//!
-//! Limitation (documented on `FakeApiServer`): a strategic merge patch is
-//! applied as a JSON merge patch (lists are replaced, not merged by key, and
-//! `$patch` directives are not understood).
+//! Patch application by content type: JSON merge patch, JSON patch and
+//! strategic merge patch (built-in kinds, merged by `strategic`); apply
+//! patches are parsed here and merged with field ownership by `ssa`.
 
 use serde_json::Value;
 
@@ -86,9 +82,16 @@ fn nesting(value: &Value) -> usize {
     deepest
 }
 
-/// Applies `patch` (the request body) to a copy of `live`; apply patches go
-/// through `ssa::apply` instead.
-pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result<Value, ApiError> {
+/// Applies `patch` (the request body) to a copy of `live`, an object of
+/// `api_version`/`object_kind`; apply patches go through `ssa::apply`
+/// instead.
+pub(crate) fn apply_patch(
+    kind: PatchKind,
+    api_version: &str,
+    object_kind: &str,
+    live: &Value,
+    patch: &[u8],
+) -> Result<Value, ApiError> {
     let mut doc = live.clone();
     match kind {
         PatchKind::Json => {
@@ -133,6 +136,9 @@ pub(crate) fn apply_patch(kind: PatchKind, live: &Value, patch: &[u8]) -> Result
             let patch: Value =
                 serde_json::from_slice(patch).map_err(|_| ApiError::bad_request("invalid JSON patch"))?;
             match &patch {
+                Value::Object(_) if kind == PatchKind::Strategic => {
+                    return super::strategic::merge(api_version, object_kind, doc, patch);
+                }
                 Value::Object(_) => merge(&mut doc, &patch),
                 Value::Null => return Err(ApiError::bad_request("Invalid JSON Patch")),
                 other => {
@@ -252,36 +258,42 @@ mod tests {
             ops.push(json!({"op": "copy", "from": "/a", "path": format!("{path}/a")}));
             path.push_str("/a");
         }
-        let err = apply_patch(PatchKind::Json, &live, &serde_json::to_vec(&ops).unwrap()).unwrap_err();
+        let err =
+            apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, &serde_json::to_vec(&ops).unwrap()).unwrap_err();
         assert_eq!(err.code, 422);
         assert!(err.message.contains("deeper than 100"), "{}", err.message);
         // Copies side by side: the bytes copied are counted.
         let live = json!({"a": "x".repeat(1 << 20)});
         let ops: Vec<Value> = (0..4).map(|i| json!({"op": "copy", "from": "/a", "path": format!("/k{i}")})).collect();
-        let err = apply_patch(PatchKind::Json, &live, &serde_json::to_vec(&ops).unwrap()).unwrap_err();
+        let err =
+            apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, &serde_json::to_vec(&ops).unwrap()).unwrap_err();
         assert!(err.message.contains("copies more than"), "{}", err.message);
         let ops: Vec<Value> = (0..2).map(|i| json!({"op": "copy", "from": "/a", "path": format!("/k{i}")})).collect();
-        assert!(apply_patch(PatchKind::Json, &live, &serde_json::to_vec(&ops).unwrap()).is_ok());
+        assert!(apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, &serde_json::to_vec(&ops).unwrap()).is_ok());
     }
     use serde_json::json;
 
     #[test]
     fn merge_and_json_patches() {
         let live = json!({"metadata": {"name": "a"}, "data": {"x": "1", "y": "2"}});
-        let merged = apply_patch(PatchKind::Merge, &live, br#"{"data":{"x":null,"z":"3"}}"#).unwrap();
+        let merged =
+            apply_patch(PatchKind::Merge, "v1", "ConfigMap", &live, br#"{"data":{"x":null,"z":"3"}}"#).unwrap();
         assert_eq!(merged["data"], json!({"y": "2", "z": "3"}));
 
         let patched = apply_patch(
             PatchKind::Json,
+            "v1",
+            "ConfigMap",
             &live,
             br#"[{"op":"test","path":"/data/x","value":"1"},{"op":"replace","path":"/data/x","value":"9"}]"#,
         )
         .unwrap();
         assert_eq!(patched["data"]["x"], "9");
 
-        let failed = apply_patch(PatchKind::Json, &live, br#"[{"op":"test","path":"/data/x","value":"0"}]"#);
+        let failed =
+            apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, br#"[{"op":"test","path":"/data/x","value":"0"}]"#);
         assert_eq!(failed.unwrap_err().code, 422);
-        assert_eq!(apply_patch(PatchKind::Merge, &live, b"[1]").unwrap_err().code, 400);
+        assert_eq!(apply_patch(PatchKind::Merge, "v1", "ConfigMap", &live, b"[1]").unwrap_err().code, 400);
         assert_eq!(parse_apply_body(b"[1]").unwrap_err().code, 400);
         assert_eq!(parse_apply_body(b"a: b").unwrap_err().code, 400);
         assert_eq!(parse_apply_body(br#"{"kind":"ConfigMap"}"#).unwrap()["kind"], "ConfigMap");
@@ -292,6 +304,8 @@ mod tests {
         let live = json!({"spec": {"items": [{"name": "a"}], "keep": 1}});
         let merged = apply_patch(
             PatchKind::Merge,
+            "v1",
+            "ConfigMap",
             &live,
             br#"{"spec":{"items":[{"name":null},null],"m":{"a":null,"b":[{"c":null}]}}}"#,
         )
@@ -303,18 +317,20 @@ mod tests {
     fn json_patches_read_as_the_api_server_reads_them() {
         let live = json!({"spec": {}});
         // A missing value is null; an unknown operation fails as applied.
-        let added = apply_patch(PatchKind::Json, &live, br#"[{"op":"add","path":"/spec/a"}]"#).unwrap();
+        let added =
+            apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, br#"[{"op":"add","path":"/spec/a"}]"#).unwrap();
         assert_eq!(added, json!({"spec": {"a": null}}));
-        let unknown = apply_patch(PatchKind::Json, &live, br#"[{"op":"frob","path":"/spec"}]"#).unwrap_err();
+        let unknown =
+            apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, br#"[{"op":"frob","path":"/spec"}]"#).unwrap_err();
         assert_eq!((unknown.code, unknown.reason), (422, "Invalid"));
         let many = serde_json::to_vec(&vec![json!({"op": "test", "path": "/spec", "value": {}}); 10_001]).unwrap();
-        assert_eq!(apply_patch(PatchKind::Json, &live, &many).unwrap_err().code, 413);
-        assert_eq!(apply_patch(PatchKind::Json, &live, b"{}").unwrap_err().code, 400);
+        assert_eq!(apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, &many).unwrap_err().code, 413);
+        assert_eq!(apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, b"{}").unwrap_err().code, 400);
         // A missing member tests as null, in an object that exists.
         let tested = br#"[{"op":"test","path":"/spec/x","value":null},{"op":"add","path":"/spec/x","value":1}]"#;
-        assert_eq!(apply_patch(PatchKind::Json, &live, tested).unwrap(), json!({"spec": {"x": 1}}));
+        assert_eq!(apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, tested).unwrap(), json!({"spec": {"x": 1}}));
         let no_parent = br#"[{"op":"test","path":"/status/x","value":null}]"#;
-        assert_eq!(apply_patch(PatchKind::Json, &live, no_parent).unwrap_err().code, 422);
+        assert_eq!(apply_patch(PatchKind::Json, "v1", "ConfigMap", &live, no_parent).unwrap_err().code, 422);
     }
 
     #[test]

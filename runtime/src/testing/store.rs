@@ -634,7 +634,7 @@ impl Store {
         )?;
         let manager = ssa::manager_of(q.get("fieldManager"), q.user_agent.as_deref());
         let old = self.existing(t)?;
-        let mut patched = apply_patch(kind, &old, patch)?;
+        let mut patched = apply_patch(kind, &t.info.api_version(), &t.info.kind, &old, patch)?;
         self.decode_patched(&t.info, &mut patched, q)?;
         if meta_str(&patched, "name").is_none_or(str::is_empty) {
             return Err(ApiError::bad_request(format!(

@@ -1,0 +1,3 @@
+module kube-codegen.invalid/strategic-regen
+
+go 1.24
