@@ -214,7 +214,7 @@ bad_input!(
     bad_one_of_names_a_field_twice_and_one_cel_cannot_name,
     replace(
         "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\npub struct StudentSpec {\n    /// Name.\n    pub name: String,\n    /// School.\n    pub school: String,\n",
-        "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[validate(at_most_one_of(club, club, house))]\npub struct StudentSpec {\n    /// Name.\n    pub name: String,\n    /// School.\n    pub school: String,\n    /// Club.\n    pub club: Option<String>,\n    /// House.\n    #[serde(rename = \"house:name\")]\n    pub house: Option<String>,\n",
+        "/// What a student is.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n#[validate(at_most_one_of(max_size, \"maxSize\", house))]\npub struct StudentSpec {\n    /// Name.\n    pub name: String,\n    /// School.\n    pub school: String,\n    /// Most members.\n    #[serde(rename = \"maxSize\")]\n    pub max_size: Option<i32>,\n    /// House.\n    #[serde(rename = \"house:name\")]\n    pub house: Option<String>,\n",
     )
 );
 bad_input!(

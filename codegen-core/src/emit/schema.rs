@@ -481,18 +481,10 @@ impl<'a> SchemaBuilder<'a> {
                 crate::markers::OneOfKind::Exactly => "exactly_one_of",
                 crate::markers::OneOfKind::AtLeast => "at_least_one_of",
             };
-            let mut names = Vec::new();
+            let mut names: Vec<String> = Vec::new();
             let mut cel_names = Vec::new();
-            for (i, name) in group.fields.iter().enumerate() {
-                if group.fields[..i].iter().any(|n| n.value == name.value) {
-                    self.error(
-                        &def.origin,
-                        Some(name.span),
-                        format!("`{marker}` names `{}` twice", name.value),
-                        "name each field once",
-                    );
-                    continue;
-                }
+            let mut named = 0;
+            for name in &group.fields {
                 let Some(f) = fields
                     .iter()
                     .find(|f| !f.serde.flatten && (f.rust_name == name.value || f.json_name == name.value))
@@ -519,12 +511,23 @@ impl<'a> SchemaBuilder<'a> {
                         "make it an `Option<..>` (or `#[serde(default)]`): a field that must be set cannot be one of a choice",
                     );
                 }
+                // By Rust or JSON name: the same field either way.
+                if names.contains(&f.json_name) {
+                    self.error(
+                        &def.origin,
+                        Some(name.span),
+                        format!("`{marker}` names `{}` twice", f.rust_name),
+                        "name each field once",
+                    );
+                    continue;
+                }
                 if let Some(cel) = self.cel_property(f, name.span, marker) {
                     cel_names.push(cel);
                 }
                 names.push(f.json_name.clone());
+                named += 1;
             }
-            if cel_names.len() != group.fields.len() {
+            if cel_names.len() != group.fields.len() || named != group.fields.len() {
                 continue;
             }
             let listed = format!("[{}]", names.join(" "));
@@ -1207,12 +1210,13 @@ impl<'a> SchemaBuilder<'a> {
         if let Some(x) = &v.example {
             s.example = Some(x.value.clone());
         }
-        if let Some(t) = &v.title {
+        // Empty texts are left out, as controller-gen's `omitempty` drops them.
+        if let Some(t) = v.title.as_ref().filter(|t| !t.value.is_empty()) {
             s.title = Some(t.value.as_str().into());
         }
         if let Some(docs) = &v.external_docs {
             s.external_docs = Some(ExternalDocumentation {
-                description: docs.value.description.clone(),
+                description: docs.value.description.clone().filter(|d| !d.is_empty()),
                 url: Some(docs.value.url.clone()),
             });
         }

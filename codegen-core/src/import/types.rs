@@ -776,7 +776,7 @@ impl<'a> TypeBuilder<'a> {
                 ("externalDocs", Value::Object(docs))
                     if docs.keys().all(|k| k == "url" || k == "description")
                         && docs.values().all(Value::is_string)
-                        && docs.contains_key("url") =>
+                        && docs.get("url").and_then(Value::as_str).is_some_and(crate::markers::absolute_url) =>
                 {
                     let url = lit(docs["url"].as_str().unwrap_or_default());
                     match docs.get("description").and_then(Value::as_str) {

@@ -439,6 +439,16 @@ pub fn check_derive_input(input: &syn::DeriveInput) -> Result<(), Vec<MarkerErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn external_docs_urls_as_go_parses_request_uris() {
+        for ok in ["https://example.com/a b", "/docs/x", "mailto:team@example.com", "https:", "https://h/%41"] {
+            assert!(absolute_url(ok), "{ok}");
+        }
+        for bad in ["", "docs/x", ":x", "1http://x", "https://h/%zz", "https://h/\u{7f}", "https://h/\t"] {
+            assert!(!absolute_url(bad), "{bad}");
+        }
+    }
     use quote::quote;
 
     fn attr(tokens: TokenStream) -> Attribute {

@@ -234,17 +234,25 @@ impl Validate {
 }
 
 /// Whether `url` is what Go's `url.ParseRequestURI` takes (controller-gen's
-/// check): an absolute URL with a scheme, or an absolute path.
-fn absolute_url(url: &str) -> bool {
-    if url.starts_with('/') {
-        return !url.contains(char::is_whitespace);
+/// check): an absolute path, or a scheme and the rest; no control
+/// characters, and `%` only as the start of an escape.
+pub(crate) fn absolute_url(url: &str) -> bool {
+    if url.is_empty() || url.bytes().any(|b| b < b' ' || b == 0x7f) {
+        return false;
     }
-    let Some((scheme, rest)) = url.split_once(':') else { return false };
+    let bytes = url.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'%' && !(bytes.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))) {
+            return false;
+        }
+    }
+    if url.starts_with('/') {
+        return true;
+    }
+    let Some((scheme, _)) = url.split_once(':') else { return false };
     let mut chars = scheme.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        && !rest.is_empty()
-        && !url.contains(char::is_whitespace)
 }
 
 /// Parses one `#[validate(...)]` attribute into `out` (several attributes merge).
