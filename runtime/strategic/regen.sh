@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Rewrites runtime/src/testing/strategic.tsv, the strategic merge patch
-# metadata of Kubernetes' built-in kinds the fake API server merges with,
+# Rewrites runtime/src/testing/strategic.tsv, how the fake API server
+# merges Kubernetes' built-in kinds (strategic merge patch strategies and
+# keys; server-side apply's list-maps, sets and atomic values),
 # from the OpenAPI v3 definitions of k8s.io/kubernetes (fetched as a Go
-# module). The version follows the newest `v1_*` feature of k8s-openapi.
+# module) of one version, the newest `v1_*` feature of k8s-openapi: raise
+# VERSION below with it. Kinds served only by older versions are not in
+# the table (the fake merges their metadata as ObjectMeta).
 #
 #   runtime/strategic/regen.sh            rewrite the table
 #   runtime/strategic/regen.sh --check    exit 1 if the table is stale

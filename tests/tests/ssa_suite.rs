@@ -5,8 +5,10 @@
 //! must agree on
 //!
 //! - the response: the object (without uid, resourceVersion,
-//!   creationTimestamp, generation and managedFields times) or the failure
-//!   `Status` (code, reason, message, details with causes),
+//!   creationTimestamp, generation and managedFields times; a Deployment
+//!   as `project_deployment` shows it, since the API server defaults its
+//!   Go type) or the failure `Status` (code, reason, message, details with
+//!   causes),
 //! - the object as a following GET returns it,
 //! - `metadata.managedFields`: manager, operation, apiVersion, subresource,
 //!   fieldsType, fieldsV1, and whether the entry has a time; each server's
@@ -16,8 +18,7 @@
 //!
 //! Requests are raw HTTP (JSON bodies) through `kube::Client`, so both
 //! servers see exactly the same bytes. Where the fake cannot match the real
-//! server, the difference is listed in `KNOWN_DIFFERENCES` with its reason;
-//! the list is empty.
+//! server, the difference is listed in `KNOWN_DIFFERENCES` with its reason.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -26,7 +27,9 @@ use anyhow::{Context, Result, bail};
 use codegen_runtime::testing::{FakeApiServer, ResourceInfo};
 use codegen_testenv::TestEnv;
 use http::Method;
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
 use serde_json::{Map, Value, json};
 
 const GROUP: &str = "ssa.kube-codegen.test";
@@ -166,6 +169,16 @@ enum Kind {
     Widget,
     /// A built-in kind: no schema on the fake.
     ConfigMap,
+    /// A built-in kind with a list-map (`secrets`, by name, of atomic
+    /// items) and an atomic list.
+    ServiceAccount,
+    /// A built-in kind with an atomic map (the `podSelector`).
+    NetworkPolicy,
+    /// A built-in kind with list-maps (containers by name, their ports by
+    /// port and protocol, `TCP` by default) whose Go type the API server
+    /// defaults: the objects are compared as [`project_deployment`] shows
+    /// them, managedFields in full.
+    Deployment,
 }
 
 impl Kind {
@@ -173,6 +186,9 @@ impl Kind {
         match self {
             Kind::Widget => format!("/apis/{API_VERSION}/namespaces/{ns}/widgets"),
             Kind::ConfigMap => format!("/api/v1/namespaces/{ns}/configmaps"),
+            Kind::ServiceAccount => format!("/api/v1/namespaces/{ns}/serviceaccounts"),
+            Kind::NetworkPolicy => format!("/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies"),
+            Kind::Deployment => format!("/apis/apps/v1/namespaces/{ns}/deployments"),
         }
     }
 
@@ -180,6 +196,9 @@ impl Kind {
         match self {
             Kind::Widget => (API_VERSION, "Widget"),
             Kind::ConfigMap => ("v1", "ConfigMap"),
+            Kind::ServiceAccount => ("v1", "ServiceAccount"),
+            Kind::NetworkPolicy => ("networking.k8s.io/v1", "NetworkPolicy"),
+            Kind::Deployment => ("apps/v1", "Deployment"),
         }
     }
 }
@@ -261,7 +280,15 @@ fn scenario(name: &'static str, kind: Kind, object: &'static str, steps: Vec<Ste
 }
 
 fn scenarios() -> Vec<Scenario> {
-    use Kind::{ConfigMap, Widget};
+    use Kind::{ConfigMap, Deployment, NetworkPolicy, ServiceAccount, Widget};
+    let containers = |containers: Value| json!({"spec": {"template": {"spec": {"containers": containers}}}});
+    // alpha's Deployment: a valid one, the selector matching the labels.
+    let deployment = |containers: Value| {
+        json!({"spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": containers}}
+        }})
+    };
     vec![
         scenario(
             "two appliers share an object without clobbering each other",
@@ -664,6 +691,94 @@ fn scenarios() -> Vec<Scenario> {
             "empty-data",
             vec![apply("beta", json!({"data": {}})), apply("alpha", json!({"data": {"x": "1"}}))],
         ),
+        scenario(
+            "a list-map of a built-in kind: a ServiceAccount's secrets by name",
+            ServiceAccount,
+            "robot",
+            vec![
+                apply("alpha", json!({"secrets": [{"name": "a"}], "imagePullSecrets": [{"name": "p"}]})),
+                // Another item of the list-map: no conflict. (The API
+                // server keeps only the names of secret references, so the
+                // items applied name no namespace but in a conflict.)
+                apply("beta", json!({"secrets": [{"name": "b"}]})),
+                // The same item: its fields are one atomic value alpha owns.
+                apply("beta", json!({"secrets": [{"name": "a", "namespace": "y"}]})),
+                apply("gamma", json!({"imagePullSecrets": [{"name": "q"}]})),
+                Step::Raw {
+                    method: Method::PATCH,
+                    status: false,
+                    query: "fieldManager=editor",
+                    content_type: "application/strategic-merge-patch+json",
+                    body: json!({"secrets": [{"name": "c"}]}),
+                },
+                // alpha no longer applies secret a: it goes, b and c stay.
+                apply("alpha", json!({"imagePullSecrets": [{"name": "p"}]})),
+                apply_force("gamma", json!({"imagePullSecrets": [{"name": "q"}]})),
+            ],
+        ),
+        scenario(
+            "an atomic map of a built-in kind: a NetworkPolicy's podSelector",
+            NetworkPolicy,
+            "policy",
+            vec![
+                apply(
+                    "alpha",
+                    json!({"spec": {"podSelector": {"matchLabels": {"app": "a"}}, "policyTypes": ["Ingress"]}}),
+                ),
+                apply("beta", json!({"spec": {"podSelector": {"matchLabels": {"tier": "b"}}}})),
+                apply("beta", json!({"spec": {"podSelector": {"matchLabels": {"app": "a"}}}})),
+                apply_force("beta", json!({"spec": {"podSelector": {"matchLabels": {"tier": "b"}}}})),
+                apply(
+                    "alpha",
+                    json!({"spec": {"policyTypes": ["Ingress"],
+                                    "ingress": [{"from": [{"podSelector": {"matchLabels": {"x": "1"}}}]}]}}),
+                ),
+                merge(
+                    "editor",
+                    json!({"spec": {"podSelector": {"matchExpressions": [
+                        {"key": "env", "operator": "In", "values": ["prod"]}
+                    ]}}}),
+                ),
+                apply("beta", json!({"spec": {"podSelector": {"matchLabels": {"tier": "b"}}}})),
+            ],
+        ),
+        scenario(
+            "list-maps of a built-in kind with a defaulted key: a Deployment's containers and ports",
+            Deployment,
+            "web",
+            vec![
+                apply(
+                    "alpha",
+                    deployment(json!([{"name": "app", "image": "busybox:1", "ports": [{"containerPort": 80}]}])),
+                ),
+                // Another container: another item, no conflict.
+                apply("beta", containers(json!([{"name": "sidecar", "image": "busybox:2"}]))),
+                // alpha's port, its protocol left to the default: the same
+                // item, whose name beta adds and whose keys it co-owns.
+                apply(
+                    "beta",
+                    containers(json!([
+                        {"name": "sidecar", "image": "busybox:2"},
+                        {"name": "app", "ports": [{"containerPort": 80, "protocol": "TCP", "name": "http"}]}
+                    ])),
+                ),
+                // The same port over UDP is another item.
+                apply(
+                    "beta",
+                    containers(json!([
+                        {"name": "sidecar", "image": "busybox:2"},
+                        {"name": "app", "ports": [
+                            {"containerPort": 80, "protocol": "TCP", "name": "http"},
+                            {"containerPort": 80, "protocol": "UDP", "name": "dns"}
+                        ]}
+                    ])),
+                ),
+                apply("gamma", containers(json!([{"name": "app", "ports": [{"containerPort": 80, "name": "web"}]}]))),
+                // alpha stops applying the port: beta still owns it.
+                apply("alpha", deployment(json!([{"name": "app", "image": "busybox:1"}]))),
+                apply("beta", containers(json!([{"name": "sidecar", "image": "busybox:2"}]))),
+            ],
+        ),
         scenario("at most ten Update managers; older ones become ancient-changes", ConfigMap, "capped", {
             let mut steps = vec![apply("ctrl", json!({"data": {"base": "1"}}))];
             for (i, manager) in ["u00", "u01", "u02", "u03", "u04", "u05", "u06", "u07", "u08", "u09", "u10", "u11"]
@@ -784,8 +899,36 @@ fn check_entry_order(entries: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
+/// What of a Deployment is compared: the API server defaults its Go type
+/// (replicas, strategy, the pod's policies, each port's protocol...), the
+/// fake does not; the selector, and each container's name, image and
+/// ports without their protocol are compared.
+fn project_deployment(obj: &mut Value) {
+    let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
+    let containers: Vec<Value> = spec
+        .pointer("/template/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let ports: Vec<Value> = c
+                .get("ports")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|p| json!({"containerPort": p.get("containerPort"), "name": p.get("name")}))
+                .collect();
+            json!({"name": c.get("name"), "image": c.get("image"), "ports": ports})
+        })
+        .collect();
+    if let Some(obj) = obj.as_object_mut() {
+        obj.remove("status");
+        obj.insert("spec".into(), json!({"selector": spec.get("selector"), "containers": containers}));
+    }
+}
+
 /// The parts of a response both servers must agree on.
-fn normalize(code: u16, body: &Value) -> Result<Value, String> {
+fn normalize(kind: Kind, code: u16, body: &Value) -> Result<Value, String> {
     if body.get("kind").and_then(Value::as_str) == Some("Status") {
         let mut details = body.get("details").cloned().unwrap_or(Value::Null);
         // The API server lists the causes of several managers in map order.
@@ -801,6 +944,9 @@ fn normalize(code: u16, body: &Value) -> Result<Value, String> {
         }));
     }
     let mut obj = body.clone();
+    if matches!(kind, Kind::Deployment) {
+        project_deployment(&mut obj);
+    }
     let meta = obj.get_mut("metadata").and_then(Value::as_object_mut).ok_or("no metadata")?;
     for server_set in ["uid", "resourceVersion", "creationTimestamp", "generation"] {
         meta.remove(server_set);
@@ -830,8 +976,8 @@ async fn observe(client: &kube::Client, ns: &str, sc: &Scenario, step: &Step) ->
     let (code, response) = run_step(client, ns, sc, step).await?;
     let item = format!("{}/{}", sc.kind.collection(ns), sc.object);
     let (get_code, state) = send(client, Method::GET, &item, None, None).await?;
-    let response = normalize(code, &response).map_err(anyhow::Error::msg)?;
-    let state = normalize(get_code, &state).map_err(anyhow::Error::msg)?;
+    let response = normalize(sc.kind, code, &response).map_err(anyhow::Error::msg)?;
+    let state = normalize(sc.kind, get_code, &state).map_err(anyhow::Error::msg)?;
     Ok(json!({"response": response, "state": state}))
 }
 
@@ -889,6 +1035,9 @@ async fn fake_and_real_server_agree_on_server_side_apply() -> Result<()> {
     let server = FakeApiServer::new();
     server.register_resource(widget_info());
     server.register::<ConfigMap>();
+    server.register::<ServiceAccount>();
+    server.register::<NetworkPolicy>();
+    server.register::<Deployment>();
     let fake = server.client();
 
     let found = differences(&fake, &real, &ns).await?;
@@ -919,6 +1068,9 @@ async fn the_scenarios_exercise_ownership() -> Result<()> {
     let server = FakeApiServer::new();
     server.register_resource(widget_info());
     server.register::<ConfigMap>();
+    server.register::<ServiceAccount>();
+    server.register::<NetworkPolicy>();
+    server.register::<Deployment>();
     let client = server.client();
     let ns = "coverage";
     let mut codes = BTreeMap::<u16, usize>::new();
@@ -943,6 +1095,9 @@ async fn the_scenarios_exercise_ownership() -> Result<()> {
         "conflict with \"before-first-apply\"",
         "conflict with \"editor\" using v1: .data.a",
         ".spec.routes[host=\"b.example\",path=\"/api\"].weight",
+        "conflict with \"alpha\": .secrets[name=\"a\"]",
+        "conflict with \"alpha\": .spec.podSelector",
+        ".spec.template.spec.containers[name=\"app\"].ports[containerPort=80,protocol=\"TCP\"].name",
     ] {
         assert!(messages.iter().any(|m| m.contains(expected)), "no message contains {expected:?}: {messages:#?}");
     }

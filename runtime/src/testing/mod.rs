@@ -118,12 +118,19 @@
 //!   apiVersion or kind other than the URL's, no name for a new object, a
 //!   field the schema does not declare, a list-map item without its keys
 //!   or a duplicate item are rejected with the API server's 400 or 500.
-//! - Without a schema (built-in kinds, or a custom kind registered without
-//!   one) objects are maps of named fields and lists are atomic.
-//!   `metadata` always has ObjectMeta's schema: labels and annotations
-//!   granular, finalizers a set, ownerReferences keyed by `uid`; name,
-//!   namespace, uid, resourceVersion, generation, creationTimestamp and
-//!   managedFields are never owned.
+//! - Built-in kinds are typed as the API server types them from
+//!   Kubernetes 1.37's OpenAPI definitions (`strategic.tsv`): list-maps by
+//!   their keys, with the keys' defaults (a Deployment's containers by
+//!   name, their ports by port and protocol, `TCP` when left out), sets,
+//!   atomic structs, maps and list items (a label selector, a node
+//!   selector, a secret reference); other fields as below.
+//! - Without a schema (a custom kind registered without one, and the
+//!   fields of built-in kinds the table does not list) objects are maps of
+//!   named fields and lists are atomic. `metadata` always has ObjectMeta's
+//!   schema: labels and annotations granular, finalizers a set,
+//!   ownerReferences keyed by `uid`; name, namespace, uid,
+//!   resourceVersion, generation, creationTimestamp and managedFields are
+//!   never owned.
 //! - As the API server's decoding into Go types does, stored `metadata`
 //!   loses null, empty-map and empty-list values, and objects of kinds
 //!   without a schema lose null values (so a `data` map emptied by apply
@@ -149,25 +156,35 @@
 //!   `strategicpatch` merges them: lists with the `merge` strategy by
 //!   their merge key (a Deployment's containers by name, their ports by
 //!   container port) or, for lists of scalars (finalizers), as sets, in
-//!   the API server's order; other lists and maps are replaced; the
-//!   directives `$patch` (`replace`, `delete`), `$retainKeys`,
-//!   `$deleteFromPrimitiveList/..` and `$setElementOrder/..` are
-//!   understood, and malformed ones are a 400. The strategies are those of
-//!   Kubernetes 1.37's types (`runtime/src/testing/strategic.tsv`).
+//!   the API server's order; other lists are replaced, maps merged key by
+//!   key (replaced with the `replace` strategy); the directives `$patch`
+//!   (`replace`, `delete`), `$retainKeys`, `$deleteFromPrimitiveList/..`
+//!   and `$setElementOrder/..` are understood. Malformed directives are a
+//!   400 and other failures (a list item without its merge key, lists of
+//!   lists, an unknown `$patch`) a 500, as on the API server. The
+//!   strategies are those of Kubernetes 1.37's types
+//!   (`runtime/src/testing/strategic.tsv`); a kind not in it (one of an
+//!   older version only) merges its `metadata` as ObjectMeta and the rest
+//!   as a JSON merge patch.
 //!
 //! # Limitations
 //!
-//! - A strategic merge patch that fails for another reason (a list item
-//!   without its merge key, lists of lists) is a 500 as on the API server,
-//!   but its message is worded differently.
+//! - Failed strategic merge patches are worded differently from the API
+//!   server's. Where the API server looks fields up in the Go types, the
+//!   fake goes by the table and merges what Go refuses: a map below a
+//!   `RawExtension` (`ControllerRevision.data`), `$setElementOrder/` of a
+//!   field that does not exist or of a list of maps without a merge key;
+//!   an empty `$setElementOrder` list keeps the merged order where Go's
+//!   sort reverses it.
 //! - Server-side apply knows the schemas of custom kinds only as given to
-//!   [`ResourceInfo::with_schema`]. Built-in kinds have no schema here, so
-//!   their list-maps (a Pod's containers, keyed by name on the API server)
-//!   are atomic, and what their Go types do is not reproduced: an empty
-//!   optional map or list sent to the API server (`ConfigMap.data: {}`) is
-//!   not stored there but is stored here, and an `Update` that creates an
-//!   object records a `.` for nested objects whose Go zero value the API
-//!   server already had (e.g. a Deployment's `spec`).
+//!   [`ResourceInfo::with_schema`], and those of built-in kinds as the
+//!   table has them (Kubernetes 1.37; a field the API server does not
+//!   declare is not refused here). What built-in kinds' Go types do is not
+//!   reproduced: defaults are not set, an empty optional map or list sent
+//!   to the API server (`ConfigMap.data: {}`) is not stored there but is
+//!   stored here, and an `Update` that creates an object records a `.` for
+//!   nested objects whose Go zero value the API server already had (e.g. a
+//!   Deployment's `spec`).
 //! - Apply bodies must be JSON (kube sends JSON); the kubectl
 //!   `last-applied-configuration` annotation is not maintained; a resource
 //!   has one version, so managedFields entries of another apiVersion cannot

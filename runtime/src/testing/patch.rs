@@ -139,6 +139,8 @@ pub(crate) fn apply_patch(
                 Value::Object(_) if kind == PatchKind::Strategic => {
                     return super::strategic::merge(api_version, object_kind, doc, patch);
                 }
+                // Go decodes `null` into the empty map: nothing to merge.
+                Value::Null if kind == PatchKind::Strategic => {}
                 Value::Object(_) => merge(&mut doc, &patch),
                 Value::Null => return Err(ApiError::bad_request("Invalid JSON Patch")),
                 other => {

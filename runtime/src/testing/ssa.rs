@@ -1,8 +1,9 @@
 //! Server-side apply and `metadata.managedFields` with the API server's
 //! field-manager semantics (structured-merge-diff), for the fake server.
 //!
-//! - A [`Type`] tree, read from a structural schema or deduced, says which
-//!   maps and lists merge key by key and which are atomic.
+//! - A [`Type`] tree, read from a structural schema, from the table of
+//!   built-in types (`strategic.tsv`) or deduced, says which maps and lists
+//!   merge key by key and which are atomic.
 //! - A field [`Set`] (serialized as `FieldsV1`) is computed from objects;
 //!   sets are compared, united and subtracted path by path.
 //! - [`track_update`] records what a create, update or non-apply patch
@@ -15,7 +16,7 @@
 //! follows.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
@@ -44,6 +45,9 @@ pub(crate) enum Type {
     /// keys of objects count as named struct fields, as in the Go types of
     /// built-in kinds (no `.` entry for nested objects).
     Loose,
+    /// An object of this definition of Kubernetes' built-in types: the
+    /// fields the table lists typed, the others [`Type::Loose`].
+    Builtin(&'static str),
 }
 
 /// An object type.
@@ -89,8 +93,9 @@ enum ListKind {
     Atomic,
     /// Items are scalars identified by their value.
     Set,
-    /// Items are objects identified by `x-kubernetes-list-map-keys`.
-    Map(Vec<String>),
+    /// Items are objects identified by `x-kubernetes-list-map-keys`, with
+    /// the keys' defaults.
+    Map(Vec<(String, Option<Value>)>),
 }
 
 static DEDUCED: Type = Type::Deduced;
@@ -139,7 +144,7 @@ fn object_meta() -> Type {
     };
     fields.insert(
         "ownerReferences".into(),
-        Type::List(ListType { elem: Box::new(Type::Map(owner)), kind: ListKind::Map(vec!["uid".into()]) }),
+        Type::List(ListType { elem: Box::new(Type::Map(owner)), kind: ListKind::Map(vec![("uid".into(), None)]) }),
     );
     Type::Map(MapType { fields, ..MapType::default() })
 }
@@ -179,7 +184,15 @@ fn parse_node(s: &Value) -> Type {
                 Some("map") => ListKind::Map(
                     s.get("x-kubernetes-list-map-keys")
                         .and_then(Value::as_array)
-                        .map(|keys| keys.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                        .map(|keys| {
+                            keys.iter()
+                                .filter_map(Value::as_str)
+                                .map(|k| {
+                                    let default = s.pointer(&format!("/items/properties/{}/default", pointer_token(k)));
+                                    (k.to_owned(), default.cloned())
+                                })
+                                .collect()
+                        })
                         .unwrap_or_default(),
                 ),
                 _ => ListKind::Atomic,
@@ -216,10 +229,88 @@ fn parse_object(
     Type::Map(if embedded { with_type_meta(m) } else { m })
 }
 
-/// The root type of a resource's objects: its schema's, or deduced.
-pub(crate) fn root_type(info: &ResourceInfo) -> &Type {
-    info.schema.as_ref().map_or(&*LOOSE_ROOT, |s| s.root())
+/// `key` as one token of a JSON pointer.
+fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
+
+/// The root type of a resource's objects: its schema's, a built-in kind's
+/// from the table, or deduced.
+pub(crate) fn root_type(info: &ResourceInfo) -> &Type {
+    match &info.schema {
+        Some(s) => s.root(),
+        None => builtin_root(&info.api_version(), &info.kind).unwrap_or(&LOOSE_ROOT),
+    }
+}
+
+// ------------------------------------------------------- built-in types
+
+/// The definitions of built-in types the table lists fields of, as apply
+/// sees them: the listed fields typed, the rest [`Type::Loose`].
+static BUILTIN: LazyLock<HashMap<&'static str, MapType>> = LazyLock::new(|| {
+    let table = super::strategic::table();
+    let mut maps: HashMap<&'static str, MapType> = HashMap::new();
+    for ((def, name), meta) in &table.fields {
+        maps.entry(def).or_insert_with(|| LOOSE_MAP.clone()).fields.insert((*name).to_owned(), builtin_field(meta));
+    }
+    maps
+});
+
+/// The root types of the built-in kinds, by definition.
+static BUILTIN_ROOTS: LazyLock<HashMap<&'static str, Type>> = LazyLock::new(|| {
+    let table = super::strategic::table();
+    table.kinds.values().filter_map(|def| Some((*def, Type::Map(with_type_meta(BUILTIN.get(def)?.clone()))))).collect()
+});
+
+/// ObjectMeta's definition, whose type is [`object_meta`]'s.
+const OBJECT_META_DEF: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+fn builtin_root(api_version: &str, kind: &str) -> Option<&'static Type> {
+    let def = super::strategic::table().kinds.get(&(api_version, kind))?;
+    BUILTIN_ROOTS.get(def)
+}
+
+fn builtin_map(def: &str) -> &'static MapType {
+    BUILTIN.get(def).unwrap_or(&LOOSE_MAP)
+}
+
+/// The type of one field the table lists, as kube-openapi's schemaconv
+/// makes it from the OpenAPI definitions.
+fn builtin_field(meta: &super::strategic::FieldMeta) -> Type {
+    let atomic = || Type::Map(MapType { atomic: true, ..LOOSE_MAP.clone() });
+    let value = || match meta.target {
+        Some(OBJECT_META_DEF) => OBJECT_META.clone(),
+        Some(def) if BUILTIN_DEFS.contains(def) => Type::Builtin(def),
+        _ => Type::Loose,
+    };
+    match meta.shape {
+        "list" => {
+            let kind = match meta.apply_list {
+                Some("set") => ListKind::Set,
+                Some("map") => ListKind::Map(
+                    meta.apply_keys
+                        .unwrap_or_default()
+                        .split(',')
+                        .filter(|k| !k.is_empty())
+                        .map(|k| match k.split_once('=') {
+                            Some((name, default)) => (name.to_owned(), serde_json::from_str(default).ok()),
+                            None => (k.to_owned(), None),
+                        })
+                        .collect(),
+                ),
+                _ => ListKind::Atomic,
+            };
+            Type::List(ListType { elem: Box::new(if meta.atomic { atomic() } else { value() }), kind })
+        }
+        "map" => Type::Map(MapType { elem: Some(Box::new(value())), atomic: meta.atomic, ..MapType::default() }),
+        _ if meta.atomic => atomic(),
+        _ => value(),
+    }
+}
+
+/// The definitions the table lists fields of.
+static BUILTIN_DEFS: LazyLock<BTreeSet<&'static str>> =
+    LazyLock::new(|| super::strategic::table().fields.keys().map(|(def, _)| *def).collect());
 
 /// How a value is walked.
 enum Node<'a> {
@@ -236,6 +327,7 @@ fn node<'a>(ty: &'a Type, v: &Value) -> Node<'a> {
         // Kinds without a schema are typed on the API server, where null in
         // place of an object is an empty map, as for `Type::Map`.
         Type::Loose if v.is_object() || v.is_null() => Node::Map(&LOOSE_MAP),
+        Type::Builtin(def) if v.is_object() || v.is_null() => Node::Map(builtin_map(def)),
         _ => Node::Leaf,
     }
 }
@@ -246,6 +338,7 @@ fn child_type<'a>(ty: &'a Type, pe: &PathElement) -> &'a Type {
         (Type::Map(m), PathElement::Field(name)) => m.field(name).map_or(&DEDUCED, |(t, _)| t),
         (Type::List(l), _) => &l.elem,
         (Type::Loose, _) => &LOOSE,
+        (Type::Builtin(def), PathElement::Field(name)) => builtin_map(def).field(name).map_or(&LOOSE, |(t, _)| t),
         _ => &DEDUCED,
     }
 }
@@ -255,6 +348,7 @@ fn map_view(ty: &Type) -> Option<&MapType> {
         Type::Map(m) => Some(m),
         Type::Deduced => Some(&DEDUCED_MAP),
         Type::Loose => Some(&LOOSE_MAP),
+        Type::Builtin(def) => Some(builtin_map(def)),
         _ => None,
     }
 }
@@ -684,19 +778,17 @@ fn item_element(list: &ListType, item: &Value, index: usize) -> Result<PathEleme
             let Some(obj) = item.as_object() else {
                 return Err("associative list with keys may not have non-map elements".into());
             };
-            let mut found: Vec<(String, Value)> =
-                keys.iter().filter_map(|k| obj.get(k).map(|v| (k.clone(), v.clone()))).collect();
+            // A key the item lacks is its default, or else left out of
+            // the identity (structured-merge-diff's rule).
+            let mut found: Vec<(String, Value)> = keys
+                .iter()
+                .filter_map(|(k, default)| obj.get(k).or(default.as_ref()).map(|v| (k.clone(), v.clone())))
+                .collect();
             if found.is_empty() {
-                let quoted: Vec<String> = keys.iter().map(|k| go_quote(k)).collect();
+                let quoted: Vec<String> = keys.iter().map(|(k, _)| go_quote(k)).collect();
                 return Err(format!(
                     "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",
                     quoted.join(" ")
-                ));
-            }
-            if let Some(missing) = keys.iter().find(|k| !obj.contains_key(*k)) {
-                return Err(format!(
-                    "associative list with keys has an element that omits key field {} (and doesn't have default value)",
-                    go_quote(missing)
                 ));
             }
             found.sort_by(|a, b| a.0.cmp(&b.0));
@@ -715,7 +807,7 @@ fn index_items<'v>(list: &ListType, items: &'v [Value]) -> Vec<(PathElement, &'v
 /// objects or arrays of the wrong shape.
 fn validate(v: &Value, ty: &Type, allow_duplicates: bool) -> Vec<String> {
     fn walk(v: &Value, ty: &Type, path: &mut Vec<PathElement>, allow_duplicates: bool, errs: &mut Vec<String>) {
-        let expects_map = matches!(ty, Type::Map(_));
+        let expects_map = matches!(ty, Type::Map(_) | Type::Builtin(_));
         let expects_list = matches!(ty, Type::List(_));
         if (expects_map && !v.is_object() && !v.is_null()) || (expects_list && !v.is_array() && !v.is_null()) {
             let what = if expects_map { "map" } else { "list" };
@@ -1918,6 +2010,75 @@ mod tests {
             Set::from_fields_v1(&json!({"f:spec": {"f:labels": {"f:x": {}}, "f:ports": {"k:{\"name\":\"a\"}": {}}}}))
                 .unwrap();
         assert_eq!(remove_items(&obj, &set, &ty), json!({"spec": {"labels": null, "ports": null, "replicas": 1}}));
+    }
+
+    #[test]
+    fn built_in_kinds_are_typed_from_the_table() {
+        let deployment = builtin_root("apps/v1", "Deployment").expect("Deployment is in the table");
+        let obj = json!({
+            "metadata": {"labels": {"a": "b"}},
+            "spec": {
+                "selector": {"matchLabels": {"app": "x"}},
+                "template": {"spec": {
+                    "nodeSelector": {"disk": "ssd"},
+                    "containers": [{"name": "app", "image": "i", "ports": [{"containerPort": 80}], "args": ["-v"]}],
+                    "tolerations": [{"key": "k"}]
+                }}
+            }
+        });
+        // Containers by name, ports by port and protocol (TCP by default),
+        // the selector and node selector atomic, args and tolerations
+        // atomic lists.
+        let port = r#"k:{"containerPort":80,"protocol":"TCP"}"#;
+        assert_eq!(
+            to_set(&obj, deployment).to_fields_v1(),
+            json!({
+                "f:metadata": {"f:labels": {"f:a": {}}},
+                "f:spec": {
+                    "f:selector": {},
+                    "f:template": {"f:spec": {
+                        "f:nodeSelector": {},
+                        "f:containers": {r#"k:{"name":"app"}"#: {
+                            ".": {}, "f:name": {}, "f:image": {}, "f:args": {},
+                            "f:ports": {port: {".": {}, "f:containerPort": {}}}
+                        }},
+                        "f:tolerations": {}
+                    }}
+                }
+            })
+        );
+        // A ServiceAccount's secrets: a list-map of atomic references.
+        let account = builtin_root("v1", "ServiceAccount").expect("ServiceAccount is in the table");
+        let set = to_set(&json!({"secrets": [{"name": "a", "namespace": "n"}]}), account);
+        assert_eq!(set.to_fields_v1(), json!({"f:secrets": {r#"k:{"name":"a"}"#: {}}}));
+        // Kinds the table does not know stay loose.
+        assert!(builtin_root("example.com/v1", "Thing").is_none());
+    }
+
+    #[test]
+    fn missing_list_map_keys_take_their_default_or_are_left_out() {
+        let list = ListType {
+            elem: Box::new(Type::Loose),
+            kind: ListKind::Map(vec![("port".into(), None), ("protocol".into(), Some(json!("TCP")))]),
+        };
+        let key = |item: Value| item_element(&list, &item, 0).map(|pe| pe.to_string());
+        assert_eq!(key(json!({"port": 1})).unwrap(), key(json!({"port": 1, "protocol": "TCP"})).unwrap());
+        assert_ne!(key(json!({"port": 1})).unwrap(), key(json!({"port": 1, "protocol": "UDP"})).unwrap());
+        // Only the defaulted key: still an identity.
+        assert!(key(json!({"name": "x"})).is_ok());
+        let without_defaults =
+            ListType { elem: Box::new(Type::Loose), kind: ListKind::Map(vec![("name".into(), None)]) };
+        assert!(item_element(&without_defaults, &json!({"port": 1}), 0).is_err());
+        // A CRD's schema gives the defaults of its items' key properties.
+        let ty = parse_schema(&json!({"type": "object", "properties": {"ports": {
+            "type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "protocol"],
+            "items": {"type": "object", "properties": {
+                "port": {"type": "integer"}, "protocol": {"type": "string", "default": "TCP"}
+            }}
+        }}}));
+        let Type::Map(root) = &ty else { panic!("{ty:?}") };
+        let Some((Type::List(ports), _)) = root.field("ports") else { panic!("{root:?}") };
+        assert_eq!(ports.kind, list.kind);
     }
 
     #[test]

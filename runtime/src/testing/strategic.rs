@@ -8,7 +8,9 @@
 //!
 //! Which fields merge how comes from `strategic.tsv`, the Go types'
 //! `patchStrategy`/`patchMergeKey` tags as Kubernetes' OpenAPI definitions
-//! carry them (written by `runtime/strategic/regen.sh`).
+//! carry them (written by `runtime/strategic/regen.sh`). The same table
+//! carries the list and map types server-side apply reads
+//! (`super::ssa` builds the built-in kinds' types from it).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -19,23 +21,36 @@ use super::status::ApiError;
 
 /// How a field of a built-in type merges.
 #[derive(Debug)]
-struct FieldMeta {
+pub(crate) struct FieldMeta {
     /// The definition of the value: the object's, the list items' or the
     /// map values'.
-    target: Option<&'static str>,
+    pub(crate) target: Option<&'static str>,
     /// `merge`, `replace`, `retainKeys` or `merge,retainKeys`.
     strategy: Option<&'static str>,
     merge_key: Option<&'static str>,
-    map: bool,
+    /// `object`, `list` or `map`.
+    pub(crate) shape: &'static str,
+    /// Server-side apply's list type: `set` or `map` (else atomic).
+    pub(crate) apply_list: Option<&'static str>,
+    /// The keys of an apply list-map, each `name` or `name=<JSON default>`,
+    /// comma-separated.
+    pub(crate) apply_keys: Option<&'static str>,
+    /// Whether apply replaces the value (object), the map itself (map) or
+    /// each item (list) as a whole.
+    pub(crate) atomic: bool,
 }
 
+/// The table of `strategic.tsv`.
 #[derive(Default)]
-struct Table {
-    kinds: HashMap<(&'static str, &'static str), &'static str>,
-    fields: HashMap<(&'static str, &'static str), FieldMeta>,
+pub(crate) struct Table {
+    /// `(apiVersion, kind)` → the kind's definition.
+    pub(crate) kinds: HashMap<(&'static str, &'static str), &'static str>,
+    /// `(definition, field)` → how the field merges.
+    pub(crate) fields: HashMap<(&'static str, &'static str), FieldMeta>,
 }
 
-fn table() -> &'static Table {
+/// The table, read once.
+pub(crate) fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut t = Table::default();
@@ -46,12 +61,15 @@ fn table() -> &'static Table {
                 ["kind", api_version, kind, def] => {
                     t.kinds.insert((api_version, kind), def);
                 }
-                ["field", def, name, shape, target, strategy, merge_key] => {
+                ["field", def, name, shape, target, strategy, merge_key, apply_list, apply_keys, atomic] => {
                     let meta = FieldMeta {
                         target: opt(target),
                         strategy: opt(strategy),
                         merge_key: opt(merge_key),
-                        map: *shape == "map",
+                        shape,
+                        apply_list: opt(apply_list),
+                        apply_keys: opt(apply_keys),
+                        atomic: *atomic == "atomic",
                     };
                     t.fields.insert((def, name), meta);
                 }
@@ -71,6 +89,9 @@ enum Schema {
     Def(&'static str),
     /// A map whose values are of this definition.
     MapOf(Option<&'static str>),
+    /// An object of a kind the table does not list: its `metadata` is
+    /// ObjectMeta.
+    Root,
 }
 
 impl Schema {
@@ -78,11 +99,13 @@ impl Schema {
     fn lookup(self, key: &str) -> (Option<&'static str>, Option<&'static str>, Schema) {
         match self {
             Schema::None => (None, None, Schema::None),
+            Schema::Root if key == "metadata" => (None, None, Schema::Def(OBJECT_META)),
+            Schema::Root => (None, None, Schema::None),
             Schema::MapOf(values) => (None, None, values.map_or(Schema::None, Schema::Def)),
             Schema::Def(def) => match table().fields.get(&(def, key)) {
                 None => (None, None, Schema::None),
                 Some(f) => {
-                    let below = match (f.map, f.target) {
+                    let below = match (f.shape == "map", f.target) {
                         (true, target) => Schema::MapOf(target),
                         (false, Some(target)) => Schema::Def(target),
                         (false, None) => Schema::None,
@@ -101,7 +124,9 @@ impl Schema {
 /// the built-in `api_version`/`kind` (a kind without strategic fields
 /// merges like a JSON merge patch).
 pub(crate) fn merge(api_version: &str, kind: &str, original: Value, patch: Value) -> Result<Value, ApiError> {
-    let schema = table().kinds.get(&(api_version, kind)).map_or(Schema::None, |d| Schema::Def(d));
+    // A kind the table does not have (of an older Kubernetes version, or
+    // without strategic fields) still has ObjectMeta's.
+    let schema = table().kinds.get(&(api_version, kind)).map_or(Schema::Root, |d| Schema::Def(d));
     let (Value::Object(original), Value::Object(patch)) = (original, patch) else {
         return Err(ApiError::bad_request("invalid JSON document"));
     };
@@ -112,7 +137,8 @@ pub(crate) fn merge(api_version: &str, kind: &str, original: Value, patch: Value
 enum Error {
     /// A malformed directive: 400.
     BadRequest(&'static str),
-    /// Anything else: 500 with the message.
+    /// Anything else (lists of lists too: the API server's 422 for them is
+    /// never reached, as the error arrives wrapped): 500 with the message.
     Internal(String),
 }
 
@@ -127,6 +153,7 @@ impl Error {
 
 type Merged<T> = std::result::Result<T, Error>;
 
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 const DIRECTIVE: &str = "$patch";
 const RETAIN_KEYS: &str = "$retainKeys";
 const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
@@ -272,12 +299,51 @@ fn set_element_order(original: &mut Map<String, Value>, patch: &mut Map<String, 
         let original_items = original_list.unwrap_or_default();
         let all: Vec<&Value> = original_items.iter().chain(patch_list.iter().flatten()).collect();
         let maps = element_kind(&all)? == Kind::Map;
-        let (in_order, server_only) = partition(merged, &order, merge_key.filter(|_| maps))?;
-        let both = normalize_order(in_order, server_only, &order, &original_items, merge_key.filter(|_| maps))?;
+        let key = merge_key.filter(|_| maps);
+        // The server's order is read from the original list after the
+        // merge wrote into it in place (as Go's slices share memory).
+        let server_order = match (&patch_list, key) {
+            (Some(p), Some(k)) if strategy == Some("merge") => order_after_merge(&original_items, p, k),
+            _ => original_items,
+        };
+        let (in_order, server_only) = partition(merged, &order, key)?;
+        let both = normalize_order(in_order, server_only, &order, &server_order, key)?;
         original.insert(field.clone(), Value::Array(both));
         patch.remove(&field);
     }
     Ok(())
+}
+
+/// The original list of maps as apimachinery's `$setElementOrder` reads it
+/// after merging `patch` into it: Go removes `$patch: delete` items by
+/// shifting the rest left in the list's own memory and appends new items
+/// into the slots that frees, so the original's length now shows the items
+/// left, then the first new ones (then stale copies of the last items).
+fn order_after_merge(original: &[Value], patch: &[Value], key: &str) -> Vec<Value> {
+    let mut slots = original.to_vec();
+    let mut len = slots.len();
+    let replace = patch.iter().any(|p| p.get(DIRECTIVE).and_then(Value::as_str) == Some("replace"));
+    for item in patch.iter().filter(|p| p.get(DIRECTIVE).and_then(Value::as_str) == Some("delete")) {
+        let Some(value) = item.get(key) else { continue };
+        while let Some(i) = slots[..len].iter().position(|o| o.get(key) == Some(value)) {
+            slots[i..len].rotate_left(1);
+            slots[len - 1] = slots[len.saturating_sub(2).max(i)].clone();
+            len -= 1;
+        }
+    }
+    if !replace {
+        for item in patch.iter().filter(|p| p.get(DIRECTIVE).is_none()) {
+            let value = item.get(key);
+            if slots[..len].iter().any(|o| o.get(key) == value) {
+                continue;
+            }
+            if len < slots.len() {
+                slots[len] = item.clone();
+            }
+            len += 1;
+        }
+    }
+    slots
 }
 
 /// apimachinery's check that a `$setElementOrder` list holds the patch
@@ -617,6 +683,25 @@ mod tests {
         assert_eq!(names, ["side", "app"]);
         let bad = merge("apps/v1", "Deployment", json!({"spec": {}}), json!({"spec": {"$retainKeys": "x"}}));
         assert_eq!(bad.unwrap_err().code, 400);
+    }
+
+    #[test]
+    fn kinds_the_table_lacks_merge_their_metadata() {
+        let live = json!({"metadata": {"finalizers": ["a"]}, "spec": {"items": [1]}});
+        let out =
+            merge("example.com/v1", "Old", live, json!({"metadata": {"finalizers": ["b"]}, "spec": {"items": [2]}}));
+        assert_eq!(out.unwrap(), json!({"metadata": {"finalizers": ["b", "a"]}, "spec": {"items": [2]}}));
+    }
+
+    #[test]
+    fn set_element_order_reads_the_original_as_go_leaves_it() {
+        let item = |n: &str| json!({"name": n});
+        let original = [item("A"), item("B"), item("X")];
+        let patch = [json!({"name": "B", "$patch": "delete"}), item("A"), item("N")];
+        // B deleted: [A, X | X]; N appended into the freed slot.
+        assert_eq!(order_after_merge(&original, &patch, "name"), [item("A"), item("X"), item("N")]);
+        let patch = [json!({"name": "X", "$patch": "delete"})];
+        assert_eq!(order_after_merge(&original, &patch, "name"), [item("A"), item("B"), item("X")]);
     }
 
     #[test]
