@@ -372,16 +372,8 @@ impl<K: Object> TypedClient<K> {
         &self.client
     }
 
-    // The Api to write `obj` through: ours, or for an unbound client of a
-    // namespaced kind, one bound to the object's namespace.
-    fn api_for(&self, obj: &K) -> Api<K> {
-        match self.namespace_for(obj) {
-            Some(ns) => K::api(self.client.clone(), Some(ns)),
-            None => self.api.clone(),
-        }
-    }
-
-    // The request builder `obj` is written through (see `api_for`).
+    // The request builder to write `obj` through: ours, or for an unbound
+    // client of a namespaced kind, one for the object's namespace.
     fn request_for(&self, obj: &K) -> kube::core::Request {
         match self.namespace_for(obj) {
             Some(ns) => kube::core::Request::new(K::url_path(&(), Some(ns))),
@@ -441,9 +433,30 @@ impl<K: Object> TypedClient<K> {
         verb: &'static str,
         validation: Option<FieldValidation>,
     ) -> Result<K> {
-        let mut request = with_field_validation(request, validation);
-        request.extensions_mut().insert(verb);
-        Ok(self.client.request::<K>(request).await?)
+        let request = with_field_validation(request, validation);
+        self.call_json(request, verb, None).await
+    }
+
+    /// Sends `request`; a failed answer is the error client-go makes of it
+    /// ([`Error::Api`] with the reason of the HTTP code when the body is
+    /// not a `Status`).
+    async fn call(
+        &self,
+        request: http::Request<Vec<u8>>,
+        verb: &'static str,
+        name: Option<&str>,
+    ) -> Result<bytes::Bytes> {
+        call(&self.client, request, verb, &K::group(&()), &K::plural(&()), name).await
+    }
+
+    async fn call_json<T: DeserializeOwned>(
+        &self,
+        request: http::Request<Vec<u8>>,
+        verb: &'static str,
+        name: Option<&str>,
+    ) -> Result<T> {
+        let body = self.call(request, verb, name).await?;
+        Ok(serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?)
     }
 
     /// [`create`](Self::create) of an object handed over by value: the
@@ -470,7 +483,7 @@ impl<K: Object> TypedClient<K> {
         // does not: an object of a newer version that does not decode into
         // `K` is deleted all the same.
         let request = self.request().delete(name, &opts.into()).map_err(build_error)?;
-        self.client.request_text(request).await?;
+        self.call(request, "delete", Some(name)).await?;
         Ok(())
     }
 
@@ -480,13 +493,14 @@ impl<K: Object> TypedClient<K> {
         // items of a built-in or aggregated API server's list have no
         // `apiVersion`/`kind`, which kube's typed `delete_collection` needs.
         let request = self.request().delete_collection(&opts.into(), &list_opts.into()).map_err(build_error)?;
-        self.client.request_text(request).await?;
+        self.call(request, "delete_collection", None).await?;
         Ok(())
     }
 
     /// Reads the object `name`.
     pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<K> {
-        Ok(self.api.get_with(name, &opts.into()).await?)
+        let request = self.request().get(name, &opts.into()).map_err(build_error)?;
+        self.call_json(request, "get", Some(name)).await
     }
 
     /// Lists one page: everything, or at most `limit` objects starting at
@@ -499,7 +513,7 @@ impl<K: Object> TypedClient<K> {
     /// aggregated API server's list carry no `apiVersion`/`kind`, which a
     /// Rust kind usually requires (kube's `Api::list` fails on them).
     async fn list_page(&self, params: &ListParams) -> Result<ObjectList<K>> {
-        let page = list_raw(&self.client, self.request(), params).await?;
+        let page = list_raw(&self.client, self.request(), params, &K::group(&()), &K::plural(&())).await?;
         let items = page
             .items
             .iter()
@@ -565,12 +579,17 @@ impl<K: Object> TypedClient<K> {
 
     /// Patches the object `name`.
     pub async fn patch(&self, name: &str, patch: &PatchType, opts: &PatchOptions) -> Result<K> {
-        Ok(self.api.patch(name, &opts.to_params(patch), &patch.to_kube()).await?)
+        let request = self.request().patch(name, &opts.to_params(patch), &patch.to_kube()).map_err(build_error)?;
+        self.call_json(request, "patch", Some(name)).await
     }
 
     /// Patches the status of the object `name` (PATCH `/status`).
     pub async fn patch_status(&self, name: &str, patch: &PatchType, opts: &PatchOptions) -> Result<K> {
-        Ok(self.api.patch_status(name, &opts.to_params(patch), &patch.to_kube()).await?)
+        let request = self
+            .request()
+            .patch_subresource("status", name, &opts.to_params(patch), &patch.to_kube())
+            .map_err(build_error)?;
+        self.call_json(request, "patch_status", Some(name)).await
     }
 
     /// Server-side applies `obj` as `name`: sends it as an apply patch with
@@ -579,14 +598,19 @@ impl<K: Object> TypedClient<K> {
     /// set `metadata.resourceVersion` acts as a precondition.
     pub async fn apply(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
         let (params, body) = Self::apply_request(name, obj, opts)?;
-        Ok(self.api_for(obj).patch(name, &params, &Patch::Apply(&body)).await?)
+        let request = self.request_for(obj).patch(name, &params, &Patch::Apply(&body)).map_err(build_error)?;
+        self.call_json(request, "apply", Some(name)).await
     }
 
     /// Server-side applies the status of `obj` (apply patch to `/status`);
     /// only `status` fields are taken.
     pub async fn apply_status(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
         let (params, body) = Self::apply_request(name, obj, opts)?;
-        Ok(self.api_for(obj).patch_status(name, &params, &Patch::Apply(&body)).await?)
+        let request = self
+            .request_for(obj)
+            .patch_subresource("status", name, &params, &Patch::Apply(&body))
+            .map_err(build_error)?;
+        self.call_json(request, "apply_status", Some(name)).await
     }
 
     /// Server-side applies the apply configuration `ac` (client-go's typed
@@ -599,8 +623,9 @@ impl<K: Object> TypedClient<K> {
         ac: &A,
         opts: &ApplyOptions,
     ) -> Result<K> {
-        let (api, name, params, body) = self.configuration_request(ac, opts)?;
-        Ok(api.patch(&name, &params, &Patch::Apply(&body)).await?)
+        let (request, name, params, body) = self.configuration_request(ac, opts)?;
+        let request = request.patch(&name, &params, &Patch::Apply(&body)).map_err(build_error)?;
+        self.call_json(request, "apply", Some(&name)).await
     }
 
     /// Server-side applies the status in `ac` through the status subresource
@@ -611,15 +636,16 @@ impl<K: Object> TypedClient<K> {
         ac: &A,
         opts: &ApplyOptions,
     ) -> Result<K> {
-        let (api, name, params, body) = self.configuration_request(ac, opts)?;
-        Ok(api.patch_status(&name, &params, &Patch::Apply(&body)).await?)
+        let (request, name, params, body) = self.configuration_request(ac, opts)?;
+        let request = request.patch_subresource("status", &name, &params, &Patch::Apply(&body)).map_err(build_error)?;
+        self.call_json(request, "apply_status", Some(&name)).await
     }
 
     fn configuration_request<A: ApplyConfiguration<Object = K>>(
         &self,
         ac: &A,
         opts: &ApplyOptions,
-    ) -> Result<(Api<K>, String, PatchParams, Value)> {
+    ) -> Result<(kube::core::Request, String, PatchParams, Value)> {
         let kind = K::kind(&());
         let Some(name) = ac.name().map(str::to_owned) else {
             return Err(Error::InvalidRequest(format!("the {kind} apply configuration has no metadata.name")));
@@ -630,8 +656,8 @@ impl<K: Object> TypedClient<K> {
                     "the {kind} apply configuration is for namespace {own:?}, the client for {client:?}"
                 )));
             }
-            (None, Some(own)) if K::NAMESPACED => K::api(self.client.clone(), Some(own)),
-            _ => self.api.clone(),
+            (None, Some(own)) if K::NAMESPACED => kube::core::Request::new(K::url_path(&(), Some(own))),
+            _ => self.request(),
         };
         let params = opts.to_params()?;
         let mut body = serde_json::to_value(ac)?;
@@ -649,7 +675,7 @@ impl<K: Object> TypedClient<K> {
     /// Reads subresource `subresource` (e.g. `scale`) of the object `name`.
     pub async fn get_subresource<S: DeserializeOwned>(&self, subresource: &str, name: &str) -> Result<S> {
         let req = self.request().get_subresource(subresource, name).map_err(build_error)?;
-        Ok(self.client.request::<S>(req).await?)
+        self.call_json(req, "get_subresource", Some(name)).await
     }
 
     /// Replaces subresource `subresource` of the object `name` (PUT).
@@ -662,7 +688,7 @@ impl<K: Object> TypedClient<K> {
     ) -> Result<S> {
         let body = serde_json::to_vec(value)?;
         let req = self.request().replace_subresource(subresource, name, &opts.into(), body).map_err(build_error)?;
-        Ok(self.client.request::<S>(with_field_validation(req, opts.field_validation)).await?)
+        self.call_json(with_field_validation(req, opts.field_validation), "replace_subresource", Some(name)).await
     }
 
     /// Creates subresource `subresource` of the object `name` (POST), e.g.
@@ -677,7 +703,7 @@ impl<K: Object> TypedClient<K> {
     ) -> Result<S> {
         let body = serde_json::to_vec(value)?;
         let req = self.request().create_subresource(subresource, name, &opts.into(), body).map_err(build_error)?;
-        Ok(self.client.request::<S>(with_field_validation(req, opts.field_validation)).await?)
+        self.call_json(with_field_validation(req, opts.field_validation), "create_subresource", Some(name)).await
     }
 
     fn request(&self) -> kube::core::Request {
@@ -712,9 +738,37 @@ async fn list_raw(
     client: &Client,
     request: kube::core::Request,
     params: &ListParams,
+    group: &str,
+    resource: &str,
 ) -> Result<ObjectList<Box<RawValue>>> {
     let request = cached_read_with_limit(request.list(params).map_err(build_error)?, params);
-    Ok(client.request(request).await?)
+    let body = call(client, request, "list", group, resource, None).await?;
+    Ok(serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?)
+}
+
+/// Sends `request` (its verb recorded as kube's `Api` records it) and
+/// returns the body of a successful answer; an answer of 400 or above is
+/// the error client-go's `rest.Result` makes of it
+/// ([`crate::error::from_response`]): kube's own handling would read any
+/// JSON body, a proxy's too, as a `Status` with code 0.
+async fn call(
+    client: &Client,
+    mut request: http::Request<Vec<u8>>,
+    verb: &'static str,
+    group: &str,
+    resource: &str,
+    name: Option<&str>,
+) -> Result<bytes::Bytes> {
+    request.extensions_mut().insert(verb);
+    let method = request.method().clone();
+    let response = client.send(request.map(kube::client::Body::from)).await?;
+    let (parts, body) = response.into_parts();
+    let body = body.collect_bytes().await?;
+    if parts.status.is_client_error() || parts.status.is_server_error() {
+        let target = crate::error::Target { method: &method, group, resource, name };
+        return Err(crate::error::from_response(target, parts.status.as_u16(), &parts.headers, &body));
+    }
+    Ok(body)
 }
 
 /// kube leaves `resourceVersion=0` out of a list with a `limit`, which makes
@@ -813,6 +867,91 @@ mod tests {
         .expect("list_all pages forever");
         let err = listed.expect_err("a repeated token is an error");
         assert!(err.to_string().contains("the same token"), "{err}");
+    }
+
+    /// A kube client whose every request is answered with `code`, an
+    /// optional content type and `Retry-After`, and `body`.
+    fn answering(
+        code: u16,
+        content_type: Option<&'static str>,
+        retry_after: Option<&'static str>,
+        body: &'static str,
+    ) -> Client {
+        let service = tower::service_fn(move |_: http::Request<kube::client::Body>| async move {
+            let mut response = http::Response::builder().status(code);
+            if let Some(t) = content_type {
+                response = response.header(http::header::CONTENT_TYPE, t);
+            }
+            if let Some(r) = retry_after {
+                response = response.header(http::header::RETRY_AFTER, r);
+            }
+            Ok::<_, std::convert::Infallible>(
+                response.body(kube::client::Body::from(body.as_bytes().to_vec())).unwrap(),
+            )
+        });
+        Client::new(service, "default")
+    }
+
+    /// Failed answers are errors as client-go makes them: a body that is
+    /// no `Status` (a proxy's JSON, HTML or text) is an error of the HTTP
+    /// code with the reason apimachinery gives it, not a Status of code 0.
+    #[tokio::test]
+    async fn failed_answers_are_errors_as_client_go_makes_them() {
+        let configmaps = |client| TypedClient::<ConfigMap>::new(client, Some("default"));
+        let get = |client| async move { configmaps(client).get("a", &GetOptions::default()).await.unwrap_err() };
+
+        // JSON that is not a Status: the code decides, the body is "unknown".
+        let err = get(answering(404, Some("application/json"), None, r#"{"error": "no route"}"#)).await;
+        assert!(err.is_not_found(), "{err:?}");
+        assert_eq!(err.code(), Some(404));
+        assert_eq!(
+            err.status().unwrap().message,
+            "the server could not find the requested resource (get configmaps a)"
+        );
+        let cause = &err.causes()[0];
+        assert_eq!((cause.reason.as_str(), cause.message.as_str()), ("UnexpectedServerResponse", "unknown"));
+
+        // Text is kept as the cause; a 5xx without a reason of its own is an
+        // internal error quoting it.
+        let err = get(answering(502, None, None, "bad gateway\n")).await;
+        assert!(err.is_internal_error(), "{err:?}");
+        assert_eq!(
+            err.status().unwrap().message,
+            "an error on the server (\"bad gateway\") has prevented the request from succeeding (get configmaps a)"
+        );
+        assert_eq!(err.causes()[0].message, "bad gateway");
+
+        // Retry-After is the suggested delay of a 429.
+        let err = configmaps(answering(429, Some("text/plain; charset=utf-8"), Some("7"), "slow down"))
+            .list(&ListOptions::default())
+            .await
+            .unwrap_err();
+        assert!(err.is_too_many_requests(), "{err:?}");
+        assert_eq!(err.suggests_client_delay(), Some(7));
+        assert!(err.status().unwrap().message.ends_with("(get configmaps)"), "{err:?}");
+
+        // A 409 is AlreadyExists for a create, Conflict otherwise.
+        let cm =
+            ConfigMap { metadata: ObjectMeta { name: Some("a".into()), ..Default::default() }, ..Default::default() };
+        let html = || answering(409, Some("text/html"), None, "<html>conflict</html>");
+        let err = configmaps(html()).create(&cm, &CreateOptions::default()).await.unwrap_err();
+        assert!(err.is_already_exists() && !err.is_conflict(), "{err:?}");
+        let err = configmaps(html()).update(&cm, &UpdateOptions::default()).await.unwrap_err();
+        assert!(err.is_conflict() && !err.is_already_exists(), "{err:?}");
+
+        // A Status is the error as sent; the answer's code fills a missing one.
+        let status = r#"{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound",
+                         "message": "configmaps \"a\" not found", "details": {"name": "a", "kind": "configmaps"}}"#;
+        let err = get(answering(404, Some("application/json"), None, status)).await;
+        assert_eq!((err.code(), err.reason()), (Some(404), Some("NotFound")));
+        assert_eq!(err.status().unwrap().message, "configmaps \"a\" not found");
+
+        // A group's resources are named with it.
+        let err = TypedClient::<k8s_openapi::api::apps::v1::Deployment>::new(answering(404, None, None, ""), Some("x"))
+            .delete("web", &DeleteOptions::default())
+            .await
+            .unwrap_err();
+        assert!(err.status().unwrap().message.ends_with("(delete deployments.apps web)"), "{err:?}");
     }
 
     /// What client-go sends: `""` is every namespace, a cached read keeps

@@ -253,6 +253,119 @@ impl ApplyConflict {
     }
 }
 
+/// A request whose failure [`from_response`] describes: the HTTP method
+/// and what it addressed, as client-go's `rest.Request` knows them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Target<'a> {
+    /// The HTTP method.
+    pub(crate) method: &'a http::Method,
+    /// The resource's group (empty for the core group).
+    pub(crate) group: &'a str,
+    /// The resource (plural name).
+    pub(crate) resource: &'a str,
+    /// The object's name, for requests of one object.
+    pub(crate) name: Option<&'a str>,
+}
+
+/// client-go's cap on the text of an answer that is not a `Status`.
+const MAX_UNSTRUCTURED_TEXT: usize = 2048;
+
+/// The error of a failed answer (`code` ≥ 400), as client-go's
+/// `rest.Result.Error` makes it: a body that is a `Status` (`kind:
+/// Status`, `status: Failure`) is the error, its code the answer's when
+/// it has none; any other body (a proxy's JSON, HTML or text) is
+/// apimachinery's `NewGenericServerResponse` for the code: the reason the
+/// code stands for (404 NotFound, 409 Conflict or for a POST
+/// AlreadyExists, ...), client-go's message naming the verb, resource and
+/// name, the text of a text answer as an `UnexpectedServerResponse`
+/// cause, and a `Retry-After` header's seconds.
+pub(crate) fn from_response(target: Target<'_>, code: u16, headers: &http::HeaderMap, body: &[u8]) -> Error {
+    if let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(body)
+        && map.get("kind").and_then(serde_json::Value::as_str) == Some("Status")
+        && map.get("status").and_then(serde_json::Value::as_str) == Some("Failure")
+        && let Ok(mut status) = serde_json::from_value::<Status>(serde_json::Value::Object(map))
+    {
+        if status.code == 0 {
+            status.code = code;
+        }
+        return Error::Api(Box::new(status));
+    }
+    let header = |name: http::header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    // client-go's isTextResponse: no content type, or a `text/` one.
+    let text = header(http::header::CONTENT_TYPE)
+        .is_none_or(|t| t.split(';').next().unwrap_or_default().trim().to_ascii_lowercase().starts_with("text/"));
+    let server_message = if text {
+        let cut = (0..=body.len().min(MAX_UNSTRUCTURED_TEXT)).rev().find(|&i| std::str::from_utf8(&body[..i]).is_ok());
+        String::from_utf8_lossy(&body[..cut.unwrap_or(0)]).trim().to_owned()
+    } else {
+        "unknown".to_owned()
+    };
+    let (reason, message) = match code {
+        409 if target.method == http::Method::POST => {
+            (reason::ALREADY_EXISTS, "the server reported a conflict".to_owned())
+        }
+        409 => (reason::CONFLICT, "the server reported a conflict".to_owned()),
+        404 => (reason::NOT_FOUND, "the server could not find the requested resource".to_owned()),
+        400 => (reason::BAD_REQUEST, "the server rejected our request for an unknown reason".to_owned()),
+        401 => (reason::UNAUTHORIZED, "the server has asked for the client to provide credentials".to_owned()),
+        403 => (reason::FORBIDDEN, server_message.clone()),
+        406 if server_message.is_empty() || server_message == "unknown" => (
+            reason::NOT_ACCEPTABLE,
+            "the server was unable to respond with a content type that the client supports".to_owned(),
+        ),
+        406 => (reason::NOT_ACCEPTABLE, server_message.clone()),
+        415 => (reason::UNSUPPORTED_MEDIA_TYPE, server_message.clone()),
+        405 => {
+            (reason::METHOD_NOT_ALLOWED, "the server does not allow this method on the requested resource".to_owned())
+        }
+        422 => (reason::INVALID, "the server rejected our request due to an error in our request".to_owned()),
+        503 => (reason::SERVICE_UNAVAILABLE, "the server is currently unable to handle the request".to_owned()),
+        504 => (
+            reason::TIMEOUT,
+            "the server was unable to return a response in the time allotted, but may still be processing the request"
+                .to_owned(),
+        ),
+        429 => (
+            reason::TOO_MANY_REQUESTS,
+            "the server has received too many requests and has asked us to try again later".to_owned(),
+        ),
+        500.. => (
+            reason::INTERNAL_ERROR,
+            format!(
+                "an error on the server ({}) has prevented the request from succeeding",
+                crate::gofmt::go_quote(&server_message)
+            ),
+        ),
+        _ => ("", format!("the server responded with the status code {code} but did not return more information")),
+    };
+    let qualified = if target.group.is_empty() {
+        target.resource.to_owned()
+    } else {
+        format!("{}.{}", target.resource, target.group)
+    };
+    let verb = target.method.as_str().to_ascii_lowercase();
+    let message = match target.name.filter(|n| !n.is_empty()) {
+        _ if target.resource.is_empty() => message,
+        Some(name) => format!("{message} ({verb} {qualified} {name})"),
+        None => format!("{message} ({verb} {qualified})"),
+    };
+    let retry_after = header(http::header::RETRY_AFTER).and_then(|s| s.trim().parse::<u32>().ok()).unwrap_or(0);
+    let mut status = Status::failure(&message, reason).with_code(code);
+    status.details = Some(kube::core::response::StatusDetails {
+        name: target.name.unwrap_or_default().to_owned(),
+        group: target.group.to_owned(),
+        kind: target.resource.to_owned(),
+        causes: vec![StatusCause {
+            reason: "UnexpectedServerResponse".to_owned(),
+            message: server_message,
+            field: String::new(),
+        }],
+        uid: String::new(),
+        retry_after_seconds: retry_after,
+    });
+    Error::Api(Box::new(status))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

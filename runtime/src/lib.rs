@@ -12,6 +12,7 @@ pub mod factory;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzz;
+mod gofmt;
 pub mod indexer;
 pub mod informer;
 pub mod leaderelection;

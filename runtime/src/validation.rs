@@ -18,6 +18,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::gofmt::go_quote;
+
 /// One field error, as the API server reports it in a Status cause.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FieldError {
@@ -672,24 +674,6 @@ fn go_value(v: &Value) -> String {
         // Go's json.Marshal of a map sorts its keys, as serde_json's map does.
         other => serde_json::to_string(other).unwrap_or_default(),
     }
-}
-
-/// Go's `%q` of a string (printable ASCII as is, the rest escaped).
-fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): the

@@ -40,19 +40,20 @@ pub struct Warning {
 
 /// The warnings of a `Warning` header value: one or more
 /// `code agent "text" ["date"]`, separated by commas. A value that does not
-/// parse yields the warnings before it (client-go drops the rest the same
-/// way).
+/// parse yields the warnings before it, as client-go's
+/// `ParseWarningHeaders` does; a warning followed by anything but a comma
+/// does not parse.
 pub fn parse_warning_header(value: &str) -> Vec<Warning> {
     let mut out = Vec::new();
     let mut rest = value.trim_start();
     while !rest.is_empty() {
         let Some((warning, after)) = parse_one(rest) else { break };
-        out.push(warning);
         rest = after.trim_start();
-        match rest.strip_prefix(',') {
-            Some(next) => rest = next.trim_start(),
-            None => break,
+        if !rest.is_empty() {
+            let Some(next) = rest.strip_prefix(',') else { break };
+            rest = next.trim_start();
         }
+        out.push(warning);
     }
     out
 }
@@ -206,6 +207,9 @@ mod tests {
         assert_eq!(texts(r#"299 - "a", bogus"#).len(), 1);
         assert!(texts("29 - \"a\"").is_empty());
         assert!(texts("299 - \"unterminated").is_empty());
+        // Anything but a comma after a warning: that warning is invalid.
+        assert_eq!(texts(r#"299 - "a", 299 - "b" junk, 299 - "c""#).len(), 1);
+        assert!(texts(r#"299 - "a" "Sat, 05 Dec 2026 10:00:00 GMT" junk"#).is_empty());
     }
 
     #[tokio::test]
