@@ -35,6 +35,8 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use kube::api::{Api, ObjectMeta, PostParams};
+
+use crate::events::{EventRecorder, EventType};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
@@ -170,6 +172,10 @@ pub struct LeaderElector {
     observed: Mutex<Observed>,
     leading: Mutex<bool>,
     on_new_leader: Option<NewLeader>,
+    recorder: Option<EventRecorder>,
+    /// The Lease's metadata as last read or written (what events are
+    /// about).
+    lease_meta: Mutex<ObjectMeta>,
     rng: Mutex<u64>,
 }
 
@@ -191,6 +197,8 @@ impl LeaderElector {
             observed: Mutex::new(Observed::default()),
             leading: Mutex::new(false),
             on_new_leader: None,
+            recorder: None,
+            lease_meta: Mutex::new(ObjectMeta::default()),
             rng: Mutex::new(seed | 1),
         })
     }
@@ -201,6 +209,20 @@ impl LeaderElector {
     /// on the election's task, between renewals: keep it short.
     pub fn on_new_leader(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.on_new_leader = Some(Arc::new(f));
+        self
+    }
+
+    /// Records `Normal` events about the Lease with `recorder`, as
+    /// client-go's Lease lock does with its `EventRecorder`: reason
+    /// `LeaderElection`, note `"<identity> became leader"` (action
+    /// `BecameLeader`) when this candidate acquires it and `"<identity>
+    /// stopped leading"` (action `StoppedLeading`) when its leadership ends,
+    /// after a release. The actions keep the two apart: events.k8s.io
+    /// counts events of one reason and action as one series, whatever
+    /// their notes (client-go's core/v1 recorder tells them apart by
+    /// message). A failed write is logged; it never holds up the election.
+    pub fn with_event_recorder(mut self, recorder: EventRecorder) -> Self {
+        self.recorder = Some(recorder);
         self
     }
 
@@ -257,6 +279,10 @@ impl LeaderElector {
             }
         }
         tracing::info!(lease = %self.config.lease_name, identity = %self.config.identity, "started leading");
+        // Written beside the leading task, which it must not delay.
+        if let Some(event) = self.leader_event("BecameLeader", "became leader") {
+            tokio::spawn(event);
+        }
         let (lost_tx, lost_rx) = watch::channel(false);
         let task = lead(Leading { lost: lost_rx });
         tokio::pin!(task);
@@ -326,7 +352,28 @@ impl LeaderElector {
             self.set_leading(false);
         }
         tracing::info!(lease = %self.config.lease_name, identity = %self.config.identity, ?outcome, "stopped leading");
+        // Written before `run` returns (the process may exit then), bounded
+        // like a renewal.
+        if let Some(event) = self.leader_event("StoppedLeading", "stopped leading") {
+            let _ = tokio::time::timeout(self.config.renew_deadline, event).await;
+        }
         Ok(outcome)
+    }
+
+    /// The write of client-go's leader election event `what` about the
+    /// Lease, when there is a recorder.
+    fn leader_event(&self, action: &'static str, what: &str) -> Option<impl Future<Output = ()> + Send + 'static> {
+        let recorder = self.recorder.clone()?;
+        let mut metadata = self.lease_meta.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        metadata.name = Some(self.config.lease_name.clone());
+        metadata.namespace = Some(self.config.lease_namespace.clone());
+        let lease = crate::events::object_reference(&Lease { metadata, spec: None });
+        let note = format!("{} {what}", self.config.identity);
+        Some(async move {
+            if let Err(e) = recorder.event(&lease, EventType::Normal, "LeaderElection", action, &note).await {
+                tracing::warn!(lease = ?lease.name, "cannot record the leader election event {note:?}: {e}");
+            }
+        })
     }
 
     fn set_leading(&self, leading: bool) {
@@ -408,6 +455,7 @@ impl LeaderElector {
             };
             let created = self.leases.create(&PostParams::default(), &lease).await?;
             self.observe(created.spec.as_ref().unwrap_or(&LeaseSpec::default()));
+            self.keep_meta(&created);
             return Ok(true);
         };
         let spec = lease.spec.clone().unwrap_or_default();
@@ -434,7 +482,12 @@ impl LeaderElector {
         // rival's write in between fails it with a conflict.
         let updated = self.leases.replace(&self.config.lease_name, &PostParams::default(), &lease).await?;
         self.observe(updated.spec.as_ref().unwrap_or(&LeaseSpec::default()));
+        self.keep_meta(&updated);
         Ok(true)
+    }
+
+    fn keep_meta(&self, lease: &Lease) {
+        *self.lease_meta.lock().unwrap_or_else(PoisonError::into_inner) = lease.metadata.clone();
     }
 
     /// Whether the Lease as last observed is still within its duration on
@@ -580,6 +633,38 @@ mod tests {
             (Duration::from_secs(15), Duration::from_secs(10), Duration::from_secs(2))
         );
         assert!(defaults.validate().is_ok());
+    }
+
+    /// client-go's Lease lock events: "became leader" and "stopped
+    /// leading" about the Lease, by the election's recorder.
+    #[tokio::test]
+    async fn a_recorder_gets_the_leader_election_events_about_the_lease() {
+        use k8s_openapi::api::events::v1::Event;
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        server.register::<Event>();
+        let recorder = EventRecorder::new(server.client(), "ctl-controller", Some("a"));
+        let elector = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap().with_event_recorder(recorder));
+        let (stop, task) = run_until_told(elector.clone(), |mut leading| async move { leading.lost().await });
+        while holder(&server).as_deref() != Some("a") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        stop.send(()).unwrap();
+        assert_eq!(task.await.unwrap().unwrap(), Outcome::Stopped);
+        let lease_uid = server.object::<Lease>(Some("default"), "ctl").unwrap().unwrap().metadata.uid;
+        assert!(lease_uid.is_some());
+        let mut notes = Vec::new();
+        for event in server.objects::<Event>().unwrap() {
+            let about = event.regarding.clone().unwrap_or_default();
+            assert_eq!((about.kind.as_deref(), about.name.as_deref()), (Some("Lease"), Some("ctl")), "{event:?}");
+            assert_eq!(about.api_version.as_deref(), Some("coordination.k8s.io/v1"));
+            assert_eq!(about.uid, lease_uid);
+            assert_eq!((event.reason.as_deref(), event.type_.as_deref()), (Some("LeaderElection"), Some("Normal")));
+            assert_eq!(event.reporting_controller.as_deref(), Some("ctl-controller"));
+            notes.push(event.note.unwrap_or_default());
+        }
+        notes.sort();
+        assert_eq!(notes, ["a became leader", "a stopped leading"]);
     }
 
     #[tokio::test]
