@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use codegen_runtime::events::EventRecorder;
 use codegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector, Outcome};
 use codegen_runtime::signal::{ShutdownSignal, shutdown_signal};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use {{ crate_ident }}::controller::{Controller, ControllerOptions};
+use {{ crate_ident }}::controller::{Controller, ControllerOptions, NAME};
 
 /// Command-line flags.
 #[derive(Debug, Parser)]
@@ -62,7 +63,11 @@ async fn client(flags: &Flags) -> Result<kube::Client> {
         }
         None => kube::Config::infer().await.context("no kubeconfig and not running in a cluster")?,
     };
-    Ok(kube::Client::try_from(config)?)
+    // The API server's warnings (deprecated versions, fields the schema
+    // does not declare), logged once each as kubectl prints them; kube's
+    // client drops them.
+    let warnings = codegen_runtime::warnings::WarningLayer::logging().deduplicated();
+    Ok(kube::client::ClientBuilder::try_from(config)?.with_layer(&warnings).build())
 }
 
 // The leader election Lease (`--leader-elect`).
@@ -90,8 +95,12 @@ async fn run(flags: Flags) -> Result<()> {
         release_on_cancel: true,
         ..LeaderElectionConfig::new("{{ crate_name }}", flags.leader_elect_namespace.clone(), identity)
     };
+    // "<identity> became leader" / "stopped leading" events about the Lease,
+    // as client-go's leader election records them.
+    let recorder = EventRecorder::new(client.clone(), NAME, Some(&config.identity));
     let elector = LeaderElector::new(client.clone(), config)?;
-    let elector = elector.on_new_leader(|who| tracing::info!("the leader is {who}"));
+    let elector =
+        elector.on_new_leader(|who| tracing::info!("the leader is {who}")).with_event_recorder(recorder);
     tracing::info!("waiting to become the leader");
     let mut result = Ok(());
     let outcome = elector

@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+use codegen_runtime::events::EventRecorder;
 use codegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector, Outcome};
 use codegen_runtime::sharding::{ShardOwnership, run_shards};
 use student_controller::controller::{Controller, ControllerOptions};
@@ -133,7 +134,11 @@ async fn client(flags: &Flags) -> Result<kube::Client> {
         config.read_timeout = Some(flags.request_timeout);
         config.write_timeout = Some(flags.request_timeout);
     }
-    Ok(kube::Client::try_from(config)?)
+    // The API server's warnings (deprecated versions, fields the schema
+    // does not declare), logged once each as kubectl prints them; kube's
+    // client drops them.
+    let warnings = codegen_runtime::warnings::WarningLayer::logging().deduplicated();
+    Ok(kube::client::ClientBuilder::try_from(config)?.with_layer(&warnings).build())
 }
 
 #[tokio::main]
@@ -202,8 +207,12 @@ async fn run(flags: Flags) -> Result<()> {
         return Controller::new(client, options).run(shutdown).await;
     }
     let config = lease("student-controller");
-    let elector =
-        LeaderElector::new(client.clone(), config)?.on_new_leader(|who| tracing::info!("the leader is {who}"));
+    // "<identity> became leader" / "stopped leading" events about the Lease,
+    // as client-go's leader election records them.
+    let recorder = EventRecorder::new(client.clone(), "student-controller", Some(&flags.instance));
+    let elector = LeaderElector::new(client.clone(), config)?
+        .on_new_leader(|who| tracing::info!("the leader is {who}"))
+        .with_event_recorder(recorder);
     tracing::info!("waiting to become the leader");
     let mut result = Ok(());
     let outcome = elector

@@ -404,6 +404,14 @@ async fn of_three_replicas_only_the_leader_reconciles_and_another_takes_over() -
     assert!(took < Duration::from_secs(3), "handover took {took:?}");
     assert!(stopped.wait(Duration::from_secs(20))?.success(), "{}", stopped.log_text());
     assert_eq!(third, replicas[0].0);
+    // Each leader recorded client-go's leader election events about the
+    // Lease; the one stopped by SIGTERM also that it stopped leading.
+    let notes = lease_event_notes(env, &ns).await?;
+    for expected in
+        [format!("{leader} became leader"), format!("{second} became leader"), format!("{second} stopped leading")]
+    {
+        assert!(notes.contains(&expected), "no event {expected:?} about the Lease: {notes:?}");
+    }
     create_students(env, &ns, "c", 5).await?;
     eventually("20 Students reconciled by the third leader", Duration::from_secs(60), || all_reconciled(env, &ns, 20))
         .await?;
@@ -445,6 +453,20 @@ async fn a_leader_that_cannot_renew_its_lease_exits_with_code_1() -> Result<()> 
 }
 
 /// The reporting instances of the Synced events in `ns`.
+/// The notes of the `LeaderElection` events about the controller's Lease.
+async fn lease_event_notes(env: &TestEnv, ns: &str) -> Result<Vec<String>> {
+    let events: Api<Event> = Api::namespaced(env.admin_client().await?, ns);
+    Ok(events
+        .list(&ListParams::default())
+        .await?
+        .items
+        .into_iter()
+        .filter(|e| e.reason.as_deref() == Some("LeaderElection"))
+        .filter(|e| e.regarding.as_ref().is_some_and(|r| r.kind.as_deref() == Some("Lease")))
+        .filter_map(|e| e.note)
+        .collect())
+}
+
 async fn synced_reporters(env: &TestEnv, ns: &str) -> Result<Vec<String>> {
     let events: Api<Event> = Api::namespaced(env.admin_client().await?, ns);
     let mut reporters: Vec<String> = events
