@@ -401,7 +401,7 @@ impl<K: Object> TypedClient<K> {
     pub async fn create(&self, obj: &K, opts: &CreateOptions) -> Result<K> {
         let body = serde_json::to_vec(obj)?;
         let request = self.request_for(obj).create(&opts.into(), body).map_err(build_error)?;
-        self.send(request, "create", opts.field_validation).await
+        self.send(request, "create", None, opts.field_validation).await
     }
 
     /// Replaces the object named by `obj.metadata.name` (PUT). A set
@@ -412,7 +412,7 @@ impl<K: Object> TypedClient<K> {
         let name = Self::name_of(obj)?;
         let body = serde_json::to_vec(obj)?;
         let request = self.request_for(obj).replace(&name, &opts.into(), body).map_err(build_error)?;
-        self.send(request, "replace", opts.field_validation).await
+        self.send(request, "replace", Some(&name), opts.field_validation).await
     }
 
     /// Replaces the status of the object named by `obj.metadata.name` (PUT
@@ -422,19 +422,21 @@ impl<K: Object> TypedClient<K> {
         let body = serde_json::to_vec(obj)?;
         let request =
             self.request_for(obj).replace_subresource("status", &name, &opts.into(), body).map_err(build_error)?;
-        self.send(request, "replace_status", opts.field_validation).await
+        self.send(request, "replace_status", Some(&name), opts.field_validation).await
     }
 
-    // Sends a write of `K` with its `fieldValidation` (which kube's
-    // `PostParams` lacks) and reads the answer as `K`.
+    // Sends a write of `K` (of the object `name`, but for a create) with its
+    // `fieldValidation` (which kube's `PostParams` lacks) and reads the
+    // answer as `K`.
     async fn send(
         &self,
         request: http::Request<Vec<u8>>,
         verb: &'static str,
+        name: Option<&str>,
         validation: Option<FieldValidation>,
     ) -> Result<K> {
         let request = with_field_validation(request, validation);
-        self.call_json(request, verb, None).await
+        self.call_json(request, verb, name).await
     }
 
     /// Sends `request`; a failed answer is the error client-go makes of it
@@ -938,6 +940,7 @@ mod tests {
         assert!(err.is_already_exists() && !err.is_conflict(), "{err:?}");
         let err = configmaps(html()).update(&cm, &UpdateOptions::default()).await.unwrap_err();
         assert!(err.is_conflict() && !err.is_already_exists(), "{err:?}");
+        assert!(err.status().unwrap().message.ends_with("(put configmaps a)"), "{err:?}");
 
         // A Status is the error as sent; the answer's code fills a missing one.
         let status = r#"{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound",

@@ -103,6 +103,21 @@ fn patches() -> Vec<(&'static str, Value)> {
                 "volumes": [{"name": "tmp", "$patch": "delete"}, {"name": "data", "emptyDir": {}}],
             }}}}),
         ),
+        (
+            "env of a container without env, ordered by $setElementOrder (kubectl apply's patch)",
+            containers(json!([{
+                "name": "side",
+                "$setElementOrder/env": [{"name": "X"}, {"name": "Y"}, {"name": "Z"}],
+                "env": [{"name": "X", "value": "1"}, {"name": "Y", "value": "2"}, {"name": "Z", "value": "3"}],
+            }])),
+        ),
+        (
+            "volumes ordered by $setElementOrder after a delete and two adds",
+            json!({"spec": {"template": {"spec": {
+                "$setElementOrder/volumes": [{"name": "cfg"}, {"name": "d1"}, {"name": "d2"}],
+                "volumes": [{"name": "tmp", "$patch": "delete"}, {"name": "d2", "emptyDir": {}}, {"name": "d1", "emptyDir": {}}],
+            }}}}),
+        ),
         ("a null patch", Value::Null),
         ("a container without its merge key", containers(json!([{"image": "x:1"}]))),
         ("finalizers as a list of lists", json!({"metadata": {"finalizers": [["example.com/x"]]}})),

@@ -34,7 +34,8 @@ use super::status::ApiError;
 /// How server-side apply sees a value.
 #[derive(Clone, Debug)]
 pub(crate) enum Type {
-    /// A leaf: string, number, boolean, int-or-string.
+    /// A leaf: string, number, boolean, int-or-string; or an untyped
+    /// atomic value of any shape (a built-in `RawExtension`).
     Scalar,
     /// An object: named fields, elements of a map, or both.
     Map(MapType),
@@ -267,6 +268,8 @@ static BUILTIN_ROOTS: LazyLock<HashMap<&'static str, Type>> = LazyLock::new(|| {
 
 /// ObjectMeta's definition, whose type is [`object_meta`]'s.
 const OBJECT_META_DEF: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+/// `RawExtension`, untyped and atomic in schemaconv: any value, a leaf.
+const RAW_EXTENSION_DEF: &str = "io.k8s.apimachinery.pkg.runtime.RawExtension";
 
 fn builtin_root(api_version: &str, kind: &str) -> Option<&'static Type> {
     let def = super::strategic::table().kinds.get(&(api_version, kind))?;
@@ -280,7 +283,10 @@ fn builtin_map(def: &str) -> &'static MapType {
 /// The type of one field the table lists, as kube-openapi's schemaconv
 /// makes it from the OpenAPI definitions.
 fn builtin_field(meta: &super::strategic::FieldMeta) -> Type {
-    let atomic = || Type::Map(MapType { atomic: true, ..LOOSE_MAP.clone() });
+    let atomic = || match meta.target {
+        Some(RAW_EXTENSION_DEF) => Type::Scalar,
+        _ => Type::Map(MapType { atomic: true, ..LOOSE_MAP.clone() }),
+    };
     let value = || match meta.target {
         Some(OBJECT_META_DEF) => OBJECT_META.clone(),
         Some(def) if BUILTIN_DEFS.contains(def) => Type::Builtin(def),
@@ -2017,6 +2023,11 @@ mod tests {
         let account = builtin_root("v1", "ServiceAccount").expect("ServiceAccount is in the table");
         let set = to_set(&json!({"secrets": [{"name": "a", "namespace": "n"}]}), account);
         assert_eq!(set.to_fields_v1(), json!({"f:secrets": {r#"k:{"name":"a"}"#: {}}}));
+        // A RawExtension is untyped and atomic: any value, owned whole.
+        let revision = builtin_root("apps/v1", "ControllerRevision").expect("ControllerRevision is in the table");
+        assert!(validate(&json!({"data": "x"}), revision, false).is_empty());
+        assert!(validate(&json!({"data": [1]}), revision, false).is_empty());
+        assert_eq!(to_set(&json!({"data": {"a": 1}}), revision).to_fields_v1(), json!({"f:data": {}}));
         // Kinds the table does not know stay loose.
         assert!(builtin_root("example.com/v1", "Thing").is_none());
     }

@@ -332,15 +332,19 @@ fn order_after_merge(original: &[Value], patch: &[Value], key: &str) -> Vec<Valu
         }
     }
     if !replace {
+        // Go appends to its own copy of the slice header: into the freed
+        // slots while they last (the original sees those), then into new
+        // memory it never sees; duplicates are looked for in its own slice.
+        let mut added: Vec<Value> = Vec::new();
         for item in patch.iter().filter(|p| p.get(DIRECTIVE).is_none()) {
             let value = item.get(key);
-            if slots[..len].iter().any(|o| o.get(key) == value) {
+            if slots[..len].iter().chain(&added).any(|o| o.get(key) == value) {
                 continue;
             }
-            if len < slots.len() {
-                slots[len] = item.clone();
-            }
-            len += 1;
+            added.push(item.clone());
+        }
+        for (slot, item) in slots[len..].iter_mut().zip(added) {
+            *slot = item;
         }
     }
     slots
@@ -702,6 +706,13 @@ mod tests {
         assert_eq!(order_after_merge(&original, &patch, "name"), [item("A"), item("X"), item("N")]);
         let patch = [json!({"name": "X", "$patch": "delete"})];
         assert_eq!(order_after_merge(&original, &patch, "name"), [item("A"), item("B"), item("X")]);
+        // More new items than freed slots: the first fill them, the rest
+        // went to memory the original does not share.
+        let patch = [json!({"name": "B", "$patch": "delete"}), item("N"), item("M")];
+        assert_eq!(order_after_merge(&original, &patch, "name"), [item("A"), item("X"), item("N")]);
+        // No original list at all (nothing to share), and no deletes.
+        assert!(order_after_merge(&[], &[item("N"), item("M"), item("N")], "name").is_empty());
+        assert_eq!(order_after_merge(&original, &[item("N"), item("M")], "name"), original);
     }
 
     #[test]
