@@ -173,8 +173,8 @@ pub struct LeaderElector {
     leading: Mutex<bool>,
     on_new_leader: Option<NewLeader>,
     recorder: Option<EventRecorder>,
-    /// The Lease's metadata as last read or written (what events are
-    /// about).
+    /// The uid and resourceVersion of the Lease as last written (what
+    /// events are about).
     lease_meta: Mutex<ObjectMeta>,
     rng: Mutex<u64>,
 }
@@ -487,7 +487,12 @@ impl LeaderElector {
     }
 
     fn keep_meta(&self, lease: &Lease) {
-        *self.lease_meta.lock().unwrap_or_else(PoisonError::into_inner) = lease.metadata.clone();
+        let meta = ObjectMeta {
+            uid: lease.metadata.uid.clone(),
+            resource_version: lease.metadata.resource_version.clone(),
+            ..ObjectMeta::default()
+        };
+        *self.lease_meta.lock().unwrap_or_else(PoisonError::into_inner) = meta;
     }
 
     /// Whether the Lease as last observed is still within its duration on

@@ -253,9 +253,11 @@ pub(crate) fn root_type(info: &ResourceInfo) -> &Type {
 /// sees them: the listed fields typed, the rest [`Type::Loose`].
 static BUILTIN: LazyLock<HashMap<&'static str, MapType>> = LazyLock::new(|| {
     let table = super::strategic::table();
+    let listed: BTreeSet<&'static str> = table.fields.keys().map(|(def, _)| *def).collect();
     let mut maps: HashMap<&'static str, MapType> = HashMap::new();
     for ((def, name), meta) in &table.fields {
-        maps.entry(def).or_insert_with(|| LOOSE_MAP.clone()).fields.insert((*name).to_owned(), builtin_field(meta));
+        let ty = builtin_field(meta, &listed);
+        maps.entry(def).or_insert_with(|| LOOSE_MAP.clone()).fields.insert((*name).to_owned(), ty);
     }
     maps
 });
@@ -281,15 +283,16 @@ fn builtin_map(def: &str) -> &'static MapType {
 }
 
 /// The type of one field the table lists, as kube-openapi's schemaconv
-/// makes it from the OpenAPI definitions.
-fn builtin_field(meta: &super::strategic::FieldMeta) -> Type {
+/// makes it from the OpenAPI definitions; `listed` are the definitions the
+/// table lists fields of.
+fn builtin_field(meta: &super::strategic::FieldMeta, listed: &BTreeSet<&'static str>) -> Type {
     let atomic = || match meta.target {
         Some(RAW_EXTENSION_DEF) => Type::Scalar,
         _ => Type::Map(MapType { atomic: true, ..LOOSE_MAP.clone() }),
     };
     let value = || match meta.target {
         Some(OBJECT_META_DEF) => OBJECT_META.clone(),
-        Some(def) if BUILTIN_DEFS.contains(def) => Type::Builtin(def),
+        Some(def) if listed.contains(def) => Type::Builtin(def),
         _ => Type::Loose,
     };
     match meta.shape {
@@ -316,10 +319,6 @@ fn builtin_field(meta: &super::strategic::FieldMeta) -> Type {
         _ => value(),
     }
 }
-
-/// The definitions the table lists fields of.
-static BUILTIN_DEFS: LazyLock<BTreeSet<&'static str>> =
-    LazyLock::new(|| super::strategic::table().fields.keys().map(|(def, _)| *def).collect());
 
 /// How a value is walked.
 enum Node<'a> {
