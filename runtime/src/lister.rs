@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use kube::Resource;
+use serde_json::Value;
 
-use crate::indexer::{Indexer, NAMESPACE_INDEX, downcast_all};
-use crate::object::{ErasedObject, downcast, downcast_ref};
+use crate::indexer::{ErasedIndexer, Indexer, NAMESPACE_INDEX, address, downcast_all};
+use crate::object::{AnyObject, ErasedObject, Object, downcast, downcast_ref};
 
 pub use kube::core::{Expression, Selector, SelectorExt};
 
@@ -154,13 +155,159 @@ impl<K: Resource + Send + Sync + 'static> NamespaceLister<K> {
     /// sorted by name (in no particular order for the all-namespaces
     /// lister). Pass [`everything()`] for all of them.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
-        if self.namespace.is_empty() {
-            return select(self.indexer.raw().list(), selector);
+        downcast_all(in_namespace(self.indexer.raw(), &self.namespace, selector))
+    }
+}
+
+/// The objects of `indexer` in `namespace` (all of them for the empty
+/// string) whose labels match `selector`.
+fn in_namespace(indexer: &ErasedIndexer, namespace: &str, selector: &Selector) -> Vec<ErasedObject> {
+    if namespace.is_empty() {
+        return select_erased(indexer.list(), selector);
+    }
+    // The namespace index is built into every indexer, so this lookup
+    // cannot name a missing index; an empty list is the safe answer anyway.
+    select_erased(indexer.by_index(NAMESPACE_INDEX, namespace).unwrap_or_default(), selector)
+}
+
+/// How the objects of one kind become JSON, for [`GenericObject::to_json`].
+type ToJson = fn(&dyn AnyObject) -> serde_json::Result<Value>;
+
+/// `obj`, a `K`, as JSON with its `apiVersion` and `kind` (filled in from
+/// `K` where the object has none, as objects from a list often do).
+fn to_json<K: Object>(obj: &dyn AnyObject) -> serde_json::Result<Value> {
+    let mut value = serde_json::to_value(downcast_ref::<K>(obj))?;
+    if let Some(fields) = value.as_object_mut() {
+        for (field, given) in [("apiVersion", K::api_version(&())), ("kind", K::kind(&()))] {
+            if fields.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
+                fields.insert(field.to_owned(), Value::String(given.into_owned()));
+            }
         }
-        // The namespace index is built into every indexer, so this lookup
-        // cannot name a missing index; an empty list is the safe answer anyway.
-        let objs = self.indexer.raw().by_index(NAMESPACE_INDEX, &self.namespace).unwrap_or_default();
-        select(objs, selector)
+    }
+    Ok(value)
+}
+
+/// A cached object of a kind the caller knows only at run time, as a
+/// [`GenericLister`] hands it out (client-go's `runtime.Object` from a
+/// `GenericLister`). It shares the cached object: nothing is copied until
+/// [`to_json`](Self::to_json) or a clone of the downcast object.
+#[derive(Clone)]
+pub struct GenericObject {
+    obj: ErasedObject,
+    to_json: ToJson,
+}
+
+impl std::fmt::Debug for GenericObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let meta = self.meta();
+        f.debug_struct("GenericObject").field("namespace", &meta.namespace).field("name", &meta.name).finish()
+    }
+}
+
+impl GenericObject {
+    /// The object's metadata.
+    pub fn meta(&self) -> &ObjectMeta {
+        self.obj.object_meta()
+    }
+
+    /// Whether the object is a `K`.
+    pub fn is<K: 'static>(&self) -> bool {
+        self.obj.is_type(std::any::TypeId::of::<K>())
+    }
+
+    /// The object as the `K` it is, shared with the cache; the object back
+    /// when it is of another kind.
+    pub fn downcast<K: Send + Sync + 'static>(self) -> Result<Arc<K>, Self> {
+        if self.is::<K>() { Ok(downcast(self.obj)) } else { Err(self) }
+    }
+
+    /// The object as a `&K`, or `None` when it is of another kind.
+    pub fn downcast_ref<K: 'static>(&self) -> Option<&K> {
+        self.is::<K>().then(|| downcast_ref(&*self.obj))
+    }
+
+    /// The object as JSON, with `apiVersion` and `kind` (filled in from its
+    /// type when the cached object has none). `metadata.managedFields` is
+    /// there only if the informer keeps it in the object: see
+    /// [`GenericLister::managed_fields`] otherwise.
+    pub fn to_json(&self) -> serde_json::Result<Value> {
+        (self.to_json)(&*self.obj)
+    }
+}
+
+/// Lists and gets the cached objects of one kind without naming the kind's
+/// type: client-go's `cache.GenericLister`, which the generated
+/// `GenericInformer::lister` of an informer found by resource returns.
+#[derive(Clone, Debug)]
+pub struct GenericLister {
+    indexer: ErasedIndexer,
+    to_json: ToJson,
+}
+
+impl GenericLister {
+    /// A lister over `indexer`, handing out its objects as
+    /// [`GenericObject`]s.
+    pub fn new<K: Object>(indexer: &Indexer<K>) -> Self {
+        Self { indexer: indexer.raw().clone(), to_json: to_json::<K> }
+    }
+
+    fn wrap(&self, objs: Vec<ErasedObject>) -> Vec<GenericObject> {
+        objs.into_iter().map(|obj| GenericObject { obj, to_json: self.to_json }).collect()
+    }
+
+    /// Every cached object whose labels match `selector`, in no particular
+    /// order. Pass [`everything()`] for all objects.
+    pub fn list(&self, selector: &Selector) -> Vec<GenericObject> {
+        self.wrap(select_erased(self.indexer.list(), selector))
+    }
+
+    /// The cached cluster-scoped object called `name`. For namespaced kinds
+    /// use [`GenericLister::namespace`] (client-go's `ByNamespace`).
+    pub fn get(&self, name: &str) -> Option<GenericObject> {
+        self.indexer.get_in(("", name)).map(|obj| GenericObject { obj, to_json: self.to_json })
+    }
+
+    /// A lister restricted to namespace `namespace`; the empty string means
+    /// all namespaces.
+    pub fn namespace(&self, namespace: &str) -> GenericNamespaceLister {
+        GenericNamespaceLister { lister: self.clone(), namespace: namespace.to_owned() }
+    }
+
+    /// The `metadata.managedFields` of `obj`, an object this lister handed
+    /// out, wherever the informer keeps them (as [`Lister::managed_fields`]).
+    pub fn managed_fields(&self, obj: &GenericObject) -> Result<Option<Vec<ManagedFieldsEntry>>, serde_json::Error> {
+        if let Some(fields) = &obj.meta().managed_fields {
+            return Ok(Some(fields.clone()));
+        }
+        self.indexer.managed_text(address(&obj.obj)).map(|text| serde_json::from_str(&text)).transpose()
+    }
+}
+
+/// A [`GenericLister`] restricted to one namespace (client-go's
+/// `GenericNamespaceLister`).
+#[derive(Clone, Debug)]
+pub struct GenericNamespaceLister {
+    lister: GenericLister,
+    namespace: String,
+}
+
+impl GenericNamespaceLister {
+    /// The namespace this lister reads.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The cached object called `name` in this namespace.
+    pub fn get(&self, name: &str) -> Option<GenericObject> {
+        let lister = &self.lister;
+        lister.indexer.get_in((&self.namespace, name)).map(|obj| GenericObject { obj, to_json: lister.to_json })
+    }
+
+    /// The cached objects in this namespace whose labels match `selector`,
+    /// sorted by name (in no particular order for the all-namespaces
+    /// lister). Pass [`everything()`] for all of them.
+    pub fn list(&self, selector: &Selector) -> Vec<GenericObject> {
+        self.lister.wrap(in_namespace(&self.lister.indexer, &self.namespace, selector))
     }
 }
 
@@ -226,6 +373,93 @@ mod tests {
         assert_eq!(names(lister.namespace("b").list(&web)), ["b/web-2"]);
         assert!(lister.namespace("c").list(&everything()).is_empty());
         assert_eq!(lister.namespace("").list(&web).len(), 2, "empty namespace means all");
+    }
+
+    #[test]
+    fn generic_lister_lists_gets_and_hands_out_json() {
+        let typed = lister();
+        let generic = GenericLister::new(typed.indexer());
+        let web: Selector = [("app", "web")].into_iter().collect();
+        let mut listed: Vec<String> = generic.list(&web).iter().map(|o| o.meta().name.clone().unwrap()).collect();
+        listed.sort();
+        assert_eq!(listed, ["web-1", "web-2"]);
+        assert_eq!(generic.list(&everything()).len(), 4);
+
+        let a = generic.namespace("a");
+        assert_eq!(a.namespace(), "a");
+        let names = |objs: Vec<GenericObject>| objs.iter().map(|o| o.meta().name.clone().unwrap()).collect::<Vec<_>>();
+        assert_eq!(names(a.list(&everything())), ["db-1", "web-1"], "sorted by name, namespace a only");
+        assert_eq!(names(generic.namespace("b").list(&web)), ["web-2"]);
+        assert_eq!(generic.namespace("").list(&web).len(), 2, "empty namespace means all");
+        assert!(a.get("web-2").is_none(), "web-2 is in namespace b");
+        assert!(generic.get("web-1").is_none(), "a namespaced object is not found by name alone");
+
+        let obj = a.get("web-1").expect("cached");
+        assert!(obj.is::<ConfigMap>() && !obj.is::<Namespace>());
+        assert!(obj.downcast_ref::<Namespace>().is_none());
+        assert_eq!(obj.downcast_ref::<ConfigMap>().map(|cm| cm.labels()["tier"].as_str()), Some("front"));
+        let json = obj.to_json().unwrap();
+        assert_eq!((json["apiVersion"].as_str(), json["kind"].as_str()), (Some("v1"), Some("ConfigMap")));
+        assert_eq!(json["metadata"]["labels"]["app"], "web");
+        let obj = obj.downcast::<Namespace>().expect_err("not a Namespace");
+        let shared = obj.downcast::<ConfigMap>().expect("a ConfigMap");
+        let cached = typed.namespace("a").get("web-1").unwrap();
+        assert!(Arc::ptr_eq(&shared, &cached), "the cached object itself, not a copy");
+    }
+
+    #[test]
+    fn generic_objects_take_kind_from_their_type_and_managed_fields_from_the_cache() {
+        // An object as a list hands it out: no apiVersion or kind of its own.
+        #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+        struct Bare {
+            metadata: ObjectMeta,
+            #[serde(default, rename = "apiVersion", skip_serializing_if = "String::is_empty")]
+            api_version: String,
+        }
+        impl Resource for Bare {
+            type DynamicType = ();
+            type Scope = k8s_openapi::ClusterResourceScope;
+            fn kind(_: &()) -> std::borrow::Cow<'_, str> {
+                "Bare".into()
+            }
+            fn group(_: &()) -> std::borrow::Cow<'_, str> {
+                "example.com".into()
+            }
+            fn version(_: &()) -> std::borrow::Cow<'_, str> {
+                "v1".into()
+            }
+            fn plural(_: &()) -> std::borrow::Cow<'_, str> {
+                "bares".into()
+            }
+            fn meta(&self) -> &ObjectMeta {
+                &self.metadata
+            }
+            fn meta_mut(&mut self) -> &mut ObjectMeta {
+                &mut self.metadata
+            }
+        }
+        let indexer: Indexer<Bare> = Indexer::new();
+        let bare = Arc::new(Bare {
+            metadata: ObjectMeta { name: Some("one".into()), ..Default::default() },
+            ..Default::default()
+        });
+        indexer.raw().update_with_text(bare.clone(), Some(r#"[{"manager":"kubectl"}]"#.into()));
+        indexer.add(Arc::new(Bare {
+            metadata: ObjectMeta { name: Some("two".into()), ..Default::default() },
+            api_version: "example.com/v2".into(),
+        }));
+        let generic = GenericLister::new(&indexer);
+        let one = generic.get("one").expect("cluster-scoped get");
+        let json = one.to_json().unwrap();
+        assert_eq!((json["apiVersion"].as_str(), json["kind"].as_str()), (Some("example.com/v1"), Some("Bare")));
+        assert!(json["metadata"].get("managedFields").is_none(), "kept as text beside the object");
+        let managers =
+            generic.managed_fields(&one).unwrap().map(|f| f.into_iter().map(|e| e.manager).collect::<Vec<_>>());
+        assert_eq!(managers, Some(vec![Some("kubectl".to_owned())]));
+        let two = generic.get("two").unwrap().to_json().unwrap();
+        assert_eq!(two["apiVersion"], "example.com/v2", "an object's own apiVersion is kept");
+        assert_eq!(generic.managed_fields(&generic.get("two").unwrap()).unwrap(), None);
+        assert_eq!(format!("{one:?}"), r#"GenericObject { namespace: None, name: Some("one") }"#);
     }
 
     #[test]

@@ -81,12 +81,13 @@ impl GenericInformer {
         }
     }
 
-    /// Every cached object as JSON (client-go's `GenericLister.List`).
+    /// A lister of the informer's cache that hands out its objects without
+    /// naming their type (client-go's `GenericInformer.Lister`).
     #[inline]
-    pub fn list(&self) -> ::std::vec::Vec<{{ p.rt }}::__private::serde_json::Value> {
+    pub fn lister(&self) -> {{ p.rt }}::lister::GenericLister {
         match self {
 {% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
-            GenericInformer::{{ k.generic_variant }}(i) => i.indexer().list().iter().filter_map(|o| {{ p.rt }}::__private::serde_json::to_value(&**o).ok()).collect(),
+            GenericInformer::{{ k.generic_variant }}(i) => {{ p.rt }}::lister::GenericLister::new(&i.indexer()),
 {% endfor %}{% endfor %}{% endfor %}
         }
     }

@@ -19,6 +19,7 @@ use anyhow::{Context, Result, bail};
 use codegen_runtime::client::{CreateOptions, GetOptions, ListOptions};
 use codegen_testenv::{TestEnv, kubectl_result};
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+use kube::core::GroupVersionResource;
 use kube_codegen_tests::{cronjob, deployment, workspace};
 use serde_json::{Value, json};
 
@@ -225,11 +226,26 @@ async fn cronjob_like_kind_rejects_what_controller_gens_crd_rejects() -> Result<
 
     let factory = cronjob::client::informers::SharedInformerFactory::new(client, None);
     let lister = factory.batch().v1().cron_tabs().lister();
+    // The same informer found by resource, as generic controllers find theirs.
+    let generic = factory
+        .for_resource(&GroupVersionResource::gvr("batch.example.com", "v1", "crontabs"))
+        .context("crontabs by resource")?;
+    assert!(factory.for_resource(&GroupVersionResource::gvr("batch.example.com", "v1", "cronjobs")).is_none());
     factory.start();
     let synced = factory.wait_for_cache_sync().await;
     assert!(!synced.is_empty() && synced.values().all(|s| *s), "{synced:?}");
+    assert_eq!(synced.len(), 1, "for_resource shares the typed informer: {synced:?}");
     let listed = lister.cron_tabs(&ns).get("nightly").context("in the lister")?;
     assert_eq!(listed.status.as_ref().map(|s| s.active[0].name.as_deref()), Some(Some("nightly-1")));
+    assert!(generic.has_synced());
+    let found = generic.lister().namespace(&ns).get("nightly").context("in the generic lister")?;
+    assert_eq!(found.meta().uid, created.metadata.uid);
+    let json = found.to_json()?;
+    assert_eq!((json["apiVersion"].as_str(), json["kind"].as_str()), (Some("batch.example.com/v1"), Some("CronTab")));
+    assert_eq!(json["status"]["active"][0]["name"], "nightly-1");
+    let typed = found.downcast::<cronjob::apis::batch::v1::CronTab>().map_err(|o| anyhow::anyhow!("{o:?}"))?;
+    assert!(std::sync::Arc::ptr_eq(&typed, &listed), "the cached object itself");
+    assert_eq!(generic.lister().list(&Default::default()).len(), 1);
     let all = crontabs.list(&ListOptions::default()).await?;
     assert_eq!(all.items.len(), 1);
     factory.shutdown().await;

@@ -89,20 +89,13 @@ impl GenericInformer {
             GenericInformer::ExampleV1Student(i) => i.has_synced(),
         }
     }
-    /// Every cached object as JSON (client-go's `GenericLister.List`).
+    /// A lister of the informer's cache that hands out its objects without
+    /// naming their type (client-go's `GenericInformer.Lister`).
     #[inline]
-    pub fn list(
-        &self,
-    ) -> ::std::vec::Vec<::codegen_runtime::__private::serde_json::Value> {
+    pub fn lister(&self) -> ::codegen_runtime::lister::GenericLister {
         match self {
             GenericInformer::ExampleV1Student(i) => {
-                i.indexer()
-                    .list()
-                    .iter()
-                    .filter_map(|o| {
-                        ::codegen_runtime::__private::serde_json::to_value(&**o).ok()
-                    })
-                    .collect()
+                ::codegen_runtime::lister::GenericLister::new(&i.indexer())
             }
         }
     }
