@@ -28,7 +28,7 @@ pub mod webhook;
 pub mod workqueue;
 
 pub use error::{ApplyConflict, Error, Result};
-pub use object::{Object, ScopedApi, meta_namespace_key, split_meta_namespace_key};
+pub use object::{KeyFormatError, Object, ScopedApi, meta_namespace_key, split_meta_namespace_key};
 
 /// Re-exports for generated code, so it reaches its dependencies through one
 /// path the user can override.

@@ -205,12 +205,23 @@ fn another_kind<K>() -> ! {
 }
 
 /// client-go's `SplitMetaNamespaceKey`: `(namespace, name)` from a key made
-/// by [`meta_namespace_key`].
-pub fn split_meta_namespace_key(key: &str) -> (Option<&str>, &str) {
+/// by [`meta_namespace_key`] (`namespace/name`, or `name` for a
+/// cluster-scoped object). A key with more than one `/` is an error, as in
+/// client-go: names and namespaces cannot contain one.
+pub fn split_meta_namespace_key(key: &str) -> Result<(Option<&str>, &str), KeyFormatError> {
     match key.split_once('/') {
-        Some((ns, name)) => (Some(ns), name),
-        None => (None, key),
+        None => Ok((None, key)),
+        Some((ns, name)) if !name.contains('/') => Ok((Some(ns), name)),
+        Some(_) => Err(KeyFormatError { key: key.to_owned() }),
     }
+}
+
+/// A key [`split_meta_namespace_key`] cannot split: more than one `/`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unexpected key format: {}", crate::gofmt::go_quote(key))]
+pub struct KeyFormatError {
+    /// The key as given.
+    pub key: String,
 }
 
 #[cfg(test)]
@@ -251,8 +262,13 @@ mod tests {
         let ns =
             Namespace { metadata: ObjectMeta { name: Some("ns".into()), ..Default::default() }, ..Default::default() };
         assert_eq!(meta_namespace_key(&ns), "ns");
-        assert_eq!(split_meta_namespace_key("ns/a"), (Some("ns"), "a"));
-        assert_eq!(split_meta_namespace_key("a"), (None, "a"));
+        assert_eq!(split_meta_namespace_key("ns/a"), Ok((Some("ns"), "a")));
+        assert_eq!(split_meta_namespace_key("a"), Ok((None, "a")));
+        assert_eq!(split_meta_namespace_key("/a"), Ok((Some(""), "a")), "client-go splits it too");
+        assert_eq!(split_meta_namespace_key(""), Ok((None, "")));
+        let err = split_meta_namespace_key("a/b/c").unwrap_err();
+        assert_eq!(err.to_string(), r#"unexpected key format: "a/b/c""#);
+        assert!(split_meta_namespace_key("a//").is_err());
     }
 
     /// A kind as users write it: `apiVersion`/`kind` in a flattened, required `TypeMeta`.

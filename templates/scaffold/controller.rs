@@ -149,7 +149,14 @@ impl Controller {
     /// current generation and records an event. Put your logic here.
     #[codegen_macros::rbac(groups = "{{ group }}", resources = "{{ plural }}/status", verbs = "update")]
     pub async fn reconcile(&self, key: &str) -> Result<()> {
-        let (ns, name) = split_meta_namespace_key(key);
+        let (ns, name) = match split_meta_namespace_key(key) {
+            Ok(parts) => parts,
+            Err(e) => {
+                // Not retried: the same key would fail the same way.
+                tracing::error!("invalid resource key: {e}");
+                return Ok(());
+            }
+        };
         let ns = ns.unwrap_or_default();
         let Some(obj) = self.{{ accessor }}.{{ accessor }}(ns).get(name) else {
             // Deleted: nothing to clean up (owned objects go with their owner).

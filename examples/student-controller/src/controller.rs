@@ -337,7 +337,7 @@ impl Controller {
     }
 
     async fn warn(&self, key: &str, reason: &str, message: &str) {
-        let (ns, name) = split_meta_namespace_key(key);
+        let Ok((ns, name)) = split_meta_namespace_key(key) else { return };
         if let Some(student) = self.students.students(ns.unwrap_or_default()).get(name)
             && let Err(e) = self.recorder.warning(student.as_ref(), reason, message).await
         {
@@ -352,7 +352,14 @@ impl Controller {
     #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "create;patch")]
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students/status", verbs = "patch")]
     async fn sync(&self, key: &str) -> Result<(), SyncError> {
-        let (ns, name) = split_meta_namespace_key(key);
+        let (ns, name) = match split_meta_namespace_key(key) {
+            Ok(parts) => parts,
+            Err(e) => {
+                // Not retried: the same key would fail the same way.
+                tracing::error!("invalid resource key: {e}");
+                return Ok(());
+            }
+        };
         let ns = ns.unwrap_or_default();
         let Some(student) = self.students.students(ns).get(name) else {
             // Gone: its ConfigMap was removed by the finalizer before.
