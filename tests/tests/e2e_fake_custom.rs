@@ -520,6 +520,15 @@ async fn patch_answers(client: &kube::Client, ns: &str) -> Result<Vec<(String, A
             format!(r#"{{"apiVersion":"{GROUP}/v1","kind":"Gadget","metadata":{{"name":"q","uid":"X"}}}}"#),
         ),
         (
+            "apply of an owner reference without uid",
+            Method::PATCH,
+            format!("{collection}/r?fieldManager=m"),
+            apply,
+            format!(
+                r#"{{"apiVersion":"{GROUP}/v1","kind":"Gadget","metadata":{{"name":"r","ownerReferences":[{{"apiVersion":"v1","kind":"ConfigMap","name":"o"}}]}}}}"#
+            ),
+        ),
+        (
             "apply, force=True",
             Method::PATCH,
             format!("{item}?fieldManager=other&force=True"),

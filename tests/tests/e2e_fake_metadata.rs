@@ -3,7 +3,7 @@
 //! annotations, owner references, finalizers), a create carrying a
 //! resourceVersion, an update body without the URL's name or with another
 //! uid, a patch of the uid, a long `generateName` — go to kube-apiserver and
-//! to `FakeApiServer`, and each answer must be the same: HTTP code, reason
+//! to `FakeApiServer` (and an apply of an owner reference without uid), and each answer must be the same: HTTP code, reason
 //! and every cause (field, reason, message). The fake is what users' unit
 //! tests run on; a write it accepts and the cluster refuses is a bug a
 //! green unit test hides.
@@ -121,6 +121,10 @@ async fn answers(api: &Api<ConfigMap>) -> Result<Vec<(&'static str, Answer)>> {
     out.push(("patch of the uid", answer(api.patch("target", &PatchParams::default(), &patch).await)?));
     let bad_label = Patch::Merge(serde_json::json!({"metadata": {"labels": {"k": "-v"}}}));
     out.push(("patch to a bad label", answer(api.patch("target", &PatchParams::default(), &bad_label).await)?));
+    let no_uid = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied",
+        "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "x"}]}});
+    let apply = api.patch("applied", &PatchParams::apply("test"), &Patch::Apply(no_uid)).await;
+    out.push(("apply of an owner without uid", answer(apply)?));
     Ok(out)
 }
 

@@ -115,7 +115,7 @@ static LOOSE_ROOT: LazyLock<Type> = LazyLock::new(|| {
 
 /// ObjectMeta's schema as the API server's field manager has it: labels
 /// and annotations granular string maps, finalizers a set, ownerReferences
-/// a list of atomic items keyed by `uid`, managedFields atomic.
+/// a list of atomic items keyed by `uid` (default ""), managedFields atomic.
 fn object_meta() -> Type {
     let mut fields = BTreeMap::new();
     for scalar in [
@@ -148,7 +148,12 @@ fn object_meta() -> Type {
     };
     fields.insert(
         "ownerReferences".into(),
-        Type::List(ListType { elem: Box::new(Type::Map(owner)), kind: ListKind::Map(vec![("uid".into(), None)]) }),
+        // OwnerReference's `uid` has the OpenAPI default "": an owner
+        // without one is keyed `uid=""` and then refused by validation.
+        Type::List(ListType {
+            elem: Box::new(Type::Map(owner)),
+            kind: ListKind::Map(vec![("uid".into(), Some(Value::String(String::new())))]),
+        }),
     );
     Type::Map(MapType { fields, ..MapType::default() })
 }
