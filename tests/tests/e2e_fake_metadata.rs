@@ -2,9 +2,10 @@
 //! ConfigMap writes — metadata the API server refuses (names, labels,
 //! annotations, owner references, finalizers), a create carrying a
 //! resourceVersion, an update body without the URL's name or with another
-//! uid, a patch of the uid, a long `generateName` — go to kube-apiserver and
-//! to `FakeApiServer` (and an apply of an owner reference without uid), and each answer must be the same: HTTP code, reason
-//! and every cause (field, reason, message). The fake is what users' unit
+//! uid, a patch of the uid, a long `generateName`, an apply of an owner
+//! reference without uid — go to kube-apiserver and to `FakeApiServer`, and
+//! each answer must be the same: HTTP code, reason and every cause (field,
+//! reason, message). The fake is what users' unit
 //! tests run on; a write it accepts and the cluster refuses is a bug a
 //! green unit test hides.
 
