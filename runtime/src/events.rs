@@ -2,17 +2,21 @@
 //! counterpart of client-go's `tools/events` `EventRecorder`.
 //!
 //! Repeats are counted as client-go counts them: an event like one recorded
-//! in the last six minutes (same object, related object, type, reason,
-//! action and reporter; the message is not part of that key) is not created
-//! again. The second occurrence patches the first event's `series` (count 2
-//! and the last observed time); later ones only count, in memory, and the
-//! count is written when the series has been quiet for six minutes, every
-//! 30 minutes while it goes on, or on [`EventRecorder::flush`]. A series
-//! whose event is gone from the server (a 404 on the patch: deleted, or
-//! expired by the server's event TTL) is created again.
+//! before (same object, related object, type, reason, action and reporter;
+//! the message is not part of that key) is not created again until its
+//! series has been quiet for six minutes and its count written. The second
+//! occurrence patches the first event's `series` (count 2 and the last
+//! observed time); later ones only count, in memory, and the count is
+//! written when the series has been quiet for six minutes, every 30 minutes
+//! while it goes on, or on [`EventRecorder::flush`]. A series whose event is
+//! gone from the server (a 404 on the patch: deleted, or expired by the
+//! server's event TTL) is created again.
 //!
 //! Unlike client-go's recorder, which sends from a goroutine and retries,
-//! writes happen in the call and their errors are returned.
+//! writes happen in the call and their errors are returned. The object
+//! reference leaves out the resourceVersion (see [`object_reference`]), so
+//! repeats about an object that changed in between are one series; a note
+//! over 1 kB is cut (the API server would refuse the event).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -65,7 +69,34 @@ struct Recorded {
     written_at: Instant,
 }
 
-type Cache = Mutex<HashMap<Key, Recorded>>;
+impl Recorded {
+    /// Whether the series is over: quiet for six minutes with its count
+    /// written. Until then a new occurrence counts in it, as in client-go,
+    /// where a series stays until its last count is written.
+    fn finished(&self, now: Instant) -> bool {
+        now.duration_since(self.last_seen) >= FINISH_AFTER && self.count == self.written
+    }
+}
+
+/// The series of one recorder and its clones.
+#[derive(Debug)]
+struct Series {
+    recorded: HashMap<Key, Recorded>,
+    /// When finished series were last forgotten.
+    purged_at: Instant,
+}
+
+impl Series {
+    /// Forgets finished series: by the background task every minute, and
+    /// by recording at most once a minute, so that a recorder without the
+    /// task (made outside a Tokio runtime) does not grow without bound.
+    fn purge(&mut self, now: Instant) {
+        self.recorded.retain(|_, r| !r.finished(now));
+        self.purged_at = now;
+    }
+}
+
+type Cache = Mutex<Series>;
 
 /// The request an occurrence makes.
 enum Write {
@@ -103,7 +134,7 @@ impl EventRecorder {
     /// A recorder reporting as `reporting_controller` (the event's
     /// `reportingController`, e.g. `example.com/student-controller`) from
     /// `reporting_instance` (`reportingInstance`, usually the pod name;
-    /// `None` uses the controller name).
+    /// `None` uses `<controller>-<hostname>`, as client-go's `NewRecorder`).
     pub fn new(client: kube::Client, reporting_controller: &str, reporting_instance: Option<&str>) -> Self {
         Self::with_reporter(
             client,
@@ -111,9 +142,16 @@ impl EventRecorder {
         )
     }
 
-    /// A recorder for a [`Reporter`] built by the caller.
-    pub fn with_reporter(client: kube::Client, reporter: Reporter) -> Self {
-        let recorder = Self { client, reporter, cache: Arc::default() };
+    /// A recorder for a [`Reporter`] built by the caller (an `instance` of
+    /// `None` is `<controller>-<hostname>`).
+    pub fn with_reporter(client: kube::Client, mut reporter: Reporter) -> Self {
+        if reporter.instance.is_none() {
+            // Go's os.Hostname() error leaves the name empty, as here.
+            let host = hostname::get().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default();
+            reporter.instance = Some(format!("{}-{host}", reporter.controller));
+        }
+        let series = Series { recorded: HashMap::new(), purged_at: Instant::now() };
+        let recorder = Self { client, reporter, cache: Arc::new(Mutex::new(series)) };
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(sweep(recorder.client.clone(), Arc::downgrade(&recorder.cache)));
         }
@@ -194,7 +232,10 @@ impl EventRecorder {
         // reporting the same event at once make one event and count both.
         let write = {
             let mut cache = lock(&self.cache);
-            match cache.get_mut(&key).filter(|r| seen.duration_since(r.last_seen) < FINISH_AFTER) {
+            if seen.duration_since(cache.purged_at) >= SWEEP_EVERY {
+                cache.purge(seen);
+            }
+            match cache.recorded.get_mut(&key).filter(|r| !r.finished(seen)) {
                 Some(recorded) => {
                     recorded.count = recorded.count.saturating_add(1);
                     recorded.last_observed = now;
@@ -215,23 +256,19 @@ impl EventRecorder {
                         related: related.cloned(),
                         note: Some(truncate_note(message).to_owned()),
                         metadata: ObjectMeta {
-                            namespace: Some(regarding.namespace.clone().unwrap_or_else(|| "default".into())),
-                            name: Some(format!(
-                                "{}.{:x}",
-                                regarding.name.as_deref().unwrap_or(&self.reporter.controller),
-                                now.as_nanosecond()
-                            )),
+                            namespace: Some(
+                                regarding.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("default").into(),
+                            ),
+                            name: Some(event_name(regarding.name.as_deref().unwrap_or_default(), now)),
                             ..Default::default()
                         },
                         reporting_controller: Some(self.reporter.controller.clone()),
-                        reporting_instance: Some(
-                            self.reporter.instance.clone().unwrap_or_else(|| self.reporter.controller.clone()),
-                        ),
+                        reporting_instance: self.reporter.instance.clone(),
                         type_: Some(type_.to_owned()),
                         ..Default::default()
                     };
                     let created = event.clone();
-                    cache.insert(
+                    cache.recorded.insert(
                         key.clone(),
                         Recorded { event, count: 1, last_observed: now, last_seen: seen, written: 1, written_at: seen },
                     );
@@ -243,16 +280,23 @@ impl EventRecorder {
         // the next occurrence, a count by the next flush.
         let (written, created) = match write {
             Write::Create(event) => {
-                let result = events_api(&self.client, &event).create(&PostParams::default(), &event).await;
-                (result.map(drop).map_err(Into::into), true)
+                let result = match events_api(&self.client, &event).create(&PostParams::default(), &event).await {
+                    // The second occurrence found no event to patch and
+                    // created it, with its series, while this create was
+                    // on its way: the event is there (client-go drops this
+                    // error too).
+                    Err(e) if already_exists(&e) => Ok(()),
+                    result => result.map(drop).map_err(Into::into),
+                };
+                (result, true)
             }
             Write::Series(event) => (write_series(&self.client, event).await, false),
         };
         if written.is_err() {
             let mut cache = lock(&self.cache);
             if created {
-                cache.remove(&key);
-            } else if let Some(recorded) = cache.get_mut(&key) {
+                cache.recorded.remove(&key);
+            } else if let Some(recorded) = cache.recorded.get_mut(&key) {
                 recorded.written = 1;
             }
         }
@@ -262,7 +306,9 @@ impl EventRecorder {
     /// Writes every series count the server does not have yet (recorded
     /// since the last write), e.g. before the controller exits.
     pub async fn flush(&self) -> Result<()> {
-        flush(&self.client, &self.cache, |_| true).await
+        let result = flush(&self.client, &self.cache, |_| true).await;
+        lock(&self.cache).purge(Instant::now());
+        result
     }
 }
 
@@ -272,7 +318,7 @@ impl std::fmt::Debug for EventRecorder {
     }
 }
 
-fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, HashMap<Key, Recorded>> {
+fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, Series> {
     cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -285,6 +331,22 @@ fn reference_key(r: &ObjectReference) -> String {
         .join("\u{0}")
 }
 
+/// client-go's `GenerateEventName`: `<name>.<nanoseconds in hex>`, or a
+/// random UUID where that is no valid object name (a name with `:` as some
+/// ClusterRoles have, one over 236 bytes, a reference without a name).
+fn event_name(regarding: &str, now: Timestamp) -> String {
+    let name = format!("{regarding}.{:x}", now.as_nanosecond());
+    if name.len() <= 253 && crate::testing::objectmeta::is_dns_subdomain(&name) {
+        name
+    } else {
+        uuid::Uuid::new_v4().to_string()
+    }
+}
+
+fn already_exists(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(status) if status.code == 409 && status.reason == "AlreadyExists")
+}
+
 fn events_api(client: &kube::Client, event: &K8sEvent) -> Api<K8sEvent> {
     Api::namespaced(client.clone(), event.metadata.namespace.as_deref().unwrap_or("default"))
 }
@@ -295,19 +357,27 @@ fn series_of(event: &K8sEvent, count: i32, now: Timestamp) -> K8sEvent {
 }
 
 /// Patches a series' count onto its event; creates the event again (with
-/// the series) when the server no longer has it, as client-go does.
+/// the series) when the server no longer has it, as client-go does. When
+/// that create finds the event created meanwhile (by the first occurrence,
+/// still on its way when the second one patched), the patch is tried again.
 async fn write_series(client: &kube::Client, event: K8sEvent) -> Result<()> {
     let api = events_api(client, &event);
     let name = event.metadata.name.clone().unwrap_or_default();
     let patch = serde_json::json!({"series": event.series});
-    match api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await {
-        Err(kube::Error::Api(status)) if status.code == 404 => {
-            let mut again = event;
-            again.metadata.resource_version = None;
-            api.create(&PostParams::default(), &again).await?;
-            Ok(())
+    let mut again = event;
+    again.metadata.resource_version = None;
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        match api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await {
+            Err(kube::Error::Api(status)) if status.code == 404 => {
+                match api.create(&PostParams::default(), &again).await {
+                    Err(e) if already_exists(&e) && tries < 3 => continue,
+                    result => return result.map(drop).map_err(Into::into),
+                }
+            }
+            result => return result.map(drop).map_err(Into::into),
         }
-        result => result.map(drop).map_err(Into::into),
     }
 }
 
@@ -315,6 +385,7 @@ async fn write_series(client: &kube::Client, event: K8sEvent) -> Result<()> {
 /// tried again next time.
 async fn flush(client: &kube::Client, cache: &Cache, due: impl Fn(&Recorded) -> bool) -> Result<()> {
     let pending: Vec<(Key, K8sEvent, i32)> = lock(cache)
+        .recorded
         .iter()
         .filter(|(_, r)| r.count > r.written && due(r))
         .map(|(k, r)| (k.clone(), series_of(&r.event, r.count, r.last_observed), r.count))
@@ -323,7 +394,7 @@ async fn flush(client: &kube::Client, cache: &Cache, due: impl Fn(&Recorded) -> 
     for (key, event, count) in pending {
         match write_series(client, event).await {
             Ok(()) => {
-                if let Some(r) = lock(cache).get_mut(&key) {
+                if let Some(r) = lock(cache).recorded.get_mut(&key) {
                     r.written = r.written.max(count);
                     r.written_at = Instant::now();
                 }
@@ -349,7 +420,7 @@ async fn sweep(client: kube::Client, cache: Weak<Cache>) {
         if let Err(e) = flush(&client, &cache, |r| quiet(r) || stale(r)).await {
             tracing::warn!(error = %e, "could not write an event series' count");
         }
-        lock(&cache).retain(|_, r| !(quiet(r) && r.count == r.written));
+        lock(&cache).purge(now);
     }
 }
 
@@ -575,7 +646,139 @@ mod tests {
         recorder.normal(&ns, "Labelled", "added team label").await.unwrap();
         let seen = seen.lock().unwrap();
         assert_eq!(seen[0].path, "/apis/events.k8s.io/v1/namespaces/default/events");
-        assert_eq!(seen[0].body["reportingInstance"], "ctl");
+        let host = hostname::get().unwrap().to_string_lossy().into_owned();
+        assert_eq!(seen[0].body["reportingInstance"], format!("ctl-{host}"), "client-go's default instance");
+    }
+
+    /// client-go's `GenerateEventName`: a name that would not be a valid
+    /// object name becomes a random UUID; the namespace "" is `default`.
+    #[tokio::test]
+    async fn invalid_event_names_become_uuids() {
+        use k8s_openapi::api::rbac::v1::ClusterRole;
+        let (client, seen) = stub_client();
+        let recorder = EventRecorder::new(client, "example.com/ctl", Some("pod-0"));
+        let role = |name: &str| ClusterRole {
+            metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+            ..Default::default()
+        };
+        recorder.normal(&role("viewer"), "Synced", "ok").await.unwrap();
+        recorder.normal(&role("system:controller:x"), "Synced", "ok").await.unwrap();
+        recorder.normal(&role(&"r".repeat(240)), "Synced", "ok").await.unwrap();
+        let nameless =
+            ObjectReference { kind: Some("Thing".into()), namespace: Some(String::new()), ..Default::default() };
+        recorder.event(&nameless, EventType::Normal, "Synced", "Sync", "ok").await.unwrap();
+        let seen = seen.lock().unwrap();
+        let names: Vec<&str> = seen.iter().map(|s| s.body["metadata"]["name"].as_str().unwrap()).collect();
+        assert!(names[0].starts_with("viewer.") && names[0].len() > "viewer.".len(), "{}", names[0]);
+        for name in &names[1..] {
+            assert!(uuid::Uuid::parse_str(name).is_ok(), "{name}");
+        }
+        assert_eq!(seen[3].path, "/apis/events.k8s.io/v1/namespaces/default/events");
+    }
+
+    /// A series that went quiet with a count the server does not have yet
+    /// goes on with the next occurrence instead of losing that count (the
+    /// background task had not written it yet).
+    #[tokio::test(start_paused = true)]
+    async fn a_quiet_series_with_an_unwritten_count_goes_on() {
+        let (client, seen) = stub_client();
+        let recorder = EventRecorder::new(client, "ctl", None);
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        for _ in 0..3 {
+            recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        }
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH], "count 3, the server has 2");
+        // Quiet for 6m01s; the next sweep would be at 7m.
+        tokio::time::sleep(Duration::from_secs(6 * 60 + 1)).await;
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH], "counted in the series, not a new event");
+        recorder.flush().await.unwrap();
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH, Method::PATCH]);
+        assert_eq!(seen.lock().unwrap()[2].body["series"]["count"], 4);
+    }
+
+    /// Without the background task (a recorder made outside a runtime),
+    /// recording forgets finished series once a minute.
+    #[test]
+    fn without_a_runtime_finished_series_are_forgotten() {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+        // kube's client needs a runtime to be made; the recorder is made
+        // outside it, so it starts no background task.
+        let (client, seen) = {
+            let _inside = runtime.enter();
+            stub_client()
+        };
+        let recorder = EventRecorder::new(client, "ctl", None);
+        runtime.block_on(async {
+            for i in 0..50 {
+                let mut cm = config_map();
+                cm.metadata.name = Some(format!("cm-{i}"));
+                recorder.normal(&cm, "Synced", "ok").await.unwrap();
+            }
+            assert_eq!(lock(&recorder.cache).recorded.len(), 50);
+            tokio::time::sleep(FINISH_AFTER).await;
+            recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+            assert_eq!(lock(&recorder.cache).recorded.len(), 1, "the 50 finished series are gone");
+        });
+        assert_eq!(seen.lock().unwrap().len(), 51);
+    }
+
+    /// The second occurrence's patch finds no event while the first one's
+    /// create is on its way, so it creates the event with its series; the
+    /// first create's AlreadyExists is no error (client-go drops it too),
+    /// and the series goes on.
+    #[tokio::test]
+    async fn a_create_raced_by_the_second_occurrence_is_no_error() {
+        let release = Arc::new(tokio::sync::Notify::new());
+        let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let (log, gate) = (seen.clone(), release.clone());
+        let service = tower::service_fn(move |req: Request<Body>| {
+            let (log, gate) = (log.clone(), gate.clone());
+            async move {
+                let (parts, body) = req.into_parts();
+                let body: Value = serde_json::from_slice(&body.collect_bytes().await?)?;
+                let first_create = parts.method == Method::POST && body.get("series").is_none_or(Value::is_null);
+                let method = parts.method.clone();
+                log.lock().unwrap().push(Seen {
+                    method: parts.method,
+                    path: parts.uri.path().to_owned(),
+                    body: body.clone(),
+                });
+                let (code, reply) = if first_create {
+                    gate.notified().await;
+                    (
+                        409,
+                        serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                        "message": "events.events.k8s.io \"x\" already exists", "reason": "AlreadyExists", "code": 409}),
+                    )
+                } else if method == Method::PATCH {
+                    (
+                        404,
+                        serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                        "message": "not found", "reason": "NotFound", "code": 404}),
+                    )
+                } else {
+                    (201, body)
+                };
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
+                    Response::builder().status(code).body(Body::from(serde_json::to_vec(&reply)?))?,
+                )
+            }
+        });
+        let recorder = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None);
+        let first = tokio::spawn({
+            let recorder = recorder.clone();
+            async move { recorder.normal(&config_map(), "Synced", "ok").await }
+        });
+        while seen.lock().unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        release.notify_one();
+        first.await.unwrap().unwrap();
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH, Method::POST], "the third occurrence only counts");
+        assert_eq!(seen.lock().unwrap()[2].body["series"]["count"], 2);
     }
 
     #[tokio::test]

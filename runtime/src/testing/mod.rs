@@ -224,7 +224,7 @@
 //!   message.
 
 mod meta;
-mod objectmeta;
+pub(crate) mod objectmeta;
 mod patch;
 mod prune;
 mod reactor;

@@ -216,7 +216,7 @@ fn is_dns_part(s: &str) -> bool {
 
 /// Only the whole is limited (253), not its dot-separated parts: the API
 /// server's regular expression does not count them.
-fn is_dns_subdomain(s: &str) -> bool {
+pub(crate) fn is_dns_subdomain(s: &str) -> bool {
     s.split('.').all(is_dns_part)
 }
 
