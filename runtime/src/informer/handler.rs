@@ -137,8 +137,10 @@ pub trait ResourceEventHandler<K>: Send + 'static {
 
     /// An object changed. Also called on periodic resyncs, with `old` and
     /// `new` identical. A relist (after a watch error) calls it only for
-    /// objects whose resourceVersion changed, as client-go does for handlers
-    /// not due for a resync.
+    /// objects whose resourceVersion changed; client-go calls it for every
+    /// object of the relist, changed or not (an intended difference: an
+    /// unchanged object needs no new reconcile, and resyncs still come on
+    /// each handler's clock).
     fn on_update(&mut self, _old: Arc<K>, _new: Arc<K>) {}
 
     /// An object was deleted; see [`DeletedObject`].

@@ -360,7 +360,10 @@ impl<K: Object> SharedIndexInformer<K> {
     /// [`add_event_handler`](Self::add_event_handler) with this handler's
     /// own resync period: every `resync`, it alone gets `on_update(obj, obj)`
     /// for every cached object. Zero never resyncs; periods under one second
-    /// are raised to one second.
+    /// are raised to one second. Each handler resyncs on its own clock, also
+    /// when added to a running informer (client-go raises such a handler's
+    /// period to the informer's check period, and gives it none when the
+    /// informer has no default resync).
     pub fn add_event_handler_with_resync(
         &self,
         handler: impl ResourceEventHandler<K>,
@@ -372,7 +375,8 @@ impl<K: Object> SharedIndexInformer<K> {
 
 impl<K> SharedIndexInformer<K> {
     /// Removes a handler: it gets no further events, and its thread ends
-    /// after the event it is busy with.
+    /// after the event it is busy with. A registration of another informer
+    /// removes nothing.
     pub fn remove_event_handler(&self, registration: &HandlerRegistration) {
         lock(&self.shared.processor).remove_listener(registration.id);
     }
@@ -633,26 +637,34 @@ impl Shared {
         self.on_error(&watcher::Error::WatchFailed(kube::Error::SerdeError(serde_error)));
     }
 
-    /// client-go's `Replace` followed by `processDeltas`: known objects get
-    /// an update, new ones an add, vanished ones a tombstone.
+    /// client-go's `Replace` followed by `processDeltas`: vanished objects
+    /// get a tombstone first (so that a handler sees an object go before
+    /// another takes its place), then known objects an update and new ones
+    /// an add, in the list's order.
     fn replace(&self, objs: Vec<ErasedObject>, managed: ManagedTexts) {
         let mut processor = lock(&self.processor);
         let first_list = !self.sync.borrow().synced;
         let mut old = self.indexer.replace_returning_old(&objs, managed);
-        for new in objs {
-            match old.remove(meta_key_parts(new.object_meta())) {
-                // Unchanged across the relist: client-go treats an update
-                // with the same resourceVersion as a sync, which only
-                // handlers due a resync get; those get it from their clock.
-                Some(old) if unchanged(&*old, &*new) => {}
-                Some(old) => processor.distribute(Notification::Update { old, new }),
-                None => processor.distribute(Notification::Add { obj: new, is_in_initial_list: first_list }),
-            }
-        }
+        let replaced: Vec<_> = objs
+            .into_iter()
+            .map(|new| {
+                let old = old.remove(meta_key_parts(new.object_meta()));
+                (old, new)
+            })
+            .collect();
         let mut vanished: Vec<_> = old.into_iter().map(|obj| (meta_key(obj.object_meta()), obj)).collect();
         vanished.sort_by(|(a, _), (b, _)| a.cmp(b));
         for (key, obj) in vanished {
             processor.distribute(Notification::Delete(Deleted::Tombstone { key, obj }));
+        }
+        for (old, new) in replaced {
+            match old {
+                // Unchanged across the relist: not handed to handlers (see
+                // docs/status.md; client-go hands it on as an update).
+                Some(old) if unchanged(&*old, &*new) => {}
+                Some(old) => processor.distribute(Notification::Update { old, new }),
+                None => processor.distribute(Notification::Add { obj: new, is_in_initial_list: first_list }),
+            }
         }
         if first_list {
             processor.start_resync_clocks(Instant::now());

@@ -193,7 +193,6 @@ fn run_listener(
 #[derive(Default)]
 pub(crate) struct Processor {
     listeners: Vec<Listener>,
-    next_id: u64,
     runtime: Option<Handle>,
     stopped: bool,
 }
@@ -210,9 +209,11 @@ impl Processor {
         resync_from: Option<Instant>,
         sync: watch::Receiver<SyncState>,
     ) -> HandlerRegistration {
+        // Unique across informers, so that removing a registration through
+        // another informer removes nothing, as client-go's by identity.
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let state = Arc::new(ListenerState::default());
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         if self.stopped {
             state.stopped.store(true, Ordering::Release);
             return HandlerRegistration { id, state, sync };

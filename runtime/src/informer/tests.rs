@@ -234,7 +234,8 @@ async fn relist_replaces_the_cache_and_tombstones_vanished_objects() {
     feed.relist(&[("a", 2), ("d", 2)]);
     assert_eq!(
         take(&mut seen, 4).await,
-        [update("a", 1, 2), add("d", 2, false), delete("b", 1, true), delete("c", 1, true)]
+        [delete("b", 1, true), delete("c", 1, true), update("a", 1, 2), add("d", 2, false)],
+        "deletions first, as client-go's Replace hands them on"
     );
     feed.settle().await;
     assert_eq!(cached(&informer), [("a".into(), 2), ("d".into(), 2)]);
@@ -449,6 +450,25 @@ async fn removed_handler_gets_nothing_more() {
     // The removed handler's thread ends and drops it, closing its channel.
     assert_eq!(timeout(GUARD, removed_seen.recv()).await.unwrap(), None);
     informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_registration_of_another_informer_removes_nothing() {
+    let (first, mut first_feed) = informer(InformerConfig::default());
+    let (second, mut second_feed) = informer(InformerConfig::default());
+    let (on_first, _first_seen) = recorder();
+    let foreign = first.add_event_handler(on_first);
+    let (on_second, mut second_seen) = recorder();
+    let own = second.add_event_handler(on_second);
+    second.remove_event_handler(&foreign);
+    assert!(!own.is_stopped() && !foreign.is_stopped());
+    first.start();
+    second.start();
+    first_feed.relist(&[]);
+    second_feed.relist(&[("a", 1)]);
+    assert_eq!(take(&mut second_seen, 1).await, [add("a", 1, true)], "the second informer's handler is still there");
+    first.shutdown().await;
+    second.shutdown().await;
 }
 
 #[tokio::test]
