@@ -53,8 +53,9 @@ pub trait WorkQueueMetrics: Send + Sync + 'static {
     /// How long an item was processing, from `get` to
     /// [`done`](super::WorkQueue::done) (`workqueue_work_duration_seconds`).
     fn worked_for(&self, _worked: Duration) {}
-    /// Every half second while items are processing: the sum of their time
-    /// so far and the longest one's (`workqueue_unfinished_work_seconds`,
+    /// Every half second until the queue shuts down: the sum of the time so
+    /// far of the items processing and the longest one's, zero when none is
+    /// (`workqueue_unfinished_work_seconds`,
     /// `workqueue_longest_running_processor_seconds`). Needs a Tokio runtime
     /// where the queue is created.
     fn unfinished(&self, _total: Duration, _longest: Duration) {}
@@ -95,11 +96,10 @@ impl<T: Clone + Eq + Hash> Metered<T> {
         self.started.insert(item.clone(), now);
     }
 
-    /// An item's processing ended.
-    pub(super) fn done(&mut self, item: &T) {
-        if let Some(at) = self.started.remove(item) {
-            self.sink.worked_for(at.elapsed());
-        }
+    /// An item's processing ended: how long it took, for the sink.
+    pub(super) fn done(&mut self, item: &T) -> Option<(Arc<dyn WorkQueueMetrics>, Duration)> {
+        let at = self.started.remove(item)?;
+        Some((self.sink.clone(), at.elapsed()))
     }
 
     /// Reports the time spent on the items processing now.
@@ -113,14 +113,20 @@ impl<T: Clone + Eq + Hash> Metered<T> {
     }
 }
 
-/// Reports unfinished work every half second until the queue is dropped.
+/// Reports unfinished work every half second, the first time half a second
+/// after the queue's creation, until the queue shuts down or is dropped (as
+/// client-go's `updateUnfinishedWorkLoop`).
 pub(super) async fn report_unfinished<T: Clone + Eq + Hash + Send + Sync + 'static>(shared: Weak<Shared<T>>) {
-    let mut tick = tokio::time::interval(UNFINISHED_EVERY);
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + UNFINISHED_EVERY, UNFINISHED_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
         let Some(shared) = shared.upgrade() else { return };
-        if let Some(metered) = &shared.lock().metrics {
+        let state = shared.lock();
+        if state.is_shutting_down() {
+            return;
+        }
+        if let Some(metered) = &state.metrics {
             metered.report_unfinished();
         }
     }
@@ -202,6 +208,45 @@ mod tests {
         let b = queue.get().await.unwrap();
         assert_eq!((again, b), ("b", "a"));
         assert_eq!(seen.take(), ["depth 1", "queued 5s", "depth 0", "queued 2s"]);
+
+        // Shut down (still processing both): no more unfinished work reports.
+        queue.shut_down();
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        seen.drain();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(seen.drain(), Vec::<String>::new(), "the reporting ends with the shutdown");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn unfinished_work_is_first_reported_after_half_a_second() {
+        let seen = Arc::new(Recorded::default());
+        let _queue: WorkQueue<&str> = WorkQueue::with_metrics(seen.clone());
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert_eq!(seen.drain(), Vec::<String>::new());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(seen.drain(), ["unfinished 0s longest 0s"]);
+    }
+
+    /// A metrics sink that panics in `worked_for` does not leave the item
+    /// counted as processing: a drain still ends.
+    #[tokio::test]
+    async fn a_panicking_sink_in_done_leaves_the_queue_consistent() {
+        struct Panics;
+        impl WorkQueueMetrics for Panics {
+            fn worked_for(&self, _worked: Duration) {
+                panic!("sink failed");
+            }
+        }
+        let queue = WorkQueue::with_metrics(Arc::new(Panics));
+        queue.add("a");
+        let a = queue.get().await.unwrap();
+        queue.add("a");
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| queue.done(&a)));
+        assert!(done.is_err(), "the sink's panic reaches the caller");
+        let again = tokio::time::timeout(Duration::from_secs(5), queue.get()).await.expect("the requeued item");
+        assert_eq!(again, Some("a"));
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| queue.done(&"a")));
+        tokio::time::timeout(Duration::from_secs(5), queue.shut_down_with_drain()).await.expect("the drain ends");
     }
 
     #[tokio::test(start_paused = true)]

@@ -10,7 +10,8 @@
 //!   [`WorkQueue::with_metrics`] and [`RateLimitingQueue::with_queue`].
 //! * Rate limiters: [`ItemExponentialFailureRateLimiter`],
 //!   [`BucketRateLimiter`], [`ItemFastSlowRateLimiter`],
-//!   [`MaxOfRateLimiter`] and [`default_controller_rate_limiter`].
+//!   [`MaxOfRateLimiter`], [`WithMaxWaitRateLimiter`] and
+//!   [`default_controller_rate_limiter`].
 
 mod delaying;
 mod metrics;
@@ -22,6 +23,6 @@ pub use metrics::WorkQueueMetrics;
 pub use queue::WorkQueue;
 pub use rate_limiter::{
     BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter, RateLimiter,
-    default_controller_rate_limiter,
+    WithMaxWaitRateLimiter, default_controller_rate_limiter,
 };
 pub use rate_limiting::RateLimitingQueue;

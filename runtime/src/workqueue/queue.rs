@@ -160,10 +160,12 @@ impl<T: Clone + Eq + Hash> State<T> {
         if let Some(mark) = self.items.get_mut(&item) {
             *mark = Mark::Processing;
         }
+        // Counted before the user's metrics sink runs, so that a panic in
+        // it leaves the count right for `done`.
+        self.processing += 1;
         if let Some(m) = &mut self.metrics {
             m.handed_out(&item);
         }
-        self.processing += 1;
         Some(item)
     }
 }
@@ -270,11 +272,6 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
         let Some((item, mark)) = st.items.remove_entry(item) else {
             return;
         };
-        if mark != Mark::Queued
-            && let Some(m) = &mut st.metrics
-        {
-            m.done(&item);
-        }
         let requeued = match mark {
             Mark::Queued => {
                 // Not handed out: `done` was called by mistake; keep it queued.
@@ -284,11 +281,12 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
             Mark::Processing => false,
             Mark::ProcessingDirty => {
                 st.queue.push_back(item.clone());
-                st.items.insert(item, Mark::Queued);
+                st.items.insert(item.clone(), Mark::Queued);
                 true
             }
         };
         st.processing -= 1;
+        let worked = st.metrics.as_mut().and_then(|m| m.done(&item));
         let drained = st.processing == 0 && st.drain;
         let waiters = st.waiters;
         drop(st);
@@ -296,6 +294,11 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
             self.shared.drained.notify_waiters();
         }
         self.shared.wake_getters(usize::from(requeued), waiters);
+        // Last, outside the lock: a panic in the user's metrics sink leaves
+        // the queue consistent and every waiter woken.
+        if let Some((sink, worked)) = worked {
+            sink.worked_for(worked);
+        }
     }
 
     /// Number of items waiting to be handed out (not counting items that

@@ -184,9 +184,10 @@ impl<T> fmt::Debug for ItemFastSlowRateLimiter<T> {
 /// exists — so after the burst, items are spaced `1/qps` apart. Default: 10
 /// qps, burst 100.
 ///
-/// Edge cases follow `x/time/rate`: an infinite `qps` never delays; with
-/// `burst == 0`, or once the burst is spent with `qps <= 0` (or NaN), the
-/// delay is `Duration::MAX` ("never").
+/// Edge cases follow `x/time/rate`: an infinite `qps` never delays, and
+/// neither does a NaN one (its token count is NaN, never short); with
+/// `burst == 0`, or once the burst is spent with `qps <= 0`, the delay is
+/// `Duration::MAX` ("never").
 pub struct BucketRateLimiter {
     qps: f64,
     burst: u32,
@@ -213,7 +214,10 @@ impl BucketRateLimiter {
         if self.burst == 0 {
             return Duration::MAX;
         }
-        let refills = self.qps > 0.0; // false for NaN too
+        if self.qps.is_nan() {
+            return Duration::ZERO;
+        }
+        let refills = self.qps > 0.0;
         let mut bucket = lock(&self.bucket);
         let mut tokens = bucket.tokens;
         if refills && let Some(last) = bucket.last {
@@ -287,6 +291,39 @@ impl<T> RateLimiter<T> for MaxOfRateLimiter<T> {
 impl<T> fmt::Debug for MaxOfRateLimiter<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MaxOfRateLimiter").field("limiters", &self.limiters.len()).finish()
+    }
+}
+
+/// Another limiter's delays, capped at `max_delay` (client-go's
+/// `WithMaxWaitRateLimiter`); `forget` and `num_requeues` go to it
+/// unchanged.
+pub struct WithMaxWaitRateLimiter<T> {
+    limiter: Box<dyn RateLimiter<T>>,
+    max_delay: Duration,
+}
+
+impl<T> WithMaxWaitRateLimiter<T> {
+    /// `limiter`'s delays, none longer than `max_delay`.
+    pub fn new(limiter: Box<dyn RateLimiter<T>>, max_delay: Duration) -> Self {
+        WithMaxWaitRateLimiter { limiter, max_delay }
+    }
+}
+
+impl<T> RateLimiter<T> for WithMaxWaitRateLimiter<T> {
+    fn when(&self, item: &T) -> Duration {
+        self.limiter.when(item).min(self.max_delay)
+    }
+    fn forget(&self, item: &T) {
+        self.limiter.forget(item);
+    }
+    fn num_requeues(&self, item: &T) -> u32 {
+        self.limiter.num_requeues(item)
+    }
+}
+
+impl<T> fmt::Debug for WithMaxWaitRateLimiter<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WithMaxWaitRateLimiter").field("max_delay", &self.max_delay).finish_non_exhaustive()
     }
 }
 
@@ -398,7 +435,19 @@ mod tests {
         assert_eq!(no_refill.reserve_at(t0 + Duration::from_secs(60)), Duration::MAX);
         let nan = BucketRateLimiter::new(f64::NAN, 1);
         assert_eq!(nan.reserve_at(t0), Duration::ZERO);
-        assert_eq!(nan.reserve_at(t0), Duration::MAX);
+        assert_eq!(nan.reserve_at(t0), Duration::ZERO, "x/time/rate: NaN tokens are never short");
+        assert_eq!(BucketRateLimiter::new(f64::NAN, 0).reserve_at(t0), Duration::MAX);
+    }
+
+    #[test]
+    fn with_max_wait_caps_the_delay_and_passes_the_rest_on() {
+        let inner = ItemExponentialFailureRateLimiter::new(MS, Duration::from_secs(1000));
+        let rl = WithMaxWaitRateLimiter::new(Box::new(inner), 10 * MS);
+        let got: Vec<_> = (0..6).map(|_| rl.when(&"a")).collect();
+        assert_eq!(got, [MS, 2 * MS, 4 * MS, 8 * MS, 10 * MS, 10 * MS]);
+        assert_eq!(rl.num_requeues(&"a"), 6, "the inner limiter counts every failure");
+        rl.forget(&"a");
+        assert_eq!((rl.num_requeues(&"a"), rl.when(&"a")), (0, MS));
     }
 
     #[test]
