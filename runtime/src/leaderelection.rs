@@ -176,6 +176,11 @@ pub struct LeaderElector {
     /// The uid and resourceVersion of the Lease as last written (what
     /// events are about).
     lease_meta: Mutex<ObjectMeta>,
+    /// The Lease as this candidate last wrote it: the leader renews it
+    /// without reading it first (client-go's fast path).
+    written: Mutex<Option<Lease>>,
+    /// Set while `lead` still runs after leadership was lost.
+    lost_while_leading: Mutex<bool>,
     rng: Mutex<u64>,
 }
 
@@ -199,6 +204,8 @@ impl LeaderElector {
             on_new_leader: None,
             recorder: None,
             lease_meta: Mutex::new(ObjectMeta::default()),
+            written: Mutex::new(None),
+            lost_while_leading: Mutex::new(false),
             rng: Mutex::new(seed | 1),
         })
     }
@@ -237,13 +244,16 @@ impl LeaderElector {
     }
 
     /// client-go's `Check` (what its healthz adaptor serves): an error when
-    /// this candidate leads but the last renewal it saw is older than the
-    /// Lease's duration plus `max_tolerable_expired` — a leader stuck so
-    /// that it can neither renew nor notice it lost (a task blocking the
-    /// thread the election runs on). Serve it from a liveness probe so the
-    /// process is restarted; `Ok` when not leading.
+    /// this candidate leads, or lost the Lease while `lead` still runs, and
+    /// the last renewal it saw is older than the Lease's duration plus
+    /// `max_tolerable_expired` — a leader stuck so that it can neither
+    /// renew nor notice it lost (a task blocking the thread the election
+    /// runs on), or a `lead` that does not end when leadership does. Serve
+    /// it from a liveness probe so the process is restarted; `Ok` when not
+    /// leading.
     pub fn check(&self, max_tolerable_expired: Duration) -> Result<(), Error> {
-        if !self.is_leader() {
+        let lost_while_leading = *self.lost_while_leading.lock().unwrap_or_else(PoisonError::into_inner);
+        if !self.is_leader() && !lost_while_leading {
             return Ok(());
         }
         let last = self.observed.lock().unwrap_or_else(PoisonError::into_inner).at;
@@ -260,6 +270,12 @@ impl LeaderElector {
     /// resolves when leadership is over; `run` returns when `lead` has
     /// returned. client-go's `OnStartedLeading` is the start of `lead`,
     /// `OnStoppedLeading` the return of `run` after leading.
+    ///
+    /// `lead` is polled by the task that polls `run`, beside the renewals
+    /// (so it may borrow from the caller; client-go runs it in a goroutine
+    /// of its own): it must not block the thread, or renewals wait with it.
+    /// Move blocking work to `spawn_blocking` or tasks of its own;
+    /// [`check`](Self::check) reports a leader stuck that way.
     pub async fn run<F, Fut>(&self, stop: impl Future<Output = ()>, lead: F) -> Result<Outcome, Error>
     where
         F: FnOnce(Leading) -> Fut,
@@ -287,6 +303,7 @@ impl LeaderElector {
         let task = lead(Leading { lost: lost_rx });
         tokio::pin!(task);
         let mut last_renew = Instant::now();
+        let mut renewal_sent = last_renew;
         let mut outcome = None;
         let mut task_done = false;
         // A renewal runs beside `lead` and `stop`, never longer than what is
@@ -315,6 +332,7 @@ impl LeaderElector {
                 }
                 () = tokio::time::sleep_until(next_renew), if renewing && idle => {
                     let budget = self.config.renew_deadline.saturating_sub(last_renew.elapsed());
+                    renewal_sent = Instant::now();
                     renewal = Some(Box::pin(async move {
                         tokio::time::timeout(budget, self.try_acquire_or_renew()).await.unwrap_or(false)
                     }));
@@ -328,10 +346,13 @@ impl LeaderElector {
                     renewal = None;
                     next_renew = tokio::time::Instant::now() + self.config.retry_period;
                     if renewed {
-                        last_renew = Instant::now();
+                        // Others count the Lease's duration from when they
+                        // see the write, which is no earlier than this.
+                        last_renew = renewal_sent;
                     } else if last_renew.elapsed() >= self.config.renew_deadline || !self.holds_per_observation() {
                         tracing::warn!(lease = %self.config.lease_name, identity = %self.config.identity, "leadership lost: the lease was not renewed in time");
                         self.set_leading(false);
+                        *self.lost_while_leading.lock().unwrap_or_else(PoisonError::into_inner) = !task_done;
                         lost = true;
                         outcome.get_or_insert(Outcome::Lost);
                         let _ = lost_tx.send(true);
@@ -342,6 +363,7 @@ impl LeaderElector {
                 break;
             }
         }
+        *self.lost_while_leading.lock().unwrap_or_else(PoisonError::into_inner) = false;
         let outcome = outcome.unwrap_or(Outcome::Stopped);
         if outcome == Outcome::Stopped && self.is_leader() {
             if self.config.release_on_cancel {
@@ -437,6 +459,38 @@ impl LeaderElector {
         let now = MicroTime(k8s_openapi::jiff::Timestamp::now());
         let me = &self.config.identity;
         let seconds = i32::try_from(self.config.lease_duration.as_secs().max(1)).unwrap_or(i32::MAX);
+        // client-go writes a fresh record each time: fields it does not
+        // set (`preferredHolder`, `strategy` of coordinated leader
+        // election) are cleared.
+        let record = |acquire_time: MicroTime, transitions: i32| LeaseSpec {
+            holder_identity: Some(me.clone()),
+            lease_duration_seconds: Some(seconds),
+            acquire_time: Some(acquire_time),
+            renew_time: Some(now.clone()),
+            lease_transitions: Some(transitions),
+            ..LeaseSpec::default()
+        };
+        // The fast path: a leader whose Lease is still valid renews the
+        // Lease as it last wrote it, without reading it first; a conflict
+        // (someone else wrote it) falls back to the read below.
+        if self.is_leader() && self.observed_valid() {
+            let written = self.written.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            if let Some(mut lease) = written {
+                let spec = lease.spec.clone().unwrap_or_default();
+                lease.spec = Some(record(
+                    spec.acquire_time.clone().unwrap_or_else(|| now.clone()),
+                    spec.lease_transitions.unwrap_or(0),
+                ));
+                match self.leases.replace(&self.config.lease_name, &PostParams::default(), &lease).await {
+                    Ok(updated) => {
+                        self.observe(updated.spec.as_ref().unwrap_or(&LeaseSpec::default()));
+                        self.keep(updated);
+                        return Ok(true);
+                    }
+                    Err(e) => tracing::debug!(lease = %self.config.lease_name, "renewing without a read failed: {e}"),
+                }
+            }
+        }
         let Some(mut lease) = self.leases.get_opt(&self.config.lease_name).await? else {
             let lease = Lease {
                 metadata: ObjectMeta {
@@ -444,18 +498,11 @@ impl LeaderElector {
                     namespace: Some(self.config.lease_namespace.clone()),
                     ..ObjectMeta::default()
                 },
-                spec: Some(LeaseSpec {
-                    holder_identity: Some(me.clone()),
-                    lease_duration_seconds: Some(seconds),
-                    acquire_time: Some(now.clone()),
-                    renew_time: Some(now),
-                    lease_transitions: Some(0),
-                    ..LeaseSpec::default()
-                }),
+                spec: Some(record(now.clone(), 0)),
             };
             let created = self.leases.create(&PostParams::default(), &lease).await?;
             self.observe(created.spec.as_ref().unwrap_or(&LeaseSpec::default()));
-            self.keep_meta(&created);
+            self.keep(created);
             return Ok(true);
         };
         let spec = lease.spec.clone().unwrap_or_default();
@@ -465,34 +512,29 @@ impl LeaderElector {
         if !holder.is_empty() && !held_by_me && self.observed_valid() {
             return Ok(false);
         }
-        let (acquire_time, transitions) = if held_by_me {
-            (spec.acquire_time.clone().unwrap_or_else(|| now.clone()), spec.lease_transitions.unwrap_or(0))
+        lease.spec = Some(if held_by_me {
+            record(spec.acquire_time.clone().unwrap_or_else(|| now.clone()), spec.lease_transitions.unwrap_or(0))
         } else {
-            (now.clone(), spec.lease_transitions.unwrap_or(0).saturating_add(1))
-        };
-        lease.spec = Some(LeaseSpec {
-            holder_identity: Some(me.clone()),
-            lease_duration_seconds: Some(seconds),
-            acquire_time: Some(acquire_time),
-            renew_time: Some(now),
-            lease_transitions: Some(transitions),
-            ..spec
+            record(now.clone(), spec.lease_transitions.unwrap_or(0).saturating_add(1))
         });
         // The resourceVersion read above makes this a compare-and-swap: a
         // rival's write in between fails it with a conflict.
         let updated = self.leases.replace(&self.config.lease_name, &PostParams::default(), &lease).await?;
         self.observe(updated.spec.as_ref().unwrap_or(&LeaseSpec::default()));
-        self.keep_meta(&updated);
+        self.keep(updated);
         Ok(true)
     }
 
-    fn keep_meta(&self, lease: &Lease) {
+    /// Keeps the Lease as written: for the next renewal, and its uid and
+    /// resourceVersion for events.
+    fn keep(&self, lease: Lease) {
         let meta = ObjectMeta {
             uid: lease.metadata.uid.clone(),
             resource_version: lease.metadata.resource_version.clone(),
             ..ObjectMeta::default()
         };
         *self.lease_meta.lock().unwrap_or_else(PoisonError::into_inner) = meta;
+        *self.written.lock().unwrap_or_else(PoisonError::into_inner) = Some(lease);
     }
 
     /// Whether the Lease as last observed is still within its duration on
@@ -503,24 +545,36 @@ impl LeaderElector {
     }
 
     /// Empties the holder (client-go's `release`), if this candidate still
-    /// holds the Lease.
+    /// holds the Lease: holder `""`, a duration of one second, the
+    /// transitions kept; tried again on a conflict.
     async fn release(&self) {
         let result: Result<(), kube::Error> = async {
-            let Some(mut lease) = self.leases.get_opt(&self.config.lease_name).await? else { return Ok(()) };
-            let spec = lease.spec.clone().unwrap_or_default();
-            if spec.holder_identity.as_deref() != Some(&self.config.identity) {
-                return Ok(());
+            let mut conflicts = 0;
+            loop {
+                let Some(mut lease) = self.leases.get_opt(&self.config.lease_name).await? else { return Ok(()) };
+                let spec = lease.spec.clone().unwrap_or_default();
+                if spec.holder_identity.as_deref() != Some(&self.config.identity) {
+                    return Ok(());
+                }
+                let now = MicroTime(k8s_openapi::jiff::Timestamp::now());
+                lease.spec = Some(LeaseSpec {
+                    holder_identity: Some(String::new()),
+                    lease_duration_seconds: Some(1),
+                    acquire_time: Some(now.clone()),
+                    renew_time: Some(now),
+                    lease_transitions: spec.lease_transitions,
+                    ..LeaseSpec::default()
+                });
+                match self.leases.replace(&self.config.lease_name, &PostParams::default(), &lease).await {
+                    Ok(released) => {
+                        self.observe(released.spec.as_ref().unwrap_or(&LeaseSpec::default()));
+                        self.keep(released);
+                        return Ok(());
+                    }
+                    Err(kube::Error::Api(status)) if status.code == 409 && conflicts < 5 => conflicts += 1,
+                    Err(e) => return Err(e),
+                }
             }
-            let now = MicroTime(k8s_openapi::jiff::Timestamp::now());
-            lease.spec = Some(LeaseSpec {
-                holder_identity: None,
-                lease_duration_seconds: Some(1),
-                acquire_time: Some(now.clone()),
-                renew_time: Some(now),
-                ..spec
-            });
-            self.leases.replace(&self.config.lease_name, &PostParams::default(), &lease).await?;
-            Ok(())
         }
         .await;
         match result {
@@ -740,7 +794,101 @@ mod tests {
         assert!(a.is_leader() && !b.is_leader());
         assert_eq!(a_task.await.unwrap().unwrap(), Outcome::Stopped);
         assert_eq!(b_task.await.unwrap().unwrap(), Outcome::Stopped);
-        assert_eq!(holder(&server), None, "b released after leading");
+        assert_eq!(holder(&server).as_deref(), Some(""), "b released after leading");
+    }
+
+    /// As client-go: the leader renews the Lease it last wrote without
+    /// reading it first; every write is a fresh record (coordinated leader
+    /// election's `preferredHolder` and `strategy` cleared); a release
+    /// writes the holder `""`, keeps the transitions, is tried again on a
+    /// conflict, and leaves no leader observed.
+    #[tokio::test]
+    async fn renewals_skip_the_read_and_a_release_survives_a_conflict() {
+        let server = FakeApiServer::new();
+        server
+            .seed([Lease {
+                metadata: ObjectMeta {
+                    name: Some("ctl".into()),
+                    namespace: Some("default".into()),
+                    ..Default::default()
+                },
+                spec: Some(LeaseSpec {
+                    preferred_holder: Some("someone".into()),
+                    strategy: Some("OldestEmulationVersion".into()),
+                    lease_transitions: Some(4),
+                    ..Default::default()
+                }),
+            }])
+            .unwrap();
+        let a = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap());
+        let conflicts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (stop, task) = run_until_told(a.clone(), |mut leading| async move { leading.lost().await });
+        while holder(&server).as_deref() != Some("a") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let spec = server.object::<Lease>(Some("default"), "ctl").unwrap().unwrap().spec.unwrap();
+        assert_eq!((spec.preferred_holder, spec.strategy, spec.lease_transitions), (None, None, Some(5)));
+        server.clear_actions();
+        tokio::time::sleep(Duration::from_millis(550)).await;
+        let verbs: Vec<String> = server.actions().into_iter().map(|a| a.verb).collect();
+        assert!(verbs.iter().filter(|v| *v == "update").count() >= 4, "{verbs:?}");
+        assert!(!verbs.iter().any(|v| v == "get"), "renewals read the Lease: {verbs:?}");
+
+        // The release meets a conflict once, and is tried again.
+        server.prepend_reactor("update", "leases", {
+            let conflicts = conflicts.clone();
+            move |action| {
+                let releasing = action.body.as_ref().is_some_and(|o| o["spec"]["holderIdentity"] == "");
+                (releasing && conflicts.fetch_add(1, Ordering::SeqCst) == 0).then(|| {
+                    Err(kube::core::Status::failure("the object has been modified", "Conflict").with_code(409).boxed())
+                })
+            }
+        });
+        stop.send(()).unwrap();
+        assert_eq!(task.await.unwrap().unwrap(), Outcome::Stopped);
+        assert_eq!(conflicts.load(Ordering::SeqCst), 2, "a conflict, then the release");
+        let spec = server.object::<Lease>(Some("default"), "ctl").unwrap().unwrap().spec.unwrap();
+        assert_eq!(
+            (spec.holder_identity.as_deref(), spec.lease_duration_seconds, spec.lease_transitions),
+            (Some(""), Some(1), Some(5))
+        );
+        assert_eq!(a.leader(), None, "no leader after the release");
+    }
+
+    /// A `lead` that does not end when leadership is lost keeps `run` from
+    /// returning: `check` reports it once the Lease has expired, as
+    /// client-go's health check does for a leader that lost its Lease.
+    #[tokio::test]
+    async fn check_fails_while_lead_outlives_a_lost_lease() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let broken = Arc::new(AtomicBool::new(false));
+        server.prepend_reactor("update", "leases", {
+            let broken = broken.clone();
+            move |_| {
+                broken
+                    .load(Ordering::SeqCst)
+                    .then(|| Err(kube::core::Status::failure("etcd is gone", "InternalError").with_code(500).boxed()))
+            }
+        });
+        let a = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap());
+        let (ignores_loss_tx, ignores_loss) = tokio::sync::oneshot::channel::<()>();
+        let (_stop, task) = run_until_told(a.clone(), |_leading| async move {
+            let _ = ignores_loss.await;
+        });
+        while !a.is_leader() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        broken.store(true, Ordering::SeqCst);
+        while a.is_leader() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(a.check(Duration::from_millis(300)).is_ok(), "lost just now: the Lease has not expired yet");
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        assert!(matches!(a.check(Duration::ZERO), Err(Error::NotRenewed(_))));
+        let _ = ignores_loss_tx.send(());
+        assert_eq!(task.await.unwrap().unwrap(), Outcome::Lost);
+        assert!(a.check(Duration::ZERO).is_ok(), "run has returned");
     }
 
     #[tokio::test]
@@ -770,7 +918,7 @@ mod tests {
         let outcome = c.run(std::future::pending(), |_| async {}).await.unwrap();
         assert_eq!(outcome, Outcome::Stopped);
         assert!(started.elapsed() >= Duration::from_secs(1), "took over after {:?}", started.elapsed());
-        assert_eq!(holder(&server), None, "released after leading");
+        assert_eq!(holder(&server).as_deref(), Some(""), "released after leading");
     }
 
     /// The fake server, except that once `stall` is set a `PUT` (a Lease

@@ -7,8 +7,13 @@
 //! Every replica's informers still cache everything; only the work is
 //! split. Use one leader ([`crate::leaderelection`] alone) while one replica
 //! keeps up; shards when the reconcile work of one replica is the limit.
+//!
+//! The number of shards is not part of the Leases' names: replicas that
+//! disagree on it (a rollout from 3 shards to 4) cut the keys differently,
+//! and a key can then be reconciled by two replicas at once. Change it with
+//! every replica stopped (a `Recreate` rollout).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use tokio::sync::watch;
@@ -28,17 +33,55 @@ pub fn shard_of(key: &str, shards: u32) -> u32 {
     (hash % u64::from(shards.max(1))) as u32
 }
 
+/// The shards a replica holds at one moment, each with the term it was
+/// taken in: a shard lost and taken again gets a new term, so a subscriber
+/// that missed the moment in between still sees it was gained again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Held {
+    terms: BTreeMap<u32, u64>,
+}
+
+impl Held {
+    /// The shards held.
+    pub fn shards(&self) -> BTreeSet<u32> {
+        self.terms.keys().copied().collect()
+    }
+
+    /// Whether `shard` is held.
+    pub fn contains(&self, shard: u32) -> bool {
+        self.terms.contains_key(&shard)
+    }
+
+    /// How many shards are held.
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Whether no shard is held.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// The shards held now and not in `earlier`, or taken again since it
+    /// (lost and taken back in between): the shards whose keys are this
+    /// replica's to queue.
+    pub fn gained_since(&self, earlier: &Held) -> Vec<u32> {
+        self.terms.iter().filter(|(shard, term)| earlier.terms.get(shard) != Some(term)).map(|(s, _)| *s).collect()
+    }
+}
+
 /// The shards this replica holds now. Cheap to clone; clones share.
 #[derive(Clone, Debug)]
 pub struct ShardOwnership {
     shards: u32,
-    owned: Arc<watch::Sender<BTreeSet<u32>>>,
+    owned: Arc<watch::Sender<Held>>,
+    terms: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl ShardOwnership {
     /// Holding none of `shards` shards yet.
     pub fn new(shards: u32) -> Self {
-        Self { shards: shards.max(1), owned: Arc::new(watch::Sender::new(BTreeSet::new())) }
+        Self { shards: shards.max(1), owned: Arc::new(watch::Sender::new(Held::default())), terms: Arc::default() }
     }
 
     /// How many shards there are.
@@ -48,27 +91,44 @@ impl ShardOwnership {
 
     /// Whether this replica holds the shard of `key`.
     pub fn owns_key(&self, key: &str) -> bool {
-        self.owned.borrow().contains(&shard_of(key, self.shards))
+        self.owned.borrow().contains(shard_of(key, self.shards))
     }
 
     /// The shards held now.
     pub fn owned(&self) -> BTreeSet<u32> {
-        self.owned.borrow().clone()
+        self.owned.borrow().shards()
     }
 
-    /// Changes to the shards held (the receiver sees the current set first).
-    pub fn subscribe(&self) -> watch::Receiver<BTreeSet<u32>> {
+    /// Changes to the shards held (the receiver sees the current ones
+    /// first); compare with [`Held::gained_since`], which also tells a
+    /// shard lost and taken back between two looks.
+    pub fn subscribe(&self) -> watch::Receiver<Held> {
         self.owned.subscribe()
     }
 
-    fn set(&self, shard: u32, held: bool) {
-        self.owned.send_modify(|owned| {
-            if held {
-                owned.insert(shard);
-            } else {
-                owned.remove(&shard);
+    /// Takes `shard` if fewer than `max_held` others are held, in one step
+    /// (two shards won at once cannot both pass the check); whether it is
+    /// held now.
+    fn take(&self, shard: u32, max_held: usize) -> bool {
+        let term = self.terms.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut taken = false;
+        self.owned.send_if_modified(|held| {
+            if held.contains(shard) {
+                taken = true;
+                return false;
             }
+            if held.len() >= max_held {
+                return false;
+            }
+            held.terms.insert(shard, term);
+            taken = true;
+            true
         });
+        taken
+    }
+
+    fn release(&self, shard: u32) {
+        self.owned.send_if_modified(|held| held.terms.remove(&shard).is_some());
     }
 }
 
@@ -106,8 +166,10 @@ pub async fn run_shards(
                 // it back.
                 let mut held = ownership.subscribe();
                 let room_gone = async move {
-                    let full =
-                        held.wait_for(|held| held.iter().filter(|s| **s != shard).count() >= max_held).await.is_ok();
+                    let full = held
+                        .wait_for(|held| held.shards().iter().filter(|s| **s != shard).count() >= max_held)
+                        .await
+                        .is_ok();
                     if !full {
                         std::future::pending::<()>().await;
                     }
@@ -123,14 +185,13 @@ pub async fn run_shards(
                     .run(until, |mut leading| {
                         let ownership = ownership.clone();
                         async move {
-                            if ownership.owned().len() >= max_held {
+                            if !ownership.take(shard, max_held) {
                                 // Won a race past the limit: give it back.
                                 return;
                             }
-                            ownership.set(shard, true);
                             tracing::info!(shard, "holding shard");
                             leading.lost().await;
-                            ownership.set(shard, false);
+                            ownership.release(shard);
                             tracing::info!(shard, "no longer holding shard");
                         }
                     })
@@ -167,6 +228,30 @@ mod tests {
             counts[shard_of(&format!("ns/student-{i}"), 3) as usize] += 1;
         }
         assert!(counts.iter().all(|&c| (800..1200).contains(&c)), "{counts:?}");
+    }
+
+    /// Taking checks the quota in the same step; a shard lost and taken
+    /// back between two looks of a subscriber is still a gain.
+    #[test]
+    fn taking_is_atomic_and_a_retaken_shard_is_gained_again() {
+        let ownership = ShardOwnership::new(3);
+        let mut changes = ownership.subscribe();
+        let before = changes.borrow_and_update().clone();
+        assert!(ownership.take(0, 1));
+        assert!(ownership.take(0, 1), "already held");
+        assert!(!ownership.take(1, 1), "over the quota");
+        assert_eq!(ownership.owned(), BTreeSet::from([0]));
+        let first = changes.borrow_and_update().clone();
+        assert_eq!(first.gained_since(&before), [0]);
+        // Lost and taken back before the subscriber looks again.
+        ownership.release(0);
+        assert!(ownership.take(0, 1));
+        assert!(changes.has_changed().unwrap());
+        let now = changes.borrow_and_update().clone();
+        assert_eq!(now.shards(), first.shards(), "the same set");
+        assert_eq!(now.gained_since(&first), [0], "but a new term");
+        assert!(now.gained_since(&now).is_empty());
+        assert!(ownership.owns_key(&(0..).map(|i| format!("k{i}")).find(|k| shard_of(k, 3) == 0).unwrap()));
     }
 
     fn config(identity: &str) -> LeaderElectionConfig {

@@ -2,7 +2,6 @@
 //! handler → status, owned ConfigMap and events, in the shape of
 //! sample-controller.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +13,7 @@ use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
 use codegen_runtime::informer::{DeletedObject, MalformedObject, ResourceEventHandlerFuncs};
 use codegen_runtime::lister::Lister;
 use codegen_runtime::lister::everything;
-use codegen_runtime::sharding::{ShardOwnership, shard_of};
+use codegen_runtime::sharding::{Held, ShardOwnership, shard_of};
 use codegen_runtime::signal::ShutdownSignal;
 use codegen_runtime::workqueue::RateLimitingQueue;
 use codegen_runtime::{meta_namespace_key, split_meta_namespace_key};
@@ -253,10 +252,12 @@ impl Controller {
             let this = self.clone();
             tokio::spawn(async move {
                 let mut changes = shards.subscribe();
-                let mut held = BTreeSet::new();
+                let mut held = Held::default();
                 loop {
                     let now = changes.borrow_and_update().clone();
-                    let gained: Vec<u32> = now.difference(&held).copied().collect();
+                    // Also a shard lost and taken back since the last look:
+                    // its keys were dropped meanwhile.
+                    let gained = now.gained_since(&held);
                     if !gained.is_empty() {
                         tracing::info!(?gained, "queueing the Students of newly held shards");
                         for student in this.students.list(&everything()) {
