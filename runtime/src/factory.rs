@@ -140,6 +140,26 @@ impl SharedInformerFactory {
         SharedIndexInformer::from_shared(self.register(type_id, informer.shared().clone()))
     }
 
+    /// The shared informer for `K`, created on first request from the
+    /// factory's configuration as `configure` changes it: a selector, page
+    /// size or indexers of this kind's own (client-go's `InformerFor` with
+    /// a custom `NewInformerFunc`). The factory starts, syncs and shuts it
+    /// down with the others. When `K`'s informer exists already, it is
+    /// returned and `configure` is not called.
+    pub fn informer_for_with<K: Object>(
+        &self,
+        configure: impl FnOnce(&mut InformerConfig<K>),
+    ) -> SharedIndexInformer<K> {
+        let type_id = TypeId::of::<K>();
+        if let Some(shared) = self.existing(type_id) {
+            return SharedIndexInformer::from_shared(shared);
+        }
+        let mut config = self.config_for::<K>();
+        configure(&mut config);
+        let informer = SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), config);
+        SharedIndexInformer::from_shared(self.register(type_id, informer.shared().clone()))
+    }
+
     /// The informer already made for the kind `type_id`.
     fn existing(&self, type_id: TypeId) -> Option<Arc<Shared>> {
         self.state().informers.get(&type_id).map(|entry| entry.informer.clone())
@@ -484,6 +504,43 @@ mod tests {
         assert_eq!(config.resync, Some(Duration::from_secs(5)));
         assert!(config.transform.is_none());
         assert_eq!(config.watcher_config.label_selector.as_deref(), Some("app=web"));
+    }
+
+    /// A kind's own configuration (client-go's `InformerFor`): its selector
+    /// applies to it alone, the factory starts and syncs it with the
+    /// others, and a later request gets the same informer.
+    #[tokio::test]
+    async fn a_kind_can_have_an_informer_of_its_own_configuration() {
+        let server = crate::testing::FakeApiServer::new();
+        server.register::<ConfigMap>();
+        server.register::<Secret>();
+        let labelled = |name: &str, app: &str| ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some("ns".into()),
+            labels: Some([("app".to_owned(), app.to_owned())].into()),
+            ..Default::default()
+        };
+        server
+            .seed([
+                ConfigMap { metadata: labelled("web", "web"), ..Default::default() },
+                ConfigMap { metadata: labelled("db", "db"), ..Default::default() },
+            ])
+            .unwrap();
+        server.seed([Secret { metadata: labelled("db", "db"), ..Default::default() }]).unwrap();
+        let factory = SharedInformerFactory::new(server.client(), None);
+        let config_maps = factory.informer_for_with::<ConfigMap>(|config| {
+            config.watcher_config.label_selector = Some("app=web".into());
+        });
+        let again = factory.informer_for_with::<ConfigMap>(|_| panic!("configured twice"));
+        let secrets = factory.informer_for::<Secret>();
+        factory.start();
+        let synced = timeout(GUARD, factory.wait_for_cache_sync()).await.unwrap();
+        assert_eq!(synced.len(), 2, "{synced:?}");
+        assert!(synced.values().all(|s| *s));
+        assert_eq!(config_maps.indexer().list_keys(), ["ns/web"], "the kind's own selector");
+        assert_eq!(again.indexer().list_keys(), ["ns/web"], "the same informer");
+        assert_eq!(secrets.indexer().list_keys(), ["ns/db"], "other kinds unfiltered");
+        factory.shutdown().await;
     }
 
     #[tokio::test]
