@@ -117,7 +117,7 @@ fn admission_webhook_markers_write_the_webhook_manifests() {
             ("v1", "#[resource(validating_webhook(failure_policy = \"Ignore\"))]"),
             (
                 "v2",
-                "#[resource(storage, mutating_webhook, validating_webhook(path = \"/validate-task\", name = \"vtask.batch.example.com\"))]",
+                "#[resource(storage, mutating_webhook, validating_webhook(path = \"/validate-task\", name = \"vtask.batch.example.com\", verbs = \"create;update;delete\"))]",
             ),
         ],
     );
@@ -174,7 +174,6 @@ webhooks:
     operations:
     - CREATE
     - UPDATE
-    - DELETE
     resources:
     - tasks
   sideEffects: None
@@ -215,7 +214,7 @@ fn admission_webhook_marker_mistakes() {
         dir.path(),
         &[(
             "v1",
-            "#[resource(mutating_webhook(path = \"mutate\", name = \"mtask\", failure_policy = \"fail\"), validating_webhook = \"x\")]",
+            "#[resource(mutating_webhook(path = \"mutate\", name = \"mtask\", failure_policy = \"fail\", verbs = \"create;patch\"), validating_webhook = \"x\")]",
         )],
     );
     let err = crd.unwrap_err();
@@ -223,6 +222,7 @@ fn admission_webhook_marker_mistakes() {
         "error: path `mutate` does not start with `/`",
         "error: webhook name `mtask` has fewer than three DNS segments",
         "error: unknown failure policy `fail`",
+        "error: unknown webhook verb `patch`",
         "error: `validating_webhook` takes a list, not a value",
     ] {
         assert!(err.contains(message), "{message}\n{err}");

@@ -30,7 +30,7 @@ fn webhook(group: &Group, version: &Version, kind: &Kind, marker: &AdmissionWebh
         || format!("{}{lower}-{}.{}", if mutating { "m" } else { "v" }, version.name, group.name),
         |n| n.value.clone(),
     );
-    let operations: &[&str] = if mutating { &["CREATE", "UPDATE"] } else { &["CREATE", "UPDATE", "DELETE"] };
+    let operations = marker.operations();
     json!({
         "admissionReviewVersions": ["v1"],
         "clientConfig": {"service": {"name": "webhook-service", "namespace": "system", "path": path}},

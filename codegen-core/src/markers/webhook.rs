@@ -9,7 +9,8 @@ use syn::spanned::Spanned as _;
 use super::*;
 
 /// `mutating_webhook` / `validating_webhook`, bare or with
-/// `(path = "..", name = "..", failure_policy = "Fail" | "Ignore")`.
+/// `(path = "..", name = "..", failure_policy = "Fail" | "Ignore",
+/// verbs = "create;update")`.
 #[derive(Clone, Debug)]
 pub struct AdmissionWebhook {
     /// `path = ".."` (default `/mutate-<group with dashes>-<version>-<kind>`
@@ -20,6 +21,9 @@ pub struct AdmissionWebhook {
     pub name: Option<Spanned<String>>,
     /// `failure_policy = "Fail" | "Ignore"` (default `Fail`).
     pub failure_policy: Option<Spanned<String>>,
+    /// `verbs = "create;update;delete"`: the operations the webhook is
+    /// called for, kubebuilder's `verbs` (default `create;update`).
+    pub verbs: Option<Spanned<String>>,
     /// The whole marker.
     pub span: Span,
 }
@@ -30,7 +34,21 @@ impl HasSpan for AdmissionWebhook {
     }
 }
 
-const KEYS: &[&str] = &["path", "name", "failure_policy"];
+const KEYS: &[&str] = &["path", "name", "failure_policy", "verbs"];
+
+/// The verbs a webhook may name, as kubebuilder writes them.
+const VERBS: &[&str] = &["create", "update", "delete", "connect", "*"];
+
+impl AdmissionWebhook {
+    /// The operations of the webhook's rule (`CREATE`, `UPDATE`, ...), in
+    /// the order given; CREATE and UPDATE by default.
+    pub fn operations(&self) -> Vec<String> {
+        match &self.verbs {
+            Some(verbs) => verbs.value.split(';').map(|v| v.trim().to_uppercase()).collect(),
+            None => vec!["CREATE".into(), "UPDATE".into()],
+        }
+    }
+}
 
 /// Parses `mutating_webhook` / `validating_webhook`, bare or with a list.
 pub(super) fn parse(
@@ -39,7 +57,7 @@ pub(super) fn parse(
     errors: &mut Errors,
 ) -> syn::Result<AdmissionWebhook> {
     let span = meta.path.span();
-    let mut out = AdmissionWebhook { path: None, name: None, failure_policy: None, span };
+    let mut out = AdmissionWebhook { path: None, name: None, failure_policy: None, verbs: None, span };
     if meta.input.peek(syn::Token![=]) {
         errors.push(
             MarkerError::new(span, format!("`{key}` takes a list, not a value"))
@@ -56,6 +74,7 @@ pub(super) fn parse(
             "path" => set_once(&mut out.path, lit_str(&m)?, &k, errors),
             "name" => set_once(&mut out.name, lit_str(&m)?, &k, errors),
             "failure_policy" => set_once(&mut out.failure_policy, lit_str(&m)?, &k, errors),
+            "verbs" => set_once(&mut out.verbs, lit_str(&m)?, &k, errors),
             _ => {
                 let hint = (k == "failurePolicy").then_some("failure_policy");
                 unknown_key(&m, key, &k, KEYS, errors, hint)?
@@ -78,6 +97,13 @@ pub(super) fn parse(
             MarkerError::new(name.span, format!("webhook name `{}` has fewer than three DNS segments", name.value))
                 .help("the API server wants a fully qualified name, e.g. `mtask.batch.example.com`"),
         );
+    }
+    if let Some(verbs) = &out.verbs
+        && let Some(bad) = verbs.value.split(';').map(str::trim).find(|v| !VERBS.contains(&v.to_lowercase().as_str()))
+    {
+        errors.push(MarkerError::new(verbs.span, format!("unknown webhook verb `{bad}`")).help(
+            "`create`, `update`, `delete` or `connect`, separated by `;`, e.g. `verbs = \"create;update;delete\"`",
+        ));
     }
     if let Some(policy) = &out.failure_policy
         && policy.value != "Fail"

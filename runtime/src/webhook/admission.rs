@@ -6,7 +6,9 @@
 //! accept or refuse creates, updates and deletes. The mutating webhook
 //! answers with a JSON patch from the object as it came to the object after
 //! [`Defaulter::apply_defaults`], as controller-runtime does (its
-//! `PatchResponseFromRaw`).
+//! `PatchResponseFromRaw`), without `remove` operations (controller-runtime's
+//! default, `dropSchemeRemovals`): a field the Rust type does not know, e.g.
+//! one a newer CRD added, stays as the client sent it.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -40,9 +42,15 @@ pub trait Validator: Resource<DynamicType = ()> + Serialize + DeserializeOwned +
     }
 
     /// An update from `old` to this object. By default the object is
-    /// validated as on create.
+    /// validated as on create, unless it is being deleted (it has a
+    /// `deletionTimestamp`): refusing the update that removes its last
+    /// finalizer would keep an object that no longer passes the rules from
+    /// ever going away.
     fn validate_update(&self, old: &Self) -> Result<Warnings, Denied> {
         let _ = old;
+        if self.meta().deletion_timestamp.is_some() {
+            return Ok(Warnings::new());
+        }
         self.validate_create()
     }
 
@@ -282,11 +290,18 @@ impl<K: Defaulter> AdmissionHandler for Mutating<K> {
             Err(denied) => return AdmissionResponse::deny(uid, denied),
         };
         typed.apply_defaults();
-        let defaulted = match serde_json::to_value(&typed) {
+        let mut defaulted = match serde_json::to_value(&typed) {
             Ok(value) => value,
-            Err(e) => return AdmissionResponse::deny(uid, Denied::new(format!("encoding the defaulted object: {e}"))),
+            Err(e) => {
+                let denied = Denied::new(format!("encoding the defaulted object: {e}"));
+                return AdmissionResponse::deny(uid, denied.with_code(500, "InternalError"));
+            }
         };
-        let patch = json_patch::diff(&raw, &defaulted);
+        // A whole number read into an `f64` comes back as `1.0`: the same
+        // number, no change to patch.
+        integral_floats_as_integers(&mut defaulted);
+        let mut patch = json_patch::diff(&raw, &defaulted);
+        patch.0.retain(|op| !matches!(op, json_patch::PatchOperation::Remove(_)));
         let mut response = AdmissionResponse::allow(uid);
         if !patch.0.is_empty() {
             let bytes = serde_json::to_vec(&patch).expect("a JSON patch serializes");
@@ -294,6 +309,25 @@ impl<K: Defaulter> AdmissionHandler for Mutating<K> {
             response.patch_type = Some("JSONPatch".into());
         }
         response
+    }
+}
+
+/// Every float of `value` that is a whole number in `i64`'s range, as an
+/// integer (`1.0` as `1`).
+fn integral_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|_| n.is_f64())
+                && f.fract() == 0.0
+                && f >= i64::MIN as f64
+                && f < i64::MAX as f64
+            {
+                *n = serde_json::Number::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
     }
 }
 
@@ -310,8 +344,15 @@ impl<K: Validator> AdmissionHandler for Validating<K> {
                     return Ok(Warnings::new());
                 };
                 let new: K = decode(request, object)?.1;
-                let old: K = decode(request, old)?.1;
-                new.validate_update(&old)
+                match decode::<K>(request, old) {
+                    Ok((_, old)) => new.validate_update(&old),
+                    // Stored before the Rust type changed (a field it now
+                    // requires, say): the new object is still checked on
+                    // its own, as on create, instead of refusing every
+                    // update of the old object (its finalizer's removal too).
+                    Err(_) if new.meta().deletion_timestamp.is_some() => Ok(Warnings::new()),
+                    Err(_) => new.validate_create(),
+                }
             }
             Operation::Delete => {
                 let Some(old) = &request.old_object else { return Ok(Warnings::new()) };

@@ -202,6 +202,7 @@ impl Conversion {
                 ConversionError::new(format!("{kind} has no version {version:?} (known: {})", known.join(", ")))
             })
         };
+        let metadata = object.get("metadata").cloned();
         let hub = if api_version == versions.hub_api_version { object } else { (spoke(&api_version)?.to_hub)(object)? };
         let mut converted = if desired_api_version == versions.hub_api_version {
             hub
@@ -213,6 +214,19 @@ impl Conversion {
         };
         fields.insert("apiVersion".into(), Value::String(desired_api_version.to_owned()));
         fields.insert("kind".into(), Value::String(kind));
+        // The API server takes only labels and annotations from a converted
+        // object's metadata and refuses a changed name, namespace or uid:
+        // the rest comes back as it came, whatever the conversion did.
+        if let Some(Value::Object(mut metadata)) = metadata {
+            let converted_meta = fields.get("metadata").and_then(Value::as_object);
+            for key in ["labels", "annotations"] {
+                match converted_meta.and_then(|m| m.get(key)) {
+                    Some(value) => metadata.insert(key.to_owned(), value.clone()),
+                    None => metadata.remove(key),
+                };
+            }
+            fields.insert("metadata".into(), Value::Object(metadata));
+        }
         Ok(converted)
     }
 

@@ -11,8 +11,11 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 const MAX_HEAD: usize = 64 * 1024;
 /// The largest request body accepted (a ConversionReview of a big list).
 pub(crate) const MAX_BODY: usize = 64 * 1024 * 1024;
-/// How long a kept-alive connection may wait for its next request.
-const IDLE: Duration = Duration::from_secs(90);
+/// How long a kept-alive connection may wait for its next request: longer
+/// than the API server's own idle timeout (Go's 90 s), so that the client
+/// closes first and never sends a request on a connection this end is
+/// closing.
+const IDLE: Duration = Duration::from_secs(120);
 /// How long reading a request, once begun, may take.
 const READ: Duration = Duration::from_secs(30);
 

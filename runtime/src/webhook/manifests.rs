@@ -150,8 +150,12 @@ pub fn mutating_webhook_configuration<K: Resource<DynamicType = ()>>(
 }
 
 /// A ValidatingWebhookConfiguration named `name` with one webhook,
-/// `webhook_name`, that validates `K` on create, update and delete at
-/// `path`; otherwise as [`mutating_webhook_configuration`].
+/// `webhook_name`, that validates `K` on create and update at `path`, as
+/// kubebuilder scaffolds it (`verbs=create;update`); otherwise as
+/// [`mutating_webhook_configuration`]. Add `DELETE` to the rule's
+/// operations for [`Validator::validate_delete`](super::admission::Validator::validate_delete):
+/// with `FailurePolicy::Fail`, deletes then fail while the webhook is down
+/// (an operator's uninstall, say).
 pub fn validating_webhook_configuration<K: Resource<DynamicType = ()>>(
     name: &str,
     webhook_name: &str,
@@ -167,7 +171,7 @@ pub fn validating_webhook_configuration<K: Resource<DynamicType = ()>>(
             client_config: client.admission(path),
             failure_policy: Some(failure_policy.as_str().into()),
             match_policy: Some("Equivalent".into()),
-            rules: Some(vec![rule::<K>(&["CREATE", "UPDATE", "DELETE"])]),
+            rules: Some(vec![rule::<K>(&["CREATE", "UPDATE"])]),
             side_effects: "None".into(),
             timeout_seconds: Some(10),
             ..Default::default()

@@ -3,7 +3,7 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -44,14 +44,7 @@ impl ServerTls {
     /// `tls.crt`) and its private key (PKCS#8, PKCS#1 or SEC1, as in
     /// `tls.key`). TLS 1.2 and 1.3 on ring; HTTP/1.1 is offered by ALPN.
     pub fn from_pem(cert_chain: &[u8], key: &[u8]) -> Result<Self, WebhookError> {
-        let certs = CertificateDer::pem_slice_iter(cert_chain)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| WebhookError::Tls(format!("reading the certificate chain: {e}")))?;
-        if certs.is_empty() {
-            return Err(WebhookError::Tls("no certificate in the certificate PEM".into()));
-        }
-        let key = PrivateKeyDer::from_pem_slice(key)
-            .map_err(|e| WebhookError::Tls(format!("reading the private key: {e}")))?;
+        let (certs, key) = parse_pem(cert_chain, key)?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -63,16 +56,118 @@ impl ServerTls {
         Ok(ServerTls { config: Arc::new(config) })
     }
 
-    /// From PEM files (`tls.crt`, `tls.key`), as mounted from a Secret.
+    /// From PEM files (`tls.crt`, `tls.key`), as mounted from a Secret, and
+    /// again whenever they change (as controller-runtime's certificate
+    /// watcher does): the files are looked at, at most once a second, when
+    /// a connection's handshake begins, and a renewed pair (cert-manager's
+    /// rotation) serves the next connections. A pair that does not load
+    /// (one file written, the other not yet) leaves the last one serving.
     pub fn from_pem_files(
         cert_chain: impl AsRef<std::path::Path>,
         key: impl AsRef<std::path::Path>,
     ) -> Result<Self, WebhookError> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let files = PemFiles { cert: cert_chain.as_ref().to_owned(), key: key.as_ref().to_owned() };
+        let (stamp, loaded) = files.load(&provider)?;
+        let resolver = Reloading {
+            files,
+            provider: provider.clone(),
+            current: Mutex::new(Current { key: Arc::new(loaded), stamp, checked: std::time::Instant::now() }),
+        };
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| WebhookError::Tls(e.to_string()))?
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::new(resolver));
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(ServerTls { config: Arc::new(config) })
+    }
+}
+
+/// The certificate chain's and key's files.
+#[derive(Debug)]
+struct PemFiles {
+    cert: std::path::PathBuf,
+    key: std::path::PathBuf,
+}
+
+/// What tells a file's versions apart: its modification time and length.
+type Stamp = [(Option<std::time::SystemTime>, u64); 2];
+
+impl PemFiles {
+    fn stamp(&self) -> Stamp {
+        [&self.cert, &self.key].map(|p| std::fs::metadata(p).map_or((None, 0), |m| (m.modified().ok(), m.len())))
+    }
+
+    /// The pair as it is on disk now, with the stamp it was read at.
+    fn load(
+        &self,
+        provider: &rustls::crypto::CryptoProvider,
+    ) -> Result<(Stamp, rustls::sign::CertifiedKey), WebhookError> {
+        let stamp = self.stamp();
         let read = |p: &std::path::Path| {
             std::fs::read(p).map_err(|e| WebhookError::Tls(format!("reading {}: {e}", p.display())))
         };
-        ServerTls::from_pem(&read(cert_chain.as_ref())?, &read(key.as_ref())?)
+        let (certs, key) = parse_pem(&read(&self.cert)?, &read(&self.key)?)?;
+        let loaded = rustls::sign::CertifiedKey::from_der(certs, key, provider)
+            .map_err(|e| WebhookError::Tls(format!("the certificate and key: {e}")))?;
+        Ok((stamp, loaded))
     }
+}
+
+#[derive(Debug)]
+struct Current {
+    key: Arc<rustls::sign::CertifiedKey>,
+    stamp: Stamp,
+    checked: std::time::Instant,
+}
+
+/// Serves the pair of [`PemFiles`] as it is on disk.
+#[derive(Debug)]
+struct Reloading {
+    files: PemFiles,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    current: Mutex<Current>,
+}
+
+/// How often the files are looked at, at most.
+const RELOAD_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl rustls::server::ResolvesServerCert for Reloading {
+    fn resolve(&self, _hello: rustls::server::ClientHello<'_>) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if current.checked.elapsed() >= RELOAD_CHECK {
+            current.checked = std::time::Instant::now();
+            if self.files.stamp() != current.stamp {
+                match self.files.load(&self.provider) {
+                    Ok((stamp, loaded)) => {
+                        tracing::info!(cert = %self.files.cert.display(), "serving the renewed webhook certificate");
+                        current.key = Arc::new(loaded);
+                        current.stamp = stamp;
+                    }
+                    // Tried again at the next check; the stamp is kept.
+                    Err(e) => tracing::warn!("the webhook certificate changed but does not load yet: {e}"),
+                }
+            }
+        }
+        Some(current.key.clone())
+    }
+}
+
+/// The certificate chain and private key of PEM texts.
+fn parse_pem(
+    cert_chain: &[u8],
+    key: &[u8],
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), WebhookError> {
+    let certs = CertificateDer::pem_slice_iter(cert_chain)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| WebhookError::Tls(format!("reading the certificate chain: {e}")))?;
+    if certs.is_empty() {
+        return Err(WebhookError::Tls("no certificate in the certificate PEM".into()));
+    }
+    let key =
+        PrivateKeyDer::from_pem_slice(key).map_err(|e| WebhookError::Tls(format!("reading the private key: {e}")))?;
+    Ok((certs, key))
 }
 
 /// A running webhook server. It stops on [`shutdown`](Self::shutdown) or

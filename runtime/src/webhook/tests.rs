@@ -200,6 +200,48 @@ fn conversion_converts_a_batch_in_order_and_echoes_the_uid() {
     );
 }
 
+/// A v1 whose conversion builds metadata of its own: only its labels and
+/// annotations reach the API server, the rest of the object's metadata
+/// comes back as it came (the API server refuses a changed name or uid).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ForgetfulV1 {
+    #[serde(default)]
+    metadata: ObjectMeta,
+    spec: SpecV1,
+}
+kind!(ForgetfulV1, "v1");
+
+impl Convertible for ForgetfulV1 {
+    type Hub = WidgetV2;
+
+    fn to_hub(self) -> Result<WidgetV2, ConversionError> {
+        let metadata = ObjectMeta { labels: Some([("converted".into(), "yes".into())].into()), ..Default::default() };
+        Ok(WidgetV2 { metadata, spec: SpecV2 { color: self.spec.colour, size: None }, ..Default::default() })
+    }
+
+    fn from_hub(hub: WidgetV2) -> Result<Self, ConversionError> {
+        Ok(ForgetfulV1 { metadata: ObjectMeta::default(), spec: SpecV1 { colour: hub.spec.color, size: 1 } })
+    }
+}
+
+#[test]
+fn a_conversion_changes_only_labels_and_annotations_of_the_metadata() {
+    let conversion = Conversion::new().spoke::<ForgetfulV1>();
+    let v1 = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata("a"), "spec": {"colour": "red", "size": 3}});
+    let v2 = conversion.convert(v1, "example.com/v2").unwrap();
+    let mut expected = metadata("a");
+    expected["labels"] = json!({"converted": "yes"});
+    expected.as_object_mut().unwrap().remove("annotations");
+    assert_eq!(v2["metadata"], expected, "name, uid and the rest kept; labels and annotations as converted");
+    let back = conversion.convert(v2, "example.com/v1").unwrap();
+    let mut expected = metadata("a");
+    let fields = expected.as_object_mut().unwrap();
+    fields.remove("labels");
+    fields.remove("annotations");
+    assert_eq!(back["metadata"], expected);
+}
+
 #[test]
 fn a_failing_conversion_is_a_failure_status_with_the_message() {
     let ok = json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": metadata("small"),
@@ -305,6 +347,95 @@ fn mutating_answers_with_a_base64_json_patch_of_the_defaults() {
     let review =
         post(&webhooks(), "/mutate-widget", &admission_review("DELETE", None, Some(widget(json!({"color": ""})))));
     assert!(answer_of(&review).allowed && answer_of(&review).patch.is_none());
+}
+
+/// Fields the Rust type does not know (a newer CRD's) are not removed by
+/// the defaulting patch, and a whole number read into a float is no change
+/// (controller-runtime's defaulter drops removals too).
+#[test]
+fn the_defaulting_patch_keeps_unknown_fields_and_whole_numbers() {
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+    struct Gauge {
+        #[serde(default)]
+        metadata: ObjectMeta,
+        spec: GaugeSpec,
+    }
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+    struct GaugeSpec {
+        level: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unit: Option<String>,
+    }
+    impl k8s_openapi::Resource for Gauge {
+        const API_VERSION: &'static str = "example.com/v2";
+        const GROUP: &'static str = "example.com";
+        const KIND: &'static str = "Widget";
+        const VERSION: &'static str = "v2";
+        const URL_PATH_SEGMENT: &'static str = "widgets";
+        type Scope = k8s_openapi::NamespaceResourceScope;
+    }
+    impl k8s_openapi::Metadata for Gauge {
+        type Ty = ObjectMeta;
+        fn metadata(&self) -> &ObjectMeta {
+            &self.metadata
+        }
+        fn metadata_mut(&mut self) -> &mut ObjectMeta {
+            &mut self.metadata
+        }
+    }
+    impl Defaulter for Gauge {
+        fn apply_defaults(&mut self) {
+            self.spec.unit.get_or_insert_with(|| "m".into());
+        }
+    }
+    let webhooks = Webhooks::new().mutating::<Gauge>("/mutate-gauge");
+    let object = |spec: Value| json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": metadata("a"), "spec": spec});
+    let unchanged = object(json!({"level": 3, "unit": "cm", "retries": 2}));
+    let review = post(&webhooks, "/mutate-gauge", &admission_review("CREATE", Some(unchanged), None));
+    assert_eq!(review["response"]["patch"], Value::Null, "nothing defaulted: {review}");
+    assert_eq!(review["response"]["patchType"], Value::Null);
+    let defaulted = object(json!({"level": 3, "retries": 2}));
+    let review = post(&webhooks, "/mutate-gauge", &admission_review("CREATE", Some(defaulted), None));
+    let ops = serde_json::to_value(answer_of(&review).json_patch().expect("a patch")).unwrap();
+    assert_eq!(ops, json!([{"op": "add", "path": "/spec/unit", "value": "m"}]));
+}
+
+/// An object being deleted may drop its finalizer even when it no longer
+/// passes the create rules; an old object that no longer decodes leaves the
+/// update checked as a create instead of refused.
+#[test]
+fn updates_of_deleted_or_undecodable_old_objects_are_not_stuck() {
+    // WidgetV1 keeps the trait's `validate_update`.
+    let v1_webhooks = Webhooks::new().validating::<WidgetV1>("/validate-v1");
+    let v1 = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata("a"), "spec": {"colour": "red", "size": -1}});
+    let v1_update = |new: &Value, old: &Value| {
+        let mut review = admission_review("UPDATE", Some(new.clone()), Some(old.clone()));
+        review["request"]["kind"]["version"] = json!("v1");
+        review
+    };
+    let mut v1_deleting = v1.clone();
+    v1_deleting["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+    let mut v1_old = v1_deleting.clone();
+    v1_old["metadata"]["finalizers"] = json!(["example.com/cleanup"]);
+    assert!(
+        answer_of(&post(&v1_webhooks, "/validate-v1", &v1_update(&v1_deleting, &v1_old))).allowed,
+        "the finalizer goes"
+    );
+    assert!(!answer_of(&post(&v1_webhooks, "/validate-v1", &v1_update(&v1, &v1))).allowed, "not being deleted");
+
+    let mut deleting = widget(json!({"color": "red", "size": 0}));
+    deleting["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+
+    let undecodable_old = widget(json!({"color": 5}));
+    let review =
+        admission_review("UPDATE", Some(widget(json!({"color": "red", "size": 2}))), Some(undecodable_old.clone()));
+    assert!(answer_of(&post(&webhooks(), "/validate-widget", &review)).allowed);
+    let review =
+        admission_review("UPDATE", Some(widget(json!({"color": "red", "size": 0}))), Some(undecodable_old.clone()));
+    let denied = answer_of(&post(&webhooks(), "/validate-widget", &review));
+    assert_eq!(denied.status.map(|s| s.code), Some(422), "checked as a create");
+    let review = admission_review("UPDATE", Some(deleting), Some(undecodable_old));
+    assert!(answer_of(&post(&webhooks(), "/validate-widget", &review)).allowed);
 }
 
 #[test]
@@ -511,6 +642,48 @@ fn pem_files_load_as_pem() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A server on PEM files serves a renewed pair from the next connection
+/// on (cert-manager rotates the Secret's files in place), and keeps the
+/// last pair while the files do not load.
+#[tokio::test]
+async fn a_server_on_pem_files_serves_the_renewed_certificate() {
+    use rustls::pki_types::pem::PemObject;
+    let dir = tempfile::tempdir().unwrap();
+    let (crt, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
+    let (ca_a, cert_a, key_a) = loopback_certificates();
+    std::fs::write(&crt, &cert_a).unwrap();
+    std::fs::write(&key, &key_a).unwrap();
+    let server =
+        WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem_files(&crt, &key).unwrap(), webhooks()).await.unwrap();
+    let addr = server.local_addr();
+    let get = b"GET /convert HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let handshake = |ca: Vec<u8>| async move {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(rustls::pki_types::CertificateDer::from_pem_slice(&ca).unwrap()).unwrap();
+        let config =
+            rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
+        tokio_rustls::TlsConnector::from(std::sync::Arc::new(config)).connect(name, tcp).await.is_ok()
+    };
+    assert!(exchange(addr, &ca_a, get).await.starts_with("HTTP/1.1 405"));
+
+    // Half a rotation: the new certificate with the old key does not load.
+    let (ca_b, cert_b, key_b) = loopback_certificates();
+    std::fs::write(&crt, &cert_b).unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert!(handshake(ca_a.clone()).await, "the last pair serves while the new one is incomplete");
+    std::fs::write(&key, &key_b).unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert!(exchange(addr, &ca_b, get).await.starts_with("HTTP/1.1 405"), "the renewed certificate");
+    assert!(!handshake(ca_a).await, "the old one is gone");
+    server.shutdown().await;
+}
+
 #[test]
 fn manifests_point_at_the_server_for_the_kind() {
     use super::manifests::{
@@ -548,7 +721,7 @@ fn manifests_point_at_the_server_for_the_kind() {
         json!({"service": {"name": "webhook-service", "namespace": "system", "path": "/validate", "port": 9443}})
     );
     assert_eq!(webhook["failurePolicy"], "Ignore");
-    assert_eq!(webhook["rules"][0]["operations"], json!(["CREATE", "UPDATE", "DELETE"]));
+    assert_eq!(webhook["rules"][0]["operations"], json!(["CREATE", "UPDATE"]), "kubebuilder's verbs");
     assert_eq!(
         serde_json::to_value(crd_conversion("/convert", &url)).unwrap(),
         json!({"strategy": "Webhook", "webhook": {
