@@ -127,6 +127,10 @@ pub struct ListOptions {
     pub send_initial_events: bool,
 }
 
+/// The page size of [`TypedClient::list_all`] when the options give none
+/// (client-go's pager's `defaultPageSize`).
+const DEFAULT_PAGE_SIZE: u32 = 500;
+
 /// metav1's `ResourceVersionMatch`: how a list reads its resource version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ResourceVersionMatch {
@@ -141,6 +145,13 @@ impl ResourceVersionMatch {
         match self {
             ResourceVersionMatch::NotOlderThan => kube::api::VersionMatch::NotOlderThan,
             ResourceVersionMatch::Exact => kube::api::VersionMatch::Exact,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            ResourceVersionMatch::NotOlderThan => "NotOlderThan",
+            ResourceVersionMatch::Exact => "Exact",
         }
     }
 }
@@ -448,7 +459,21 @@ impl<K: Object> TypedClient<K> {
         verb: &'static str,
         name: Option<&str>,
     ) -> Result<bytes::Bytes> {
+        self.check_path(name)?;
         call(&self.client, request, verb, &K::group(&()), &K::plural(&()), name).await
+    }
+
+    /// client-go's checks of a name and namespace before they go into a
+    /// URL path (`rest.Request.Name`, `Namespace`): no `/` or `%`, not `.`
+    /// or `..`. `get("web/scale")` would otherwise read a subresource.
+    fn check_path(&self, name: Option<&str>) -> Result<()> {
+        for (what, segment) in [("namespace", self.namespace.as_deref()), ("resource name", name)] {
+            if let Some(problem) = segment.and_then(path_segment_problem) {
+                let segment = crate::gofmt::go_quote(segment.unwrap_or_default());
+                return Err(Error::InvalidRequest(format!("invalid {what} {segment}: [{problem}]")));
+            }
+        }
+        Ok(())
     }
 
     async fn call_json<T: DeserializeOwned>(
@@ -489,12 +514,24 @@ impl<K: Object> TypedClient<K> {
         Ok(())
     }
 
-    /// Deletes every object matching the selectors in `list_opts`.
+    /// Deletes every object matching `list_opts` (its selectors, and its
+    /// resource version, limit and timeout as client-go sends them).
     pub async fn delete_collection(&self, opts: &DeleteOptions, list_opts: &ListOptions) -> Result<()> {
         // The answer (the deleted objects, or a Status) is not decoded: the
         // items of a built-in or aggregated API server's list have no
         // `apiVersion`/`kind`, which kube's typed `delete_collection` needs.
         let request = self.request().delete_collection(&opts.into(), &list_opts.into()).map_err(build_error)?;
+        // kube sends only the selectors.
+        let request = with_query(
+            request,
+            &[
+                ("resourceVersion", list_opts.resource_version.clone()),
+                ("resourceVersionMatch", list_opts.resource_version_match.map(|m| m.as_str().to_owned())),
+                ("limit", list_opts.limit.map(|l| l.to_string())),
+                ("continue", list_opts.continue_token.clone().filter(|c| !c.is_empty())),
+                ("timeoutSeconds", list_opts.timeout_seconds.map(|t| t.to_string())),
+            ],
+        );
         self.call(request, "delete_collection", None).await?;
         Ok(())
     }
@@ -515,6 +552,7 @@ impl<K: Object> TypedClient<K> {
     /// aggregated API server's list carry no `apiVersion`/`kind`, which a
     /// Rust kind usually requires (kube's `Api::list` fails on them).
     async fn list_page(&self, params: &ListParams) -> Result<ObjectList<K>> {
+        self.check_path(None)?;
         let page = list_raw(&self.client, self.request(), params, &K::group(&()), &K::plural(&())).await?;
         let items = page
             .items
@@ -526,24 +564,20 @@ impl<K: Object> TypedClient<K> {
     }
 
     /// Lists every matching object, following continue tokens page by page
-    /// (`limit` is the page size). When a continue token expires midway (410
-    /// Expired: the server no longer has that snapshot), the objects are
-    /// listed again in one unpaged list of the current state, as client-go's
-    /// pager does (`FullListIfExpired`).
+    /// (`limit` is the page size, 500 when `None`, as client-go's pager).
+    /// When a continue token expires midway (410 Expired: the server no
+    /// longer has that snapshot), the objects are listed again in one
+    /// unpaged list at the resource version asked for, as client-go's pager
+    /// does (`FullListIfExpired`).
     pub async fn list_all(&self, opts: &ListOptions) -> Result<Vec<K>> {
-        let mut params: ListParams = opts.into();
+        let requested: ListParams = opts.into();
+        let mut params = ListParams { limit: Some(requested.limit.unwrap_or(DEFAULT_PAGE_SIZE)), ..requested.clone() };
         let mut items = Vec::new();
         loop {
             let page = match self.list_page(&params).await {
                 Ok(page) => page,
                 Err(err) if params.continue_token.is_some() && err.is_resource_expired() => {
-                    let full = ListParams {
-                        limit: None,
-                        continue_token: None,
-                        resource_version: None,
-                        version_match: None,
-                        ..params.clone()
-                    };
+                    let full = ListParams { limit: None, continue_token: None, ..requested };
                     return Ok(self.list_page(&full).await?.items);
                 }
                 Err(err) => return Err(err),
@@ -575,6 +609,7 @@ impl<K: Object> TypedClient<K> {
     /// stream ends when the server closes the watch (see `timeout_seconds`);
     /// an expired version arrives as a `WatchEvent::Error` with code 410.
     pub async fn watch(&self, opts: &ListOptions) -> Result<BoxStream<'static, Result<WatchEvent<K>>>> {
+        self.check_path(None)?;
         let events = watch_raw(&self.client, self.request(), opts).await?;
         Ok(events.map(|event| event.and_then(typed_event::<K>)).boxed())
     }
@@ -713,6 +748,15 @@ impl<K: Object> TypedClient<K> {
     }
 }
 
+/// apimachinery's `IsValidPathSegmentName`: what is wrong with `segment` as
+/// one segment of a URL path.
+fn path_segment_problem(segment: &str) -> Option<String> {
+    if segment == "." || segment == ".." {
+        return Some(format!("may not be '{segment}'"));
+    }
+    ["/", "%"].iter().find(|bad| segment.contains(**bad)).map(|bad| format!("may not contain '{bad}'"))
+}
+
 fn build_error(err: kube::core::request::Error) -> Error {
     Error::Kube(kube::Error::BuildRequest(err))
 }
@@ -720,15 +764,33 @@ fn build_error(err: kube::core::request::Error) -> Error {
 /// Adds `fieldValidation` to a create or update, which kube's `PostParams`
 /// cannot carry.
 fn with_field_validation(
-    mut request: http::Request<Vec<u8>>,
+    request: http::Request<Vec<u8>>,
     validation: Option<FieldValidation>,
 ) -> http::Request<Vec<u8>> {
-    let Some(validation) = validation else { return request };
+    with_query(request, &[("fieldValidation", validation.map(|v| v.as_str().to_owned()))])
+}
+
+/// `request` with the given query parameters added (those with a value),
+/// percent-encoded.
+fn with_query(mut request: http::Request<Vec<u8>>, params: &[(&str, Option<String>)]) -> http::Request<Vec<u8>> {
     let mut uri = request.uri().to_string();
-    uri.push(if uri.contains('?') { '&' } else { '?' });
-    uri.push_str("fieldValidation=");
-    uri.push_str(validation.as_str());
-    if let Ok(parsed) = uri.parse() {
+    let before = uri.len();
+    for (name, value) in params {
+        let Some(value) = value else { continue };
+        uri.push(if uri.contains('?') { '&' } else { '?' });
+        uri.push_str(name);
+        uri.push('=');
+        for byte in value.bytes() {
+            if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+                uri.push(char::from(byte));
+            } else {
+                uri.push_str(&format!("%{byte:02X}"));
+            }
+        }
+    }
+    if uri.len() != before
+        && let Ok(parsed) = uri.parse()
+    {
         *request.uri_mut() = parsed;
     }
     request
@@ -766,9 +828,15 @@ async fn call(
     let response = client.send(request.map(kube::client::Body::from)).await?;
     let (parts, body) = response.into_parts();
     let body = body.collect_bytes().await?;
-    if parts.status.is_client_error() || parts.status.is_server_error() {
+    let code = parts.status.as_u16();
+    // client-go: anything but 200 to 206 is an error (a redirect too), and
+    // so is a Status of Failure in a 2xx answer.
+    if !(200..=206).contains(&code) {
         let target = crate::error::Target { method: &method, group, resource, name };
-        return Err(crate::error::from_response(target, parts.status.as_u16(), &parts.headers, &body));
+        return Err(crate::error::from_response(target, code, &parts.headers, &body));
+    }
+    if let Some(failure) = crate::error::failure_status(code, &body) {
+        return Err(failure);
     }
     Ok(body)
 }
@@ -955,6 +1023,14 @@ mod tests {
             .await
             .unwrap_err();
         assert!(err.status().unwrap().message.ends_with("(delete deployments.apps web)"), "{err:?}");
+
+        // A Status of Failure in a 2xx answer is the error it says; a
+        // redirect is an error too, not a body to decode.
+        let err = get(answering(200, Some("application/json"), None, status)).await;
+        assert_eq!((err.code(), err.reason()), (Some(200), Some("NotFound")), "{err:?}");
+        let err = get(answering(302, None, None, "")).await;
+        assert_eq!(err.code(), Some(302), "{err:?}");
+        assert!(err.status().unwrap().message.starts_with("the server responded with the status code 302"), "{err:?}");
     }
 
     /// What client-go sends: `""` is every namespace, a cached read keeps
@@ -1051,12 +1127,30 @@ mod tests {
         server.prepend_reactor("list", "configmaps", move |action| {
             action.params.contains_key("continue").then(|| Err(Box::new(expired.clone())))
         });
-        let all = client.list_all(&ListOptions { limit: Some(1), ..Default::default() }).await.unwrap();
+        let opts = ListOptions {
+            limit: Some(1),
+            resource_version: Some("0".into()),
+            resource_version_match: Some(ResourceVersionMatch::NotOlderThan),
+            ..Default::default()
+        };
+        let all = client.list_all(&opts).await.unwrap();
         let names: Vec<_> = all.iter().filter_map(|cm| cm.metadata.name.as_deref()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         let lists: Vec<_> = server.actions().into_iter().filter(|a| a.verb == "list").collect();
         assert_eq!(lists.len(), 3, "first page, expired second page, full list");
         assert!(!lists[2].params.contains_key("limit") && !lists[2].params.contains_key("continue"));
+        assert_eq!(
+            (lists[2].params.get("resourceVersion"), lists[2].params.get("resourceVersionMatch")),
+            (Some(&"0".to_owned()), Some(&"NotOlderThan".to_owned())),
+            "the full list reads at the version asked for, as client-go's pager"
+        );
+
+        // Without a limit, pages of 500.
+        server.clear_actions();
+        server.clear_reactors();
+        assert_eq!(client.list_all(&ListOptions::default()).await.unwrap().len(), 3);
+        let lists: Vec<_> = server.actions().into_iter().filter(|a| a.verb == "list").collect();
+        assert_eq!(lists[0].params.get("limit").map(String::as_str), Some("500"));
 
         // Without a continue token, a 410 is the caller's to handle.
         server.clear_reactors();
@@ -1065,6 +1159,50 @@ mod tests {
         });
         let err = client.list_all(&ListOptions { limit: Some(1), ..Default::default() }).await.unwrap_err();
         assert!(err.is_resource_expired(), "{err:?}");
+    }
+
+    /// `delete_collection` sends the list options client-go sends, not only
+    /// the selectors (kube's).
+    #[tokio::test]
+    async fn delete_collection_sends_the_list_options() {
+        let (server, client) = three_config_maps().await;
+        server.clear_actions();
+        let list_opts = ListOptions {
+            label_selector: Some("app=web".into()),
+            resource_version: Some("0".into()),
+            resource_version_match: Some(ResourceVersionMatch::NotOlderThan),
+            limit: Some(10),
+            timeout_seconds: Some(300),
+            continue_token: Some("a b=".into()),
+            ..Default::default()
+        };
+        let _ = client.delete_collection(&DeleteOptions::default(), &list_opts).await;
+        let action = server.actions().into_iter().find(|a| a.verb == "delete-collection").expect("sent");
+        let param = |name: &str| action.params.get(name).map(String::as_str);
+        assert_eq!(
+            [param("labelSelector"), param("resourceVersion"), param("resourceVersionMatch"), param("limit")],
+            [Some("app=web"), Some("0"), Some("NotOlderThan"), Some("10")]
+        );
+        assert_eq!([param("timeoutSeconds"), param("continue")], [Some("300"), Some("a b=")], "percent-encoded");
+    }
+
+    /// Names and namespaces that would change the URL's path are refused
+    /// before anything is sent, as client-go refuses them.
+    #[tokio::test]
+    async fn names_that_are_no_path_segment_are_refused_before_sending() {
+        let server = crate::testing::FakeApiServer::new();
+        server.register::<ConfigMap>();
+        let client = TypedClient::<ConfigMap>::new(server.client(), Some("default"));
+        let err = client.get("web/scale", &GetOptions::default()).await.unwrap_err();
+        assert_eq!(err.to_string(), r#"invalid request: invalid resource name "web/scale": [may not contain '/']"#);
+        assert!(matches!(client.delete("..", &DeleteOptions::default()).await, Err(Error::InvalidRequest(_))));
+        assert!(matches!(client.get("a%2Fb", &GetOptions::default()).await, Err(Error::InvalidRequest(_))));
+        let odd = TypedClient::<ConfigMap>::new(server.client(), Some("x/y"));
+        let err = odd.list(&ListOptions::default()).await.unwrap_err();
+        assert_eq!(err.to_string(), r#"invalid request: invalid namespace "x/y": [may not contain '/']"#);
+        assert!(matches!(odd.watch(&ListOptions::default()).await, Err(Error::InvalidRequest(_))));
+        assert!(server.actions().is_empty(), "nothing was sent: {:?}", server.actions());
+        assert!(client.get("a.b-c", &GetOptions::default()).await.unwrap_err().is_not_found(), "a valid name is sent");
     }
 
     /// `field_validation` is sent on create, update and patch.

@@ -187,9 +187,10 @@ impl Error {
         self.reason_or_code(reason::NOT_ACCEPTABLE, 406)
     }
 
-    /// The request body is too large (413 RequestEntityTooLarge).
+    /// The request body is too large (413 RequestEntityTooLarge). As
+    /// apimachinery's, the code 413 counts whatever the reason.
     pub fn is_request_entity_too_large(&self) -> bool {
-        self.reason_or_code(reason::REQUEST_ENTITY_TOO_LARGE, 413)
+        self.status().is_some_and(|s| s.reason == reason::REQUEST_ENTITY_TOO_LARGE || s.code == 413)
     }
 
     /// The server is not ready to serve (503 ServiceUnavailable).
@@ -203,18 +204,14 @@ impl Error {
         self.status().is_some_and(|s| s.reason == reason::SERVER_TIMEOUT)
     }
 
-    /// The seconds the server asks the client to wait before retrying
-    /// (`details.retryAfterSeconds` of a 429, 500 ServerTimeout or 504;
-    /// apimachinery's `SuggestsClientDelay`).
+    /// The seconds the server asks the client to wait before retrying:
+    /// `details.retryAfterSeconds` when above zero (a 429, a 503 with
+    /// `Retry-After`, ...), and that value, zero included, for 500
+    /// ServerTimeout (apimachinery's `SuggestsClientDelay`).
     pub fn suggests_client_delay(&self) -> Option<u32> {
         let status = self.status()?;
-        let delaying = status.code == 429
-            || status.code == 504
-            || status.reason == reason::SERVER_TIMEOUT
-            || status.reason == reason::TIMEOUT
-            || status.reason == reason::TOO_MANY_REQUESTS;
         let seconds = status.details.as_ref().map(|d| d.retry_after_seconds)?;
-        (delaying && seconds > 0).then_some(seconds)
+        (status.reason == reason::SERVER_TIMEOUT || seconds > 0).then_some(seconds)
     }
 
     /// The request timed out on the server (504 Timeout or 500 ServerTimeout).
@@ -279,7 +276,9 @@ const MAX_UNSTRUCTURED_TEXT: usize = 2048;
 /// AlreadyExists, ...), client-go's message naming the verb, resource and
 /// name, the text of a text answer as an `UnexpectedServerResponse`
 /// cause, and a `Retry-After` header's seconds.
-pub(crate) fn from_response(target: Target<'_>, code: u16, headers: &http::HeaderMap, body: &[u8]) -> Error {
+/// A `Status` of `Failure` in `body` (whatever the HTTP code: client-go
+/// turns one into an error on a 2xx too), with `code` where it has none.
+pub(crate) fn failure_status(code: u16, body: &[u8]) -> Option<Error> {
     if let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(body)
         && map.get("kind").and_then(serde_json::Value::as_str) == Some("Status")
         && map.get("status").and_then(serde_json::Value::as_str) == Some("Failure")
@@ -288,7 +287,14 @@ pub(crate) fn from_response(target: Target<'_>, code: u16, headers: &http::Heade
         if status.code == 0 {
             status.code = code;
         }
-        return Error::Api(Box::new(status));
+        return Some(Error::Api(Box::new(status)));
+    }
+    None
+}
+
+pub(crate) fn from_response(target: Target<'_>, code: u16, headers: &http::HeaderMap, body: &[u8]) -> Error {
+    if let Some(failure) = failure_status(code, body) {
+        return failure;
     }
     let header = |name: http::header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
     // client-go's isTextResponse: no content type, or a `text/` one.
@@ -418,7 +424,10 @@ mod tests {
         assert_eq!(delayed(429, "TooManyRequests", 3).suggests_client_delay(), Some(3));
         assert_eq!(delayed(500, "ServerTimeout", 2).suggests_client_delay(), Some(2));
         assert_eq!(delayed(429, "TooManyRequests", 0).suggests_client_delay(), None);
-        assert_eq!(delayed(422, "Invalid", 3).suggests_client_delay(), None);
+        assert_eq!(delayed(422, "Invalid", 3).suggests_client_delay(), Some(3), "any retryAfterSeconds, as Go's");
+        assert_eq!(delayed(503, "ServiceUnavailable", 5).suggests_client_delay(), Some(5));
+        assert_eq!(delayed(500, "ServerTimeout", 0).suggests_client_delay(), Some(0), "ServerTimeout asks for a delay");
+        assert!(api(413, "Invalid").is_request_entity_too_large(), "413 whatever the reason");
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod informer;
 pub mod leaderelection;
 pub mod lister;
 mod object;
+pub mod retry;
 pub mod sharding;
 pub mod signal;
 pub mod testing;

@@ -15,9 +15,11 @@ impl Clientset {
         Self { client }
     }
 
-    /// A clientset from the default kubeconfig or in-cluster configuration.
+    /// A clientset from the default kubeconfig or in-cluster configuration,
+    /// retrying requests as client-go does (only answers with `Retry-After`;
+    /// see `{{ p.rt }}::retry`).
     pub async fn try_default() -> ::std::result::Result<Self, {{ p.kube }}::Error> {
-        Ok(Self::new({{ p.kube }}::Client::try_default().await?))
+        Ok(Self::new({{ p.rt }}::retry::default_client().await?))
     }
 
     /// The underlying `kube::Client`.

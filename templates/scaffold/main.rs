@@ -56,7 +56,7 @@ async fn main() {
 }
 
 async fn client(flags: &Flags) -> Result<kube::Client> {
-    let config = match &flags.kubeconfig {
+    let mut config = match &flags.kubeconfig {
         Some(path) => {
             let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("reading {}", path.display()))?;
             kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?
@@ -67,7 +67,11 @@ async fn client(flags: &Flags) -> Result<kube::Client> {
     // does not declare), logged once each as kubectl prints them; kube's
     // client drops them.
     let warnings = codegen_runtime::warnings::WarningLayer::logging().deduplicated();
-    Ok(kube::client::ClientBuilder::try_from(config)?.with_layer(&warnings).build())
+    // Retries as client-go's: only answers with Retry-After, not kube's
+    // retries of every 429, 503 and 504 (a create included).
+    config.default_retry = false;
+    let retries = codegen_runtime::retry::RetryAfterLayer::default();
+    Ok(kube::client::ClientBuilder::try_from(config)?.with_layer(&warnings).with_layer(&retries).build())
 }
 
 // The leader election Lease (`--leader-elect`).

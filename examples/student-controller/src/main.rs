@@ -138,7 +138,11 @@ async fn client(flags: &Flags) -> Result<kube::Client> {
     // does not declare), logged once each as kubectl prints them; kube's
     // client drops them.
     let warnings = codegen_runtime::warnings::WarningLayer::logging().deduplicated();
-    Ok(kube::client::ClientBuilder::try_from(config)?.with_layer(&warnings).build())
+    // Retries as client-go's: only answers with Retry-After, not kube's
+    // retries of every 429, 503 and 504 (a create included).
+    config.default_retry = false;
+    let retries = codegen_runtime::retry::RetryAfterLayer::default();
+    Ok(kube::client::ClientBuilder::try_from(config)?.with_layer(&warnings).with_layer(&retries).build())
 }
 
 #[tokio::main]

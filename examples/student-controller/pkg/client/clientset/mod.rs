@@ -14,12 +14,14 @@ impl Clientset {
     pub fn new(client: ::codegen_runtime::__private::kube::Client) -> Self {
         Self { client }
     }
-    /// A clientset from the default kubeconfig or in-cluster configuration.
+    /// A clientset from the default kubeconfig or in-cluster configuration,
+    /// retrying requests as client-go does (only answers with `Retry-After`;
+    /// see `::codegen_runtime::retry`).
     pub async fn try_default() -> ::std::result::Result<
         Self,
         ::codegen_runtime::__private::kube::Error,
     > {
-        Ok(Self::new(::codegen_runtime::__private::kube::Client::try_default().await?))
+        Ok(Self::new(::codegen_runtime::retry::default_client().await?))
     }
     /// The underlying `kube::Client`.
     pub fn client(&self) -> &::codegen_runtime::__private::kube::Client {
