@@ -485,10 +485,27 @@ async fn finalizers_and_preconditions() {
     more.metadata.finalizers.as_mut().unwrap().push("another".into());
     assert!(client.update(&more, &UpdateOptions::default()).await.unwrap_err().is_invalid());
 
+    // The last finalizer goes, with a label in the same update: the object
+    // is deleted as it was stored (kube-apiserver's deleteWithoutFinalizers):
+    // watchers see its finalizer and not the label, at a new version.
+    let mut watch = client
+        .watch(&ListOptions { resource_version: deleting.metadata.resource_version.clone(), ..Default::default() })
+        .await
+        .unwrap();
     let mut released = deleting.clone();
     released.metadata.finalizers = None;
-    client.update(&released, &UpdateOptions::default()).await.unwrap();
+    released.metadata.labels = Some(BTreeMap::from([("late".to_string(), "yes".to_string())]));
+    let answer = client.update(&released, &UpdateOptions::default()).await.unwrap();
+    assert_eq!(answer.metadata.labels, released.metadata.labels, "the request's object is the answer");
     assert!(client.get("a", &GetOptions::default()).await.unwrap_err().is_not_found());
+    match next(&mut watch).await.unwrap().unwrap() {
+        WatchEvent::Deleted(o) => {
+            assert_eq!(o.metadata.finalizers, Some(vec!["example.com/cleanup".to_owned()]));
+            assert_eq!(o.metadata.labels, deleting.metadata.labels, "the update's label was never stored");
+            assert!(rv(&o) > rv(&deleting));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
 }
 
 #[tokio::test]
@@ -561,6 +578,8 @@ async fn watch_from_a_compacted_version_is_gone() {
         WatchEvent::Error(status) => {
             assert_eq!(status.code, 410);
             assert_eq!(status.reason, "Expired");
+            // The watch cache's wording: the oldest version it has, less one.
+            assert_eq!(status.message, "too old resource version: 1 (2)");
         }
         other => panic!("expected a 410 ERROR event, got {other:?}"),
     }

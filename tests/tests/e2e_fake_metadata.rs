@@ -64,6 +64,8 @@ fn creates() -> Vec<(&'static str, ConfigMap)> {
     vec![
         ("valid", cm("valid", |m| m.labels = labels(&[("app.kubernetes.io/name", "web"), ("empty", "")]))),
         ("upper-case name", cm("Upper", |_| {})),
+        ("taken name with a bad label", cm("valid", |m| m.labels = labels(&[("k", "-v")]))),
+        ("taken name", cm("valid", |_| {})),
         ("underscore in name", cm("a_b", |_| {})),
         ("label value of 64", cm("l1", |m| m.labels = labels(&[("owner", &"x".repeat(64))]))),
         ("label key starting with -", cm("l2", |m| m.labels = labels(&[("-k", "v")]))),
@@ -149,5 +151,131 @@ async fn the_fake_server_answers_writes_as_kube_apiserver() -> Result<()> {
     assert!(differ.is_empty(), "{} of {} writes differ:\n{}", differ.len(), theirs.len(), differ.join("\n"));
     // Not all of them were refused: the valid create and the generated name.
     assert_eq!(theirs[0].1, Answer::Ok(5));
+    Ok(())
+}
+
+/// An update of a missing object creates it for the kinds whose registry
+/// allows create-on-update (a Lease, a Role) and is a 404 for the others
+/// (a ConfigMap), on both servers.
+#[tokio::test]
+async fn updates_of_missing_objects_create_them_where_the_api_server_does() -> Result<()> {
+    use k8s_openapi::api::coordination::v1::Lease;
+    use k8s_openapi::api::rbac::v1::Role;
+
+    async fn put<K>(api: &Api<K>, obj: &K) -> Result<(u16, Option<String>)>
+    where
+        K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+    {
+        let name = obj.meta().name.clone().unwrap_or_default();
+        Ok(match api.replace(&name, &PostParams::default(), obj).await {
+            Ok(stored) => (0, stored.meta().name.clone()),
+            Err(kube::Error::Api(status)) => (status.code, None),
+            Err(other) => return Err(other).context("a replace"),
+        })
+    }
+    let env = TestEnv::shared();
+    let ns = env.create_namespace("fake-create-on-update").await?;
+    let fake = FakeApiServer::new();
+    fake.register::<ConfigMap>();
+    fake.register::<Lease>();
+    fake.register::<Role>();
+    let named =
+        |name: &str| ObjectMeta { name: Some(name.into()), resource_version: Some("7".into()), ..Default::default() };
+    let mut answers = Vec::new();
+    for client in [env.admin_client().await?, fake.client()] {
+        let lease = Lease { metadata: named("lease"), ..Default::default() };
+        let role = Role { metadata: named("role"), ..Default::default() };
+        let cm = ConfigMap { metadata: named("cm"), ..Default::default() };
+        answers.push([
+            put(&Api::<Lease>::namespaced(client.clone(), &ns), &lease).await?,
+            put(&Api::<Role>::namespaced(client.clone(), &ns), &role).await?,
+            put(&Api::<ConfigMap>::namespaced(client, &ns), &cm).await?,
+        ]);
+    }
+    assert_eq!(answers[0], answers[1], "kube-apiserver, then the fake");
+    assert_eq!(answers[0][2].0, 404, "a ConfigMap is not created by an update");
+    assert_eq!(answers[0][0], (0, Some("lease".into())), "a Lease is");
+    Ok(())
+}
+
+/// Names are checked by each kind's rule: a Role's may hold a `:` (any URL
+/// path segment), a Service's and a StatefulSet's must be DNS labels (no
+/// `.`, at most 63 characters), as kube-apiserver checks them.
+#[tokio::test]
+async fn names_follow_each_kinds_rule_as_on_kube_apiserver() -> Result<()> {
+    use k8s_openapi::api::apps::v1::StatefulSet;
+    use k8s_openapi::api::core::v1::Service;
+    use k8s_openapi::api::rbac::v1::Role;
+
+    async fn create<K>(api: &Api<K>, obj: &K) -> Result<Answer>
+    where
+        K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+    {
+        Ok(match api.create(&PostParams { dry_run: true, ..Default::default() }, obj).await {
+            Ok(stored) => Answer::Ok(stored.meta().name.clone().unwrap_or_default().len()),
+            Err(kube::Error::Api(status)) => {
+                let mut causes: Vec<_> = status
+                    .details
+                    .map(|d| d.causes.into_iter().map(|c| (c.field, c.reason, c.message)).collect())
+                    .unwrap_or_default();
+                causes.sort();
+                Answer::Failed { code: status.code, reason: status.reason, causes }
+            }
+            Err(other) => return Err(other).context("a create"),
+        })
+    }
+    let env = TestEnv::shared();
+    let ns = env.create_namespace("fake-names").await?;
+    let fake = FakeApiServer::new();
+    fake.register::<Role>();
+    fake.register::<Service>();
+    fake.register::<StatefulSet>();
+    let meta = |name: &str| ObjectMeta { name: Some(name.into()), ..Default::default() };
+    let service = |name: &str| Service {
+        metadata: meta(name),
+        spec: Some(k8s_openapi::api::core::v1::ServiceSpec {
+            ports: Some(vec![k8s_openapi::api::core::v1::ServicePort { port: 80, ..Default::default() }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let long = "s".repeat(70);
+    let mut answers = Vec::new();
+    for client in [env.admin_client().await?, fake.client()] {
+        let roles = Api::<Role>::namespaced(client.clone(), &ns);
+        let services = Api::<Service>::namespaced(client.clone(), &ns);
+        let sets = Api::<StatefulSet>::namespaced(client, &ns);
+        answers.push(vec![
+            (
+                "role with a colon",
+                create(&roles, &Role { metadata: meta("myop:manager"), ..Default::default() }).await?,
+            ),
+            ("role with a slash", create(&roles, &Role { metadata: meta("a/b"), ..Default::default() }).await?),
+            ("service with a dot", create(&services, &service("a.b")).await?),
+            ("service of 70", create(&services, &service(&long)).await?),
+            (
+                "statefulset with a dot",
+                create(&sets, &StatefulSet { metadata: meta("a.b"), ..Default::default() }).await?,
+            ),
+        ]);
+    }
+    let (theirs, ours) = (&answers[0], &answers[1]);
+    for ((what, server), (_, fake)) in theirs.iter().zip(ours) {
+        if let (Answer::Failed { code: 422, causes: s, .. }, Answer::Failed { code: 422, causes: f, .. }) =
+            (server, fake)
+        {
+            // The fake checks metadata only: compare the name's causes.
+            let name = |c: &Vec<(String, String, String)>| {
+                c.iter().filter(|c| c.0 == "metadata.name").cloned().collect::<Vec<_>>()
+            };
+            assert_eq!(name(s), name(f), "{what}");
+            assert!(!name(s).is_empty(), "{what}: refused for its name");
+        } else {
+            assert!(
+                matches!((server, fake), (Answer::Ok(_), Answer::Ok(_))),
+                "{what}:\n  kube-apiserver: {server:?}\n  fake: {fake:?}"
+            );
+        }
+    }
     Ok(())
 }

@@ -26,11 +26,18 @@ pub(crate) fn validate(info: &ResourceInfo, object: &Value) -> Vec<Cause> {
     let empty = Map::new();
     let meta = object.get("metadata").and_then(Value::as_object).unwrap_or(&empty);
     let text = |key: &str| meta.get(key).and_then(Value::as_str).unwrap_or_default();
-    // Namespaces are DNS labels; every other kind this fake serves (custom
-    // resources, ConfigMaps, Secrets, ...) is a DNS subdomain.
-    let label_names = info.group.is_empty() && info.kind == "Namespace";
     let name = text("name");
-    for why in name_problems(name, label_names) {
+    let problems = match (info.group.as_str(), info.kind.as_str()) {
+        // Namespaces, Services and StatefulSets are DNS labels.
+        ("", "Namespace" | "Service") | ("apps", "StatefulSet") => name_problems(name, true),
+        // Roles and their bindings: anything that fits in a URL path.
+        ("rbac.authorization.k8s.io", "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding") => {
+            path_segment_problems(name)
+        }
+        // Every other kind (custom resources, ConfigMaps, Secrets, ...).
+        _ => name_problems(name, false),
+    };
+    for why in problems {
         causes.push(invalid("metadata.name", &quoted(name), &why));
     }
     if let Some(labels) = meta.get("labels").and_then(Value::as_object) {
@@ -173,9 +180,23 @@ pub(crate) fn name_problems(name: &str, label: bool) -> Vec<String> {
         out.push(format!("must be no more than {max} characters"));
     }
     if !ok {
-        out.push(rule.to_string());
+        // apimachinery's IsDNS1123Label: a valid subdomain that is no label
+        // has dots.
+        if label && is_dns_subdomain(name) {
+            out.push("must not contain dots".to_string());
+        } else {
+            out.push(rule.to_string());
+        }
     }
     out
+}
+
+/// apimachinery's `IsPathSegmentName`: not `.` or `..`, no `/` or `%`.
+fn path_segment_problems(name: &str) -> Vec<String> {
+    if name == "." || name == ".." {
+        return vec![format!("may not be '{name}'")];
+    }
+    ["/", "%"].iter().filter(|bad| name.contains(**bad)).map(|bad| format!("may not contain '{bad}'")).collect()
 }
 
 fn max_len(max: usize) -> String {

@@ -269,7 +269,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         "list" => store.list(&target, &query).map(created),
         "create" => body_json().and_then(|b| store.create(&target, b, &query)).map(created),
         "update" if status => body_json().and_then(|b| store.update_status(&target, b, &query)).map(created),
-        "update" => body_json().and_then(|b| store.update(&target, b, &query)).map(created),
+        "update" => body_json().and_then(|b| store.update(&target, b, &query)),
         // A server-side apply that creates the object answers 201.
         "patch" => match patch_kind {
             Some(Ok(kind)) => store.patch(&target, kind, body, status, &query),

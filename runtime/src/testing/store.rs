@@ -539,9 +539,6 @@ impl Store {
             },
         };
         target.name = Some(name.clone());
-        if self.existing(&target).is_ok() {
-            return Err(ApiError::already_exists(info, &name));
-        }
         let uid = self.new_uid();
         let m = meta_mut(&mut body)?;
         m.insert("name".into(), name.clone().into());
@@ -559,6 +556,11 @@ impl Store {
             map.remove("status");
         }
         admit(info, &name, &mut body, None)?;
+        // After validation, as the API server's storage refuses it: an
+        // invalid object under a taken name is a 422, not a 409.
+        if self.existing(&target).is_ok() {
+            return Err(ApiError::already_exists(info, &name));
+        }
         if let Some(manager) = manager {
             ssa::track_update(info, None, &mut body, manager, None);
         }
@@ -584,21 +586,42 @@ impl Store {
         }
         let deleting = meta(&new).is_some_and(|m| m.contains_key("deletionTimestamp"));
         if deleting && finalizers(&new).is_empty() {
-            return self.remove(&t.info, &t.object_key(), new);
+            // As the API server's `deleteWithoutFinalizers`: the stored
+            // object is deleted (watchers see it as it was stored, its
+            // finalizers still there, at the delete's resourceVersion; the
+            // rest of the update is not written), and the request's object
+            // is the answer.
+            self.remove(&t.info, &t.object_key(), old);
+            return new;
         }
         self.put(&t.info, t.object_key(), new, Some(old))
     }
 
-    pub(crate) fn update(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
+    /// An update; `true` with the object when it created it (a kind that
+    /// allows create-on-update, answered 201).
+    pub(crate) fn update(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<(Value, bool), ApiError> {
         let manager = q.manager("UpdateOptions")?;
         self.decode(&t.info, &mut body, q)?;
         named_as_url(t, &body)?;
-        let old = self.existing(t)?;
+        let old = match self.existing(t) {
+            Ok(old) => old,
+            Err(_) if creates_on_update(&t.info) => {
+                // As the API server's create-via-update: the system fields
+                // of the body are wiped, then it is created.
+                if let Ok(m) = meta_mut(&mut body) {
+                    for system in ["resourceVersion", "uid", "creationTimestamp", "generation", "selfLink"] {
+                        m.remove(system);
+                    }
+                }
+                return self.insert(t, body, q, Some(&manager)).map(|created| (created, true));
+            }
+            Err(err) => return Err(err),
+        };
         versioned_update(t, &body)?;
         uid_precondition(t, &old, &body)?;
         let mut new = prepare_update(t, &old, body)?;
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, None);
-        self.commit_update(t, old, new, q)
+        self.commit_update(t, old, new, q).map(|updated| (updated, false))
     }
 
     pub(crate) fn update_status(&mut self, t: &Target, mut body: Value, q: &Query) -> Result<Value, ApiError> {
@@ -853,7 +876,7 @@ impl Store {
                 let rv: u64 =
                     rv.parse().map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
                 if rv < self.compacted {
-                    let status = ApiError::expired(format!("too old resource version: {rv} ({})", self.compacted + 1));
+                    let status = ApiError::expired(format!("too old resource version: {rv} ({})", self.compacted));
                     return Ok(WatchStart::Expired(watch_line("ERROR", &status.to_value())));
                 }
                 for event in self.history.iter().filter(|e| e.resource_version > rv && e.key == info.key()) {
@@ -897,6 +920,19 @@ impl Store {
             }),
         )
     }
+}
+
+/// Whether an update of a missing object of this built-in kind creates it
+/// (its registry strategy's `AllowCreateOnUpdate`, Kubernetes 1.37).
+fn creates_on_update(info: &ResourceInfo) -> bool {
+    matches!(
+        (info.group.as_str(), info.kind.as_str()),
+        ("coordination.k8s.io", "Lease" | "LeaseCandidate")
+            | ("", "Endpoints" | "Event" | "LimitRange" | "Service")
+            | ("events.k8s.io", "Event")
+            | ("node.k8s.io", "RuntimeClass")
+            | ("rbac.authorization.k8s.io", "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding")
+    ) && info.schema.is_none()
 }
 
 /// A custom resource is only updated at a given resourceVersion: an update
