@@ -261,10 +261,11 @@ impl GenericLister {
         self.wrap(select_erased(self.indexer.list(), selector))
     }
 
-    /// The cached cluster-scoped object called `name`. For namespaced kinds
-    /// use [`GenericLister::namespace`] (client-go's `ByNamespace`).
-    pub fn get(&self, name: &str) -> Option<GenericObject> {
-        self.indexer.get_in(("", name)).map(|obj| GenericObject { obj, to_json: self.to_json })
+    /// The cached object under `key`: the name of a cluster-scoped one, or
+    /// `namespace/name` (client-go's `GenericLister.Get`, a work queue's
+    /// key). [`GenericLister::namespace`] is client-go's `ByNamespace`.
+    pub fn get(&self, key: &str) -> Option<GenericObject> {
+        self.indexer.get_by_key(key).map(|obj| GenericObject { obj, to_json: self.to_json })
     }
 
     /// A lister restricted to namespace `namespace`; the empty string means
@@ -393,6 +394,7 @@ mod tests {
         assert_eq!(generic.namespace("").list(&web).len(), 2, "empty namespace means all");
         assert!(a.get("web-2").is_none(), "web-2 is in namespace b");
         assert!(generic.get("web-1").is_none(), "a namespaced object is not found by name alone");
+        assert!(generic.get("a/web-1").is_some(), "but by its key, as client-go's GenericLister.Get");
 
         let obj = a.get("web-1").expect("cached");
         assert!(obj.is::<ConfigMap>() && !obj.is::<Namespace>());

@@ -662,13 +662,17 @@ async fn reactors_inject_responses() {
     let scale: k8s_openapi::api::autoscaling::v1::Scale = client.get_subresource("scale", "a").await.unwrap();
     assert_eq!(scale.spec.unwrap().replicas, Some(3));
 
-    server.prepend_reactor("update", "configmaps", |action| {
-        (action.subresource.as_deref() == Some("scale")).then(|| Ok(action.body.clone().unwrap_or_default()))
-    });
+    // `plural/subresource` targets the subresource alone, as in client-go.
+    server.prepend_reactor("update", "configmaps/scale", |action| Some(Ok(action.body.clone().unwrap_or_default())));
     let sent = json!({"spec": {"replicas": 5}});
     let echoed: serde_json::Value =
         client.update_subresource("scale", "a", &sent, &UpdateOptions::default()).await.unwrap();
     assert_eq!(echoed, sent);
+    let plain = client.create(&cm("b", &[]), &CreateOptions::default()).await.unwrap();
+    let mut changed = plain.clone();
+    changed.metadata.labels = Some(BTreeMap::from([("k".to_string(), "v".to_string())]));
+    let updated = client.update(&changed, &UpdateOptions::default()).await.unwrap();
+    assert!(rv(&updated) > rv(&plain), "not the subresource: the store answers, not the echoing reactor");
 
     server.clear_reactors();
     assert!(client.get_subresource::<serde_json::Value>("scale", "a").await.unwrap_err().is_not_found());

@@ -176,6 +176,14 @@ impl {{ p.rt }}::apply::ApplyConfiguration for {{ t.name }} {
 pub fn {{ k.extract }}(obj: &{{ k.object }}, field_manager: &str) -> {{ p.rt }}::Result<{{ t.name }}> {
     {{ p.rt }}::apply::extract(obj, field_manager, None)
 }
+
+/// What `field_manager` owns in `obj` through `subresource` (`""` for the
+/// object itself, `"status"`, `"scale"`, ...; client-go's
+/// `Extract{{ k.kind }}From`).
+#[inline]
+pub fn {{ k.extract }}_from(obj: &{{ k.object }}, field_manager: &str, subresource: &str) -> {{ p.rt }}::Result<{{ t.name }}> {
+    {{ p.rt }}::apply::extract(obj, field_manager, Some(subresource).filter(|s| !s.is_empty()))
+}
 {%- match k.extract_status %}
 {%- when Some with (status) %}
 

@@ -105,7 +105,7 @@ impl {{ k.client }} {
     pub fn patch<'a>(&'a self, name: &'a str, patch: &'a {{ p.rt }}::client::PatchType, opts: &'a {{ p.rt }}::client::PatchOptions) -> impl ::std::future::Future<Output = {{ p.rt }}::Result<{{ k.rust_name }}>> + 'a {
         self.inner.patch(name, patch, opts)
     }
-{% endif %}{% if k.verbs.update_status && k.verbs.patch %}
+{% endif %}{% if k.verbs.patch_status %}
     /// Patches the status of the object named `name`.
     #[inline]
     pub fn patch_status<'a>(&'a self, name: &'a str, patch: &'a {{ p.rt }}::client::PatchType, opts: &'a {{ p.rt }}::client::PatchOptions) -> impl ::std::future::Future<Output = {{ p.rt }}::Result<{{ k.rust_name }}>> + 'a {

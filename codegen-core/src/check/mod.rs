@@ -860,6 +860,7 @@ fn is_dns_label(s: &str) -> bool {
 
 /// Cross-type and cross-version checks on the finished model.
 fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
+    let mut warned_optional = BTreeSet::new();
     for group in &model.groups {
         if settings.runs(GeneratorKind::Informer)
             && FACTORY_METHODS.contains(&group.package.as_str())
@@ -1035,6 +1036,13 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
                     .help("add `mod register; pub use register::*;` so the kinds implement `kube::Resource`"),
                 );
             }
+            for key in reachable_types(model, v) {
+                if let Some(def) = model.type_def(&key)
+                    && warned_optional.insert(key.clone())
+                {
+                    optional_fields_serde_requires(def, diags);
+                }
+            }
             if settings.runs(GeneratorKind::Deepcopy) {
                 for key in reachable_types(model, v) {
                     if let Some(def) = model.type_def(&key)
@@ -1049,6 +1057,35 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
                 }
             }
         }
+    }
+}
+
+/// Warns of the fields of `def` that the CRD lets clients leave out
+/// (`skip_serializing_if`, `#[validate(optional)]`) but serde cannot decode
+/// without: objects created without them (by kubectl, by an older client)
+/// would fail every list and watch of the controller.
+fn optional_fields_serde_requires(def: &TypeDef, diags: &mut Diagnostics) {
+    let Body::Struct(fields) = &def.body else { return };
+    if def.serde.transparent || def.serde.default {
+        return;
+    }
+    for f in fields {
+        let serde_optional = matches!(f.ty, TypeRef::Option(_)) || f.serde.default || f.serde.flatten;
+        if serde_optional || f.required(false) {
+            continue;
+        }
+        let why = if f.validate.optional.is_some() { "`#[validate(optional)]`" } else { "`skip_serializing_if`" };
+        diags.push(
+            Diagnostic::warning(format!(
+                "field `{}` of `{}` may be left out of objects but does not decode without it",
+                f.rust_name, def.name
+            ))
+            .at(f.origin.location())
+            .note(format!(
+                "{why} makes it optional in the CRD, and serde still requires it: an object created without it (by kubectl, or an older client) fails every list and watch of the controller"
+            ))
+            .help("add `default` to its `#[serde(..)]`, e.g. `#[serde(default, skip_serializing_if = \"Vec::is_empty\")]`"),
+        );
     }
 }
 

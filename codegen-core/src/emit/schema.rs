@@ -391,6 +391,20 @@ impl<'a> SchemaBuilder<'a> {
                         if let Some(rules) = inner.x_validations.take() {
                             merged.x_validations.get_or_insert_with(Vec::new).extend(rules);
                         }
+                        // A flattened externally tagged enum: exactly one of
+                        // its variants' keys, here as in the enum.
+                        if let Some(one_of) = inner.one_of.take() {
+                            if merged.one_of.is_some() {
+                                self.error(
+                                    &f.origin,
+                                    None,
+                                    format!("flattened field `{}` is a second flattened enum", f.rust_name),
+                                    "one struct can take the variants of one flattened enum; nest the other in a field",
+                                );
+                            } else {
+                                merged.one_of = Some(one_of);
+                            }
+                        }
                         merged.min_properties = merged.min_properties.max(inner.min_properties);
                         merged.max_properties = tighter_max(merged.max_properties, inner.max_properties);
                     }
@@ -443,6 +457,7 @@ impl<'a> SchemaBuilder<'a> {
             schema.x_preserve_unknown_fields = Some(true);
         }
         schema.x_validations = merged.x_validations;
+        schema.one_of = merged.one_of;
         // A field's own rule does not run when the field is removed:
         // controller-gen's rule on the parent keeps an optional immutable
         // field from being unset once set.
@@ -598,6 +613,9 @@ impl<'a> SchemaBuilder<'a> {
             schema.description = Some(doc.as_str().into());
         }
         let before = schema.clone();
+        // The field's rules come before its type's, as controller-gen
+        // writes them.
+        let type_rules = schema.x_validations.take();
         self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name);
         if f.validate.immutable.is_some() {
             schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
@@ -605,6 +623,9 @@ impl<'a> SchemaBuilder<'a> {
                 rule: "self == oldSelf".into(),
                 ..ValidationRule::default()
             });
+        }
+        if let Some(type_rules) = type_rules {
+            schema.x_validations.get_or_insert_with(Vec::new).extend(type_rules);
         }
         if let TypeRef::Named(key) = f.ty.unwrap_option()
             && let Some(def) = self.model.type_def(key)
@@ -804,7 +825,12 @@ impl<'a> SchemaBuilder<'a> {
         self.stack.push(key.clone());
         let schema = match &def.body {
             Body::Struct(fields) if def.serde.transparent && fields.len() == 1 => {
-                self.type_schema(&fields[0].ty, &fields[0].origin)
+                // Serialized as its one field: the field's markers and the
+                // type's apply to that schema, as a tuple newtype's do.
+                let mut s = self.type_schema(&fields[0].ty, &fields[0].origin);
+                self.apply(&mut s, &fields[0].validate, &fields[0].origin, &def.name);
+                self.apply(&mut s, &def.validate, &def.origin, &def.name);
+                s
             }
             Body::Struct(fields) => self.struct_schema(def, fields),
             Body::Newtype(inner) => {

@@ -42,6 +42,9 @@ pub struct Verbs {
     pub list: bool,
     pub watch: bool,
     pub patch: bool,
+    /// `patch` on the status subresource: with `patch` on a kind that has
+    /// one (client-go's `Patch(.., "status")`), whatever `update_status`.
+    pub patch_status: bool,
     pub apply: bool,
     pub apply_status: bool,
 }
@@ -247,6 +250,7 @@ fn kind(
         list: has(Verb::List),
         watch: has(Verb::Watch),
         patch: has(Verb::Patch),
+        patch_status: has(Verb::Patch) && k.status_subresource,
         apply: has(Verb::Apply),
         apply_status: has(Verb::ApplyStatus),
     };
@@ -263,7 +267,7 @@ fn kind(
                     update: m.verb.value == Verb::Update,
                     result: m.result.as_ref().or(m.input.as_ref()).map_or_else(
                         || format!("{}::{}", v.module_path, k.rust_name),
-                        |r| absolute_type(&r.value, &v.module_path),
+                        |r| absolute_type(&r.value, &v.module_path, p),
                     ),
                 })
                 .collect()
@@ -325,13 +329,16 @@ fn kind(
 }
 
 /// A `method(result = "..")` path made absolute: `crate::`/`::`/`self::`
-/// paths stay; a bare name refers to the version module; anything else is a
-/// crate path (`k8s_openapi::..` → `::k8s_openapi::..`).
-fn absolute_type(ty: &str, module_path: &str) -> String {
+/// paths stay; a bare name refers to the version module; `k8s_openapi::..`
+/// goes through the runtime's re-export (a client crate need not depend on
+/// k8s-openapi itself); anything else is a crate path (`::..`).
+fn absolute_type(ty: &str, module_path: &str, p: &Paths) -> String {
     if ty.starts_with("::") || ty.starts_with("crate::") {
         ty.to_string()
     } else if !ty.contains("::") {
         format!("{module_path}::{ty}")
+    } else if let Some(rest) = ty.strip_prefix("k8s_openapi::") {
+        format!("{}::{rest}", p.k8s)
     } else {
         format!("::{ty}")
     }

@@ -34,9 +34,21 @@ pub struct Action {
 }
 
 impl Action {
-    /// Whether this action is `verb` on `resource` (`"*"` matches any).
+    /// Whether this action is `verb` on `resource` (`"*"` matches any): a
+    /// plural matches the resource and its subresources, `plural/sub` only
+    /// that subresource (`"deployments/scale"`), as client-go's
+    /// `Action.Matches`; case does not count.
     pub fn matches(&self, verb: &str, resource: &str) -> bool {
-        (verb == "*" || verb == self.verb) && (resource == "*" || resource == self.resource)
+        let verb_matches = verb == "*" || verb.eq_ignore_ascii_case(&self.verb);
+        let resource_matches = resource == "*"
+            || match resource.split_once('/') {
+                None => resource.eq_ignore_ascii_case(&self.resource),
+                Some((top, sub)) => {
+                    top.eq_ignore_ascii_case(&self.resource)
+                        && self.subresource.as_deref().is_some_and(|s| s.eq_ignore_ascii_case(sub))
+                }
+            };
+        verb_matches && resource_matches
     }
 }
 

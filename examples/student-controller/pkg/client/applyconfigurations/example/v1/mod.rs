@@ -18,6 +18,21 @@ pub fn extract_student(
 ) -> ::codegen_runtime::Result<StudentApplyConfiguration> {
     ::codegen_runtime::apply::extract(obj, field_manager, None)
 }
+/// What `field_manager` owns in `obj` through `subresource` (`""` for the
+/// object itself, `"status"`, `"scale"`, ...; client-go's
+/// `ExtractStudentFrom`).
+#[inline]
+pub fn extract_student_from(
+    obj: &crate::pkg::apis::example::v1::Student,
+    field_manager: &str,
+    subresource: &str,
+) -> ::codegen_runtime::Result<StudentApplyConfiguration> {
+    ::codegen_runtime::apply::extract(
+        obj,
+        field_manager,
+        Some(subresource).filter(|s| !s.is_empty()),
+    )
+}
 /// The status `field_manager` owns in `obj` through the status subresource
 /// (client-go's `ExtractStudentStatus`).
 #[inline]

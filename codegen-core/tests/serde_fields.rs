@@ -1,0 +1,103 @@
+//! How serde attributes and markers on the fields of an API type reach the
+//! CRD, through the whole engine: a `#[serde(transparent)]` struct carries
+//! its markers, and a field the CRD lets clients leave out but serde cannot
+//! decode without is a warning.
+
+use std::path::Path;
+
+use codegen_core::{GeneratorKind, GroupVersions, Mode, Settings};
+
+const MOD_RS: &str = "codegen_macros::group_name!(\"batch.example.com\");\n\nmod types;\npub use types::*;\n";
+
+/// The CRD of a Task whose spec is `spec` (the body of `TaskSpec`), with
+/// `extra` items beside it, and the warnings.
+fn generate(root: &Path, spec: &str, extra: &str) -> (String, Vec<String>) {
+    let types = format!(
+        "use codegen_macros::{{ApiType, genclient}};\n\
+         use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
+         use serde::{{Deserialize, Serialize}};\n\n\
+         /// A task.\n\
+         #[genclient(no_status)]\n\
+         #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+         pub struct Task {{\n    #[serde(flatten, default)]\n    pub types: kube::core::TypeMeta,\n    #[serde(default)]\n    pub metadata: ObjectMeta,\n    pub spec: TaskSpec,\n}}\n\n\
+         /// What to run.\n\
+         #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+         pub struct TaskSpec {{\n{spec}\n}}\n\n{extra}\n"
+    );
+    let dir = root.join("apis/batch/v1");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mod.rs"), MOD_RS).unwrap();
+    std::fs::write(dir.join("types.rs"), types).unwrap();
+    let settings = Settings::new(root.join("apis"))
+        .with_output_dir(root.join("client"))
+        .with_crd_dir(root.join("crd"))
+        .with_generators([GeneratorKind::Crd])
+        .with_group(GroupVersions::parse("batch:v1").unwrap());
+    match codegen_core::run(&settings, Mode::Write) {
+        Ok(report) => (
+            std::fs::read_to_string(root.join("crd/batch.example.com_tasks.yaml")).unwrap(),
+            report.warnings.iter().map(|d| d.message.clone()).collect(),
+        ),
+        Err(diags) => panic!("{}", codegen_core::diag::render_all(&diags)),
+    }
+}
+
+#[test]
+fn a_transparent_struct_carries_its_markers_and_its_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// A short name.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(transparent)]\n\
+                 #[validate(max_length = 63)]\n\
+                 pub struct Name {\n    #[validate(pattern = \"^[a-z]+$\")]\n    pub value: String,\n}\n";
+    let (crd, warnings) = generate(dir.path(), "    /// Who runs it.\n    pub owner: Name,", extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let owner = &crd[crd.find("owner:").expect("the owner field")..];
+    let owner = &owner[..owner.find("required:").unwrap_or(owner.len())];
+    assert!(owner.contains("maxLength: 63"), "{owner}");
+    assert!(owner.contains("pattern: ^[a-z]+$"), "{owner}");
+    assert!(owner.contains("type: string"), "{owner}");
+}
+
+#[test]
+fn a_field_the_crd_makes_optional_must_decode_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "    /// Skipped when empty, yet required by serde.\n\
+                \x20   #[serde(skip_serializing_if = \"Vec::is_empty\")]\n    pub tags: Vec<String>,\n\
+                \x20   /// Optional by marker, yet required by serde.\n\
+                \x20   #[validate(optional)]\n    pub note: String,\n\
+                \x20   /// Fine: serde fills it in.\n\
+                \x20   #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub args: Vec<String>,\n\
+                \x20   /// Fine: an Option.\n\
+                \x20   #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub timeout: Option<i64>,";
+    let (crd, warnings) = generate(dir.path(), spec, "");
+    assert_eq!(
+        warnings,
+        [
+            "field `tags` of `TaskSpec` may be left out of objects but does not decode without it",
+            "field `note` of `TaskSpec` may be left out of objects but does not decode without it",
+        ]
+    );
+    assert!(!crd.contains("- tags") && !crd.contains("- note"), "optional in the CRD all the same:\n{crd}");
+}
+
+#[test]
+fn a_flattened_enum_keeps_exactly_one_of_its_variants() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// Where the code comes from.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(rename_all = \"camelCase\")]\n\
+                 pub enum Source {\n    /// A git repository.\n    Git { url: String },\n    /// A tarball.\n    Http { url: String },\n}\n\n\
+                 impl Default for Source {\n    fn default() -> Self {\n        Source::Git { url: String::new() }\n    }\n}\n";
+    let spec = "    /// The command.\n    pub command: String,\n    /// Where from.\n    #[serde(flatten)]\n    pub source: Source,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let spec = &crd[crd.find("spec:\n            description: What to run.").expect("the spec schema")..];
+    assert!(spec.contains("oneOf:\n"), "{spec}");
+    assert!(
+        spec.contains(
+            "oneOf:\n            - required:\n              - git\n            - required:\n              - http\n"
+        ),
+        "{spec}"
+    );
+}
