@@ -638,7 +638,7 @@ fn bad_hand_written_file_in_the_way() {
 fn bad_unsupported_extra_method() {
     let stderr = fails(replace(
         "#[genclient(no_status)]",
-        "#[genclient(method(name = \"evict\", verb = \"create\", subresource = \"eviction\"))]",
+        "#[genclient(method(name = \"list_revisions\", verb = \"list\", subresource = \"revisions\"))]",
     ));
     insta::assert_snapshot!("bad_unsupported_extra_method", stderr);
 }

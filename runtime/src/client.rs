@@ -728,6 +728,22 @@ impl<K: Object> TypedClient<K> {
         self.call_json(with_field_validation(req, opts.field_validation), "replace_subresource", Some(name)).await
     }
 
+    /// Patches subresource `subresource` (e.g. `scale`) of the object
+    /// `name` (client-go's `Patch(.., subresource)`).
+    pub async fn patch_subresource<S: DeserializeOwned>(
+        &self,
+        subresource: &str,
+        name: &str,
+        patch: &PatchType,
+        opts: &PatchOptions,
+    ) -> Result<S> {
+        let request = self
+            .request()
+            .patch_subresource(subresource, name, &opts.to_params(patch), &patch.to_kube())
+            .map_err(build_error)?;
+        self.call_json(request, "patch_subresource", Some(name)).await
+    }
+
     /// Creates subresource `subresource` of the object `name` (POST), e.g.
     /// an `eviction` or a `token` request; the response type may differ from
     /// the input.

@@ -134,6 +134,18 @@ impl {{ k.client }} {
     pub fn {{ m.name }}<'a>(&'a self, name: &'a str, value: &'a {{ m.result }}, opts: &'a {{ p.rt }}::client::UpdateOptions) -> impl ::std::future::Future<Output = {{ p.rt }}::Result<{{ m.result }}>> + 'a {
         self.inner.update_subresource({{ m.subresource|rust_str }}, name, value, opts)
     }
+{% else if m.verb == "create" %}
+    /// `create` on the `{{ m.subresource }}` subresource (POST).
+    #[inline]
+    pub fn {{ m.name }}<'a>(&'a self, name: &'a str, value: &'a {{ m.input }}, opts: &'a {{ p.rt }}::client::CreateOptions) -> impl ::std::future::Future<Output = {{ p.rt }}::Result<{{ m.result }}>> + 'a {
+        self.inner.create_subresource({{ m.subresource|rust_str }}, name, value, opts)
+    }
+{% else if m.verb == "patch" %}
+    /// `patch` on the `{{ m.subresource }}` subresource.
+    #[inline]
+    pub fn {{ m.name }}<'a>(&'a self, name: &'a str, patch: &'a {{ p.rt }}::client::PatchType, opts: &'a {{ p.rt }}::client::PatchOptions) -> impl ::std::future::Future<Output = {{ p.rt }}::Result<{{ m.result }}>> + 'a {
+        self.inner.patch_subresource({{ m.subresource|rust_str }}, name, patch, opts)
+    }
 {% else %}
     /// `{{ m.verb }}` on the `{{ m.subresource }}` subresource.
     #[inline]

@@ -1074,3 +1074,42 @@ async fn extract_change_apply_moves_only_the_changed_field() -> Result<()> {
     assert_eq!(extract_web_app(&after, BOB)?, bob, "bob's extract is still what he applied");
     Ok(())
 }
+
+// ---------------------------------------------------------------------------
+// Extra methods on the scale subresource.
+
+/// `method(..)` clients of the scale subresource (`get_scale`,
+/// `update_scale`, `patch_scale`) against the CRD's `scale` on the real
+/// server; a POST to a subresource the CRD does not serve is the server's
+/// 404 (`create_snapshot`).
+#[tokio::test]
+async fn extra_methods_read_update_and_patch_the_scale_subresource() -> Result<()> {
+    use codegen_runtime::client::{CreateOptions, PatchOptions, PatchType, UpdateOptions};
+    use scale::client::applyconfigurations::apps::v1::{
+        WebAppApplyConfiguration as WebAppAc, WebAppSpecApplyConfiguration as SpecAc,
+    };
+    let env = TestEnv::shared();
+    install_crds(env).await?;
+    let ns = env.create_namespace("extra-methods").await?;
+    let apps = scale::client::clientset::Clientset::new(env.admin_client().await?).apps_v1().web_apps(&ns);
+    apps.apply(
+        &WebAppAc::new("web", &ns).with_spec(SpecAc::new().with_image("nginx:1").with_replicas(2)),
+        &polite(BOB),
+    )
+    .await?;
+
+    let scale = apps.get_scale("web").await?;
+    assert_eq!(scale.spec.as_ref().and_then(|s| s.replicas), Some(2));
+    let mut bigger = scale.clone();
+    bigger.spec.get_or_insert_with(Default::default).replicas = Some(3);
+    let scaled = apps.update_scale("web", &bigger, &UpdateOptions::default()).await?;
+    assert_eq!(scaled.spec.and_then(|s| s.replicas), Some(3));
+    let patch = PatchType::Merge(json!({"spec": {"replicas": 4}}));
+    let patched = apps.patch_scale("web", &patch, &PatchOptions::default()).await?;
+    assert_eq!(patched.spec.and_then(|s| s.replicas), Some(4));
+    assert_eq!(apps.get("web", &GetOptions::default()).await?.spec.replicas, 4, "through to the object");
+
+    let err = apps.create_snapshot("web", &scale, &CreateOptions::default()).await.expect_err("no such subresource");
+    assert!(err.is_not_found(), "{err:?}");
+    Ok(())
+}

@@ -705,11 +705,11 @@ fn lower_kind(
             verbs.remove(&Verb::ApplyStatus);
         }
         for m in &g.methods {
-            if !matches!(m.verb.value, Verb::Get | Verb::Update) || m.subresource.is_none() {
+            if !matches!(m.verb.value, Verb::Get | Verb::Update | Verb::Create | Verb::Patch) || m.subresource.is_none() {
                 diags.push(
-                    Diagnostic::error(format!("extra method `{}`: only `get` and `update` on a subresource are generated", m.name.value))
+                    Diagnostic::error(format!("extra method `{}`: only `get`, `update`, `create` and `patch` on a subresource are generated", m.name.value))
                         .at(def.origin.with_span(m.span).location())
-                        .help("give it `subresource = \"..\"` and verb `get` or `update`, or write the method by hand in `<kind>_expansion.rs`"),
+                        .help("give it `subresource = \"..\"` and verb `get`, `update`, `create` or `patch`, or write the method by hand in `<kind>_expansion.rs`"),
                 );
             }
             if Verb::ALL.iter().any(|v| v.as_str() == m.name.value) || GENERATED_CLIENT_METHODS.contains(&m.name.value.as_str()) {

@@ -62,6 +62,8 @@ pub struct MethodView {
     pub update: bool,
     /// Result (and, for updates, input) type.
     pub result: String,
+    /// What a `create` sends (its `input`, else the result type).
+    pub input: String,
 }
 
 /// A kind as the templates see it.
@@ -266,6 +268,10 @@ fn kind(
                     subresource: m.subresource.as_ref().map(|s| s.value.clone()).unwrap_or_default(),
                     update: m.verb.value == Verb::Update,
                     result: m.result.as_ref().or(m.input.as_ref()).map_or_else(
+                        || format!("{}::{}", v.module_path, k.rust_name),
+                        |r| absolute_type(&r.value, &v.module_path, p),
+                    ),
+                    input: m.input.as_ref().or(m.result.as_ref()).map_or_else(
                         || format!("{}::{}", v.module_path, k.rust_name),
                         |r| absolute_type(&r.value, &v.module_path, p),
                     ),

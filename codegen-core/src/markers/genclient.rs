@@ -301,25 +301,36 @@ fn method(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result
                 .help(format!("write `name = \"{}\"`", crate::ident::snake_case(&name.value))),
         );
     }
-    // client-gen also takes create, list, patch and apply here; kube-codegen
-    // generates `get` and `update` on a subresource (checked with the kind).
-    if !matches!(verb.value, Verb::Get | Verb::Update) {
+    // client-gen also takes list and apply here; kube-codegen generates
+    // `get`, `update`, `create` and `patch` on a subresource (checked with
+    // the kind).
+    if !matches!(verb.value, Verb::Get | Verb::Update | Verb::Create | Verb::Patch) {
         errors.push(
             MarkerError::new(verb.span, format!("verb `{}` cannot be used for an extra method", verb.value.as_str()))
-                .help("extra methods are `get` or `update` on a subresource (`subresource = \"..\"`); write others by hand in `<kind>_expansion.rs`"),
+                .help("extra methods are `get`, `update`, `create` or `patch` on a subresource (`subresource = \"..\"`); write others by hand in `<kind>_expansion.rs`"),
         );
     } else if let Some(i) = &input
-        && verb.value != Verb::Update
+        && !matches!(verb.value, Verb::Update | Verb::Create)
     {
         errors.push(
-            MarkerError::new(i.span, format!("`input` is only allowed with `update`, not `{}`", verb.value.as_str()))
-                .help("remove `input`; the request has no body"),
+            MarkerError::new(
+                i.span,
+                format!("`input` is only allowed with `update` and `create`, not `{}`", verb.value.as_str()),
+            )
+            .help(if verb.value == Verb::Patch {
+                "remove `input`; a patch sends a `PatchType`"
+            } else {
+                "remove `input`; the request has no body"
+            }),
         );
     }
     // The generated update sends and reads one type. Two spellings of it
-    // (`Scale`, `k8s_openapi::api::autoscaling::v1::Scale`) end alike.
+    // (`Scale`, `k8s_openapi::api::autoscaling::v1::Scale`) end alike. A
+    // create may answer another type (a TokenRequest for a TokenRequest,
+    // a Status for an Eviction).
     let last = |path: &str| path.rsplit("::").next().unwrap_or_default().trim().to_string();
     if let (Some(i), Some(r)) = (&input, &result)
+        && verb.value == Verb::Update
         && last(&i.value) != last(&r.value)
     {
         errors.push(

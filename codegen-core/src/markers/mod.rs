@@ -494,7 +494,7 @@ mod tests {
             parse_genclient_attr(&attr(quote!(#[genclient(method(name = "watch_all", verb = "watch"))]))).unwrap_err();
         assert_eq!(
             messages(e)[0],
-            "verb `watch` cannot be used for an extra method | extra methods are `get` or `update` on a subresource (`subresource = \"..\"`); write others by hand in `<kind>_expansion.rs`"
+            "verb `watch` cannot be used for an extra method | extra methods are `get`, `update`, `create` or `patch` on a subresource (`subresource = \"..\"`); write others by hand in `<kind>_expansion.rs`"
         );
         let e = parse_genclient_attr(&attr(
             quote!(#[genclient(method(name = "update_scale", verb = "update", subresource = "scale", input = "ScaleSpec", result = "k8s_openapi::api::autoscaling::v1::Scale"))]),
