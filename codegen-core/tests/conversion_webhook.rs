@@ -208,6 +208,25 @@ webhooks:
 }
 
 #[test]
+fn webhook_verbs_are_checked_as_the_api_server_checks_operations() {
+    for (verbs, message) in [
+        ("*;create", "error: `*` with other webhook verbs"),
+        ("create;update;create", "error: webhook verb `create` given twice"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = format!("#[resource(validating_webhook(verbs = \"{verbs}\"))]");
+        let (crd, _) = generate(dir.path(), &[("v1", &marker)]);
+        let err = crd.unwrap_err();
+        assert!(err.contains(message), "{verbs}: {err}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (crd, _) = generate(dir.path(), &[("v1", "#[resource(validating_webhook(verbs = \"*\"))]")]);
+    crd.unwrap();
+    let manifests = std::fs::read_to_string(dir.path().join("webhook/manifests.yaml")).unwrap();
+    assert!(manifests.contains("operations:\n    - '*'\n"), "{manifests}");
+}
+
+#[test]
 fn admission_webhook_marker_mistakes() {
     let dir = tempfile::tempdir().unwrap();
     let (crd, _) = generate(

@@ -101,3 +101,36 @@ fn a_flattened_enum_keeps_exactly_one_of_its_variants() {
         "{spec}"
     );
 }
+
+#[test]
+fn an_optional_flattened_enum_may_give_none_of_its_variants() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// Where the code comes from.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(rename_all = \"camelCase\")]\n\
+                 pub enum Source {\n    /// A git repository.\n    Git { url: String },\n    /// A tarball.\n    Http { url: String },\n}\n";
+    let spec = "    /// The command.\n    pub command: String,\n    /// Where from, if anywhere.\n    #[serde(flatten)]\n    pub source: Option<Source>,";
+    let (crd, _) = generate(dir.path(), spec, extra);
+    assert!(!crd.contains("oneOf"), "{crd}");
+    assert!(crd.contains("git:") && crd.contains("http:"), "{crd}");
+}
+
+#[test]
+fn a_fields_rules_come_before_its_types_unless_it_writes_its_schema_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// Limits.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 #[validate(rule(rule = \"has(self.max)\", message = \"type rule\"))]\n\
+                 pub struct Limits {\n    /// Most.\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub max: Option<i64>,\n}\n";
+    let spec = "    /// Checked twice.\n\
+                \x20   #[validate(rule(rule = \"self.max > 0\", message = \"field rule\"))]\n    pub limits: Limits,\n\
+                \x20   /// Written out whole.\n\
+                \x20   #[validate(schema_json = r#\"{\"type\": \"string\"}\"#)]\n    pub other: Limits,";
+    let (crd, _) = generate(dir.path(), spec, extra);
+    let limits = &crd[crd.find("limits:").unwrap()..];
+    let (field, ty) = (limits.find("message: field rule").unwrap(), limits.find("message: type rule").unwrap());
+    assert!(field < ty, "the field's rule first, as controller-gen writes them:\n{limits}");
+    let other = &crd[crd.find("other:").unwrap()..];
+    let other = &other[..other.find("required:").unwrap_or(other.len())];
+    assert!(!other.contains("rule"), "a written-out schema has no rules of the type's:\n{other}");
+}

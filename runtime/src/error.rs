@@ -279,6 +279,10 @@ const MAX_UNSTRUCTURED_TEXT: usize = 2048;
 /// A `Status` of `Failure` in `body` (whatever the HTTP code: client-go
 /// turns one into an error on a 2xx too), with `code` where it has none.
 pub(crate) fn failure_status(code: u16, body: &[u8]) -> Option<Error> {
+    // Most answers are objects: a scan is cheaper than a parse of each.
+    if !body.windows(8).any(|w| w == b"\"Status\"") {
+        return None;
+    }
     if let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(body)
         && map.get("kind").and_then(serde_json::Value::as_str) == Some("Status")
         && map.get("status").and_then(serde_json::Value::as_str) == Some("Failure")

@@ -292,11 +292,15 @@ impl EventRecorder {
             }
             Write::Series(event) => (write_series(&self.client, event).await, false),
         };
-        if written.is_err() {
+        if let Err(e) = &written {
             let mut cache = lock(&self.cache);
             if created {
                 cache.recorded.remove(&key);
-            } else if let Some(recorded) = cache.recorded.get_mut(&key) {
+            } else if let Some(recorded) = cache.recorded.get_mut(&key)
+                && e.status().is_none()
+            {
+                // A transport error: the count is written by the next flush.
+                // One the server refused is given up (see `flush`).
                 recorded.written = 1;
             }
         }
@@ -400,6 +404,15 @@ async fn flush(client: &kube::Client, cache: &Cache, due: impl Fn(&Recorded) -> 
                 }
             }
             Err(e) => {
+                // The server refused it (403, 404 of the namespace, ...):
+                // given up, as client-go gives up what the server rejects,
+                // so that the series can end. A transport error is tried
+                // again next time.
+                if e.status().is_some()
+                    && let Some(r) = lock(cache).recorded.get_mut(&key)
+                {
+                    r.written = r.written.max(count);
+                }
                 first_error.get_or_insert(e);
             }
         }
@@ -807,6 +820,52 @@ mod tests {
         let seen = seen.lock().unwrap();
         assert_eq!(seen[0].body["action"], "CreateDeployment");
         assert_eq!(seen[0].body["related"]["name"], "web");
+    }
+
+    /// A series count the server refuses (no RBAC to patch events) is given
+    /// up, as client-go gives it up: the series still ends once quiet, and
+    /// a later occurrence is a new event.
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_series_count_is_given_up_and_the_series_ends() {
+        let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let log = seen.clone();
+        let service = tower::service_fn(move |req: Request<Body>| {
+            let log = log.clone();
+            async move {
+                let (parts, body) = req.into_parts();
+                let body: Value = serde_json::from_slice(&body.collect_bytes().await?)?;
+                let forbidden = parts.method == Method::PATCH;
+                log.lock().unwrap().push(Seen {
+                    method: parts.method,
+                    path: parts.uri.path().to_owned(),
+                    body: body.clone(),
+                });
+                let (code, reply) = if forbidden {
+                    (
+                        403,
+                        serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                        "message": "events.events.k8s.io is forbidden", "reason": "Forbidden", "code": 403}),
+                    )
+                } else {
+                    (201, body)
+                };
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
+                    Response::builder().status(code).body(Body::from(serde_json::to_vec(&reply)?))?,
+                )
+            }
+        });
+        let recorder = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None);
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        assert!(recorder.normal(&config_map(), "Synced", "ok").await.unwrap_err().is_forbidden());
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH], "the third only counts");
+        // The sweeps write the third occurrence's count once (refused again),
+        // then the quiet series ends.
+        tokio::time::sleep(Duration::from_secs(8 * 60)).await;
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH, Method::PATCH], "not tried again and again");
+        assert!(lock(&recorder.cache).recorded.is_empty(), "the series ended");
+        recorder.normal(&config_map(), "Synced", "ok").await.unwrap();
+        assert_eq!(methods(&seen)[3], Method::POST, "a new event");
     }
 
     /// A create the server refused is tried again by the next occurrence,

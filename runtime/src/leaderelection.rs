@@ -281,6 +281,15 @@ impl LeaderElector {
         F: FnOnce(Leading) -> Fut,
         Fut: Future<Output = ()>,
     {
+        // However `run` ends, dropped midway included, `lead` no longer
+        // outlives a lost Lease afterwards.
+        struct LostWhileLeading<'a>(&'a Mutex<bool>);
+        impl Drop for LostWhileLeading<'_> {
+            fn drop(&mut self) {
+                *self.0.lock().unwrap_or_else(PoisonError::into_inner) = false;
+            }
+        }
+        let _reset = LostWhileLeading(&self.lost_while_leading);
         tokio::pin!(stop);
         // Campaign. A request the server does not answer does not hold up
         // `stop` (client-go cancels it with the run's context).

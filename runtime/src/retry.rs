@@ -2,6 +2,9 @@
 //! or a 5xx, with a `Retry-After` of whole seconds) is sent again, after
 //! the seconds it names, at most ten times (`rest.Request`'s `maxRetries`).
 //!
+//! Unlike client-go, a request that fails in transport (a connection reset
+//! before an answer) is not sent again: client-go does that for GETs only.
+//!
 //! kube's default client retries otherwise: every 429, 503 and 504, with or
 //! without `Retry-After`, up to 15 times with a backoff of up to 1000 s, a
 //! create too. A 504 of a create the API server "may still be processing"
@@ -37,9 +40,10 @@ impl<B, E> tower::retry::Policy<Request<Body>, Response<B>, E> for RetryAfterPol
             return None;
         }
         let header = response.headers().get(http::header::RETRY_AFTER)?;
-        let seconds: u64 = header.to_str().ok()?.trim().parse().ok()?;
+        // Go's Atoi: a negative number is a retry at once.
+        let seconds: i64 = header.to_str().ok()?.trim().parse().ok()?;
         self.retried += 1;
-        Some(tokio::time::sleep(Duration::from_secs(seconds)))
+        Some(tokio::time::sleep(Duration::from_secs(seconds.max(0).unsigned_abs())))
     }
 
     fn clone_request(&mut self, req: &Request<Body>) -> Option<Request<Body>> {

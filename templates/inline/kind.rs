@@ -98,6 +98,7 @@ pub(crate) mod {{ module }} {
 {{ vis }} use {{ a.host_module }}::applyconfigurations::{{ a.package_path }}::{
     {{ ac_name }},
     {{ extract }},
+    {{ extract }}_from,
 {%- if k.status_subresource %}
     {{ extract }}_status,
 {%- endif %}

@@ -1107,7 +1107,15 @@ async fn extra_methods_read_update_and_patch_the_scale_subresource() -> Result<(
     let patch = PatchType::Merge(json!({"spec": {"replicas": 4}}));
     let patched = apps.patch_scale("web", &patch, &PatchOptions::default()).await?;
     assert_eq!(patched.spec.and_then(|s| s.replicas), Some(4));
-    assert_eq!(apps.get("web", &GetOptions::default()).await?.spec.replicas, 4, "through to the object");
+    let stored = apps.get("web", &GetOptions::default()).await?;
+    assert_eq!(stored.spec.replicas, 4, "through to the object");
+    // extract_<kind>_from: the object itself for "", a subresource by name.
+    use scale::client::applyconfigurations::apps::v1::{extract_web_app, extract_web_app_from};
+    let bobs = extract_web_app_from(&stored, BOB, "")?;
+    assert_eq!(bobs, extract_web_app(&stored, BOB)?);
+    assert_eq!(bobs.spec.and_then(|s| s.image), Some("nginx:1".into()));
+    let via_scale = extract_web_app_from(&stored, "kube-codegen-tests", "scale")?;
+    assert!(via_scale.spec.is_none() || via_scale.spec.is_some_and(|s| s.image.is_none()), "scale owns no image");
 
     let err = apps.create_snapshot("web", &scale, &CreateOptions::default()).await.expect_err("no such subresource");
     assert!(err.is_not_found(), "{err:?}");

@@ -186,15 +186,20 @@ async fn updates_of_missing_objects_create_them_where_the_api_server_does() -> R
         let lease = Lease { metadata: named("lease"), ..Default::default() };
         let role = Role { metadata: named("role"), ..Default::default() };
         let cm = ConfigMap { metadata: named("cm"), ..Default::default() };
+        let mut held = Lease { metadata: named("held"), ..Default::default() };
+        held.metadata.uid = Some("6a1f9c3e-0000-4000-8000-000000000001".into());
         answers.push([
             put(&Api::<Lease>::namespaced(client.clone(), &ns), &lease).await?,
             put(&Api::<Role>::namespaced(client.clone(), &ns), &role).await?,
-            put(&Api::<ConfigMap>::namespaced(client, &ns), &cm).await?,
+            put(&Api::<ConfigMap>::namespaced(client.clone(), &ns), &cm).await?,
+            // A uid is a precondition the missing object fails.
+            put(&Api::<Lease>::namespaced(client, &ns), &held).await?,
         ]);
     }
     assert_eq!(answers[0], answers[1], "kube-apiserver, then the fake");
     assert_eq!(answers[0][2].0, 404, "a ConfigMap is not created by an update");
     assert_eq!(answers[0][0], (0, Some("lease".into())), "a Lease is");
+    assert_eq!(answers[0][3].0, 409, "but not one sent with a uid");
     Ok(())
 }
 

@@ -1070,7 +1070,8 @@ fn optional_fields_serde_requires(def: &TypeDef, diags: &mut Diagnostics) {
         return;
     }
     for f in fields {
-        let serde_optional = matches!(f.ty, TypeRef::Option(_)) || f.serde.default || f.serde.flatten;
+        let serde_optional =
+            matches!(f.ty, TypeRef::Option(_)) || f.serde.default || f.serde.flatten || f.serde.skip_deserializing;
         if serde_optional || f.required(false) {
             continue;
         }
@@ -1084,7 +1085,7 @@ fn optional_fields_serde_requires(def: &TypeDef, diags: &mut Diagnostics) {
             .note(format!(
                 "{why} makes it optional in the CRD, and serde still requires it: an object created without it (by kubectl, or an older client) fails every list and watch of the controller"
             ))
-            .help("add `default` to its `#[serde(..)]`, e.g. `#[serde(default, skip_serializing_if = \"Vec::is_empty\")]`"),
+            .help("add `default` to its `#[serde(..)]`, e.g. `#[serde(default, skip_serializing_if = \"..\")]`"),
         );
     }
 }

@@ -391,15 +391,19 @@ impl<'a> SchemaBuilder<'a> {
                         if let Some(rules) = inner.x_validations.take() {
                             merged.x_validations.get_or_insert_with(Vec::new).extend(rules);
                         }
-                        // A flattened externally tagged enum: exactly one of
-                        // its variants' keys, here as in the enum.
-                        if let Some(one_of) = inner.one_of.take() {
+                        // A flattened externally tagged enum that must be
+                        // there: exactly one of its variants' keys, here as
+                        // in the enum (an optional one may have none).
+                        let present = !matches!(f.ty, TypeRef::Option(_)) && !f.serde.default;
+                        if let Some(one_of) = inner.one_of.take().filter(|_| present) {
                             if merged.one_of.is_some() {
-                                self.error(
-                                    &f.origin,
-                                    None,
-                                    format!("flattened field `{}` is a second flattened enum", f.rust_name),
-                                    "one struct can take the variants of one flattened enum; nest the other in a field",
+                                self.diags.push(
+                                    Diagnostic::warning(format!(
+                                        "flattened field `{}` is a second flattened enum: the CRD does not check that one of its variants is given",
+                                        f.rust_name
+                                    ))
+                                    .at(f.origin.location())
+                                    .help("one struct carries the choice of one flattened enum; nest the other in a field of its own to have it checked"),
                                 );
                             } else {
                                 merged.one_of = Some(one_of);
@@ -624,7 +628,10 @@ impl<'a> SchemaBuilder<'a> {
                 ..ValidationRule::default()
             });
         }
-        if let Some(type_rules) = type_rules {
+        // A schema the field writes out whole (`schema_json`,
+        // `int_or_string`) replaces its type's, rules included.
+        let replaced = f.validate.schema_json.is_some() || f.validate.int_or_string.is_some();
+        if let Some(type_rules) = type_rules.filter(|_| !replaced) {
             schema.x_validations.get_or_insert_with(Vec::new).extend(type_rules);
         }
         if let TypeRef::Named(key) = f.ty.unwrap_option()

@@ -289,10 +289,9 @@ fn method(meta: &syn::meta::ParseNestedMeta, errors: &mut Errors) -> syn::Result
         return Ok(None);
     };
     let Some(verb) = verb else {
-        errors.push(
-            MarkerError::new(span, format!("`method(name = \"{}\")` needs a `verb`", name.value))
-                .help("`verb = \"get\"` or `verb = \"update\"`, on a subresource (`subresource = \"scale\"`)"),
-        );
+        errors.push(MarkerError::new(span, format!("`method(name = \"{}\")` needs a `verb`", name.value)).help(
+            "`verb = \"get\"`, `\"update\"`, `\"create\"` or `\"patch\"`, on a subresource (`subresource = \"scale\"`)",
+        ));
         return Ok(None);
     };
     if !is_snake_ident(&name.value) {

@@ -98,12 +98,16 @@ pub(super) fn parse(
                 .help("the API server wants a fully qualified name, e.g. `mtask.batch.example.com`"),
         );
     }
-    if let Some(verbs) = &out.verbs
-        && let Some(bad) = verbs.value.split(';').map(str::trim).find(|v| !VERBS.contains(&v.to_lowercase().as_str()))
-    {
-        errors.push(MarkerError::new(verbs.span, format!("unknown webhook verb `{bad}`")).help(
-            "`create`, `update`, `delete` or `connect`, separated by `;`, e.g. `verbs = \"create;update;delete\"`",
-        ));
+    if let Some(verbs) = &out.verbs {
+        let given: Vec<String> = verbs.value.split(';').map(|v| v.trim().to_lowercase()).collect();
+        let help = "`create`, `update`, `delete` or `connect` separated by `;` (e.g. `verbs = \"create;update;delete\"`), or `*` alone";
+        if let Some(bad) = given.iter().find(|v| !VERBS.contains(&v.as_str())) {
+            errors.push(MarkerError::new(verbs.span, format!("unknown webhook verb `{bad}`")).help(help));
+        } else if given.len() > 1 && given.iter().any(|v| v == "*") {
+            errors.push(MarkerError::new(verbs.span, "`*` with other webhook verbs").help(help));
+        } else if let Some(twice) = given.iter().enumerate().find_map(|(i, v)| given[..i].contains(v).then_some(v)) {
+            errors.push(MarkerError::new(verbs.span, format!("webhook verb `{twice}` given twice")).help(help));
+        }
     }
     if let Some(policy) = &out.failure_policy
         && policy.value != "Fail"

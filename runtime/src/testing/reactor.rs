@@ -36,18 +36,15 @@ pub struct Action {
 impl Action {
     /// Whether this action is `verb` on `resource` (`"*"` matches any): a
     /// plural matches the resource and its subresources, `plural/sub` only
-    /// that subresource (`"deployments/scale"`), as client-go's
-    /// `Action.Matches`; case does not count.
+    /// that subresource (`"deployments/scale"`), as client-go selects
+    /// reactors (`resourceCovers`).
     pub fn matches(&self, verb: &str, resource: &str) -> bool {
-        let verb_matches = verb == "*" || verb.eq_ignore_ascii_case(&self.verb);
+        let verb_matches = verb == "*" || verb == self.verb;
         let resource_matches = resource == "*"
-            || match resource.split_once('/') {
-                None => resource.eq_ignore_ascii_case(&self.resource),
-                Some((top, sub)) => {
-                    top.eq_ignore_ascii_case(&self.resource)
-                        && self.subresource.as_deref().is_some_and(|s| s.eq_ignore_ascii_case(sub))
-                }
-            };
+            || resource == self.resource
+            || resource
+                .split_once('/')
+                .is_some_and(|(top, sub)| top == self.resource && self.subresource.as_deref() == Some(sub));
         verb_matches && resource_matches
     }
 }

@@ -606,6 +606,9 @@ impl Store {
         let old = match self.existing(t) {
             Ok(old) => old,
             Err(_) if creates_on_update(&t.info) => {
+                // A uid in the body is a precondition the missing object
+                // fails, as in the API server's GuaranteedUpdate.
+                uid_precondition(t, &json!({}), &body)?;
                 // As the API server's create-via-update: the system fields
                 // of the body are wiped, then it is created.
                 if let Ok(m) = meta_mut(&mut body) {

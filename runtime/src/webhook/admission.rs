@@ -6,9 +6,10 @@
 //! accept or refuse creates, updates and deletes. The mutating webhook
 //! answers with a JSON patch from the object as it came to the object after
 //! [`Defaulter::apply_defaults`], as controller-runtime does (its
-//! `PatchResponseFromRaw`), without `remove` operations (controller-runtime's
-//! default, `dropSchemeRemovals`): a field the Rust type does not know, e.g.
-//! one a newer CRD added, stays as the client sent it.
+//! `PatchResponseFromRaw`), without the `remove` operations that reading
+//! into the Rust type alone would make (controller-runtime's default,
+//! `dropSchemeRemovals`): a field the Rust type does not know, e.g. one a
+//! newer CRD added, stays as the client sent it.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -285,23 +286,45 @@ impl<K: Defaulter> AdmissionHandler for Mutating<K> {
             (Operation::Create | Operation::Update, Some(object)) => object,
             _ => return AdmissionResponse::allow(uid),
         };
-        let (raw, mut typed) = match decode::<K>(request, object) {
+        let (mut raw, mut typed) = match decode::<K>(request, object) {
             Ok(decoded) => decoded,
             Err(denied) => return AdmissionResponse::deny(uid, denied),
         };
-        typed.apply_defaults();
-        let mut defaulted = match serde_json::to_value(&typed) {
-            Ok(value) => value,
-            Err(e) => {
-                let denied = Denied::new(format!("encoding the defaulted object: {e}"));
-                return AdmissionResponse::deny(uid, denied.with_code(500, "InternalError"));
-            }
+        let encode = |typed: &K| {
+            serde_json::to_value(typed).map(|mut value| {
+                // A whole number read into an `f64` comes back as `1.0`: the
+                // same number, no change to patch.
+                integral_floats_as_integers(&mut value);
+                value
+            })
         };
-        // A whole number read into an `f64` comes back as `1.0`: the same
-        // number, no change to patch.
-        integral_floats_as_integers(&mut defaulted);
+        let encoding_failed = |e: serde_json::Error| {
+            let denied = Denied::new(format!("encoding the defaulted object: {e}"));
+            AdmissionResponse::deny(uid.clone(), denied.with_code(500, "InternalError"))
+        };
+        integral_floats_as_integers(&mut raw);
+        // What reading into the Rust type alone drops (fields it does not
+        // know): not removed by the patch, as controller-runtime's
+        // `dropSchemeRemovals`. Removals `apply_defaults` makes are kept.
+        let read_back = match encode(&typed) {
+            Ok(value) => value,
+            Err(e) => return encoding_failed(e),
+        };
+        let dropped_by_reading: std::collections::HashSet<String> = json_patch::diff(&raw, &read_back)
+            .0
+            .into_iter()
+            .filter_map(|op| match op {
+                json_patch::PatchOperation::Remove(r) => Some(r.path.to_string()),
+                _ => None,
+            })
+            .collect();
+        typed.apply_defaults();
+        let defaulted = match encode(&typed) {
+            Ok(value) => value,
+            Err(e) => return encoding_failed(e),
+        };
         let mut patch = json_patch::diff(&raw, &defaulted);
-        patch.0.retain(|op| !matches!(op, json_patch::PatchOperation::Remove(_)));
+        patch.0.retain(|op| !matches!(op, json_patch::PatchOperation::Remove(r) if dropped_by_reading.contains(&r.path.to_string())));
         let mut response = AdmissionResponse::allow(uid);
         if !patch.0.is_empty() {
             let bytes = serde_json::to_vec(&patch).expect("a JSON patch serializes");

@@ -218,12 +218,14 @@ impl Conversion {
         // object's metadata and refuses a changed name, namespace or uid:
         // the rest comes back as it came, whatever the conversion did.
         if let Some(Value::Object(mut metadata)) = metadata {
-            let converted_meta = fields.get("metadata").and_then(Value::as_object);
-            for key in ["labels", "annotations"] {
-                match converted_meta.and_then(|m| m.get(key)) {
-                    Some(value) => metadata.insert(key.to_owned(), value.clone()),
-                    None => metadata.remove(key),
-                };
+            // A conversion that wrote no metadata at all changed none of it.
+            if let Some(converted_meta) = fields.get("metadata").and_then(Value::as_object) {
+                for key in ["labels", "annotations"] {
+                    match converted_meta.get(key) {
+                        Some(value) => metadata.insert(key.to_owned(), value.clone()),
+                        None => metadata.remove(key),
+                    };
+                }
             }
             fields.insert("metadata".into(), Value::Object(metadata));
         }

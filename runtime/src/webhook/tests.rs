@@ -365,6 +365,8 @@ fn the_defaulting_patch_keeps_unknown_fields_and_whole_numbers() {
         level: f64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         unit: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        aliases: Vec<String>,
     }
     impl k8s_openapi::Resource for Gauge {
         const API_VERSION: &'static str = "example.com/v2";
@@ -386,6 +388,7 @@ fn the_defaulting_patch_keeps_unknown_fields_and_whole_numbers() {
     impl Defaulter for Gauge {
         fn apply_defaults(&mut self) {
             self.spec.unit.get_or_insert_with(|| "m".into());
+            self.spec.aliases.dedup();
         }
     }
     let webhooks = Webhooks::new().mutating::<Gauge>("/mutate-gauge");
@@ -398,6 +401,11 @@ fn the_defaulting_patch_keeps_unknown_fields_and_whole_numbers() {
     let review = post(&webhooks, "/mutate-gauge", &admission_review("CREATE", Some(defaulted), None));
     let ops = serde_json::to_value(answer_of(&review).json_patch().expect("a patch")).unwrap();
     assert_eq!(ops, json!([{"op": "add", "path": "/spec/unit", "value": "m"}]));
+    // A removal the defaulter makes is kept; a float written `3.0` is no change.
+    let repeated = object(json!({"level": 3.0, "unit": "cm", "aliases": ["a", "a"], "retries": 2}));
+    let review = post(&webhooks, "/mutate-gauge", &admission_review("CREATE", Some(repeated), None));
+    let ops = serde_json::to_value(answer_of(&review).json_patch().expect("a patch")).unwrap();
+    assert_eq!(ops, json!([{"op": "remove", "path": "/spec/aliases/1"}]));
 }
 
 /// An object being deleted may drop its finalizer even when it no longer

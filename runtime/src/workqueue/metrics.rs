@@ -85,7 +85,8 @@ impl<T: Clone + Eq + Hash> Metered<T> {
         self.added.entry(item.clone()).or_insert_with(Instant::now);
     }
 
-    /// An item was handed out.
+    /// An item is being handed out (called before the queue lets go of it:
+    /// a panic in the sink leaves the item queued).
     pub(super) fn handed_out(&mut self, item: &T) {
         let now = Instant::now();
         self.depth = self.depth.saturating_sub(1);
@@ -225,6 +226,31 @@ mod tests {
         assert_eq!(seen.drain(), Vec::<String>::new());
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert_eq!(seen.drain(), ["unfinished 0s longest 0s"]);
+    }
+
+    /// A metrics sink that panics as an item is handed out leaves it queued:
+    /// the next `get` hands it out, and a drain still ends.
+    #[tokio::test]
+    async fn a_panicking_sink_in_get_leaves_the_item_queued() {
+        struct PanicsOnce(std::sync::atomic::AtomicBool);
+        impl WorkQueueMetrics for PanicsOnce {
+            fn queued_for(&self, _waited: Duration) {
+                if !self.0.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    panic!("sink failed");
+                }
+            }
+        }
+        let queue = WorkQueue::with_metrics(Arc::new(PanicsOnce(Default::default())));
+        queue.add("a");
+        let first = tokio::spawn({
+            let queue = queue.clone();
+            async move { queue.get().await }
+        });
+        assert!(first.await.is_err(), "the sink's panic reaches the caller");
+        let a = tokio::time::timeout(Duration::from_secs(5), queue.get()).await.expect("still queued");
+        assert_eq!(a, Some("a"));
+        queue.done(&"a");
+        tokio::time::timeout(Duration::from_secs(5), queue.shut_down_with_drain()).await.expect("the drain ends");
     }
 
     /// A metrics sink that panics in `worked_for` does not leave the item

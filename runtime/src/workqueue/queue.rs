@@ -154,18 +154,19 @@ impl<T: Clone + Eq + Hash> State<T> {
         }
     }
 
-    /// Moves the next queued item to processing.
+    /// Moves the next queued item to processing. The metrics sink hears of
+    /// it first: should it panic, the item is still queued for the next
+    /// `get`, and no count is off.
     fn pop(&mut self) -> Option<T> {
-        let item = self.queue.pop_front()?;
-        if let Some(mark) = self.items.get_mut(&item) {
-            *mark = Mark::Processing;
-        }
-        // Counted before the user's metrics sink runs, so that a panic in
-        // it leaves the count right for `done`.
-        self.processing += 1;
+        let item = self.queue.front()?.clone();
         if let Some(m) = &mut self.metrics {
             m.handed_out(&item);
         }
+        self.queue.pop_front();
+        if let Some(mark) = self.items.get_mut(&item) {
+            *mark = Mark::Processing;
+        }
+        self.processing += 1;
         Some(item)
     }
 }
