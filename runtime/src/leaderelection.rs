@@ -634,6 +634,23 @@ mod tests {
         (stop, task)
     }
 
+    /// Once the flag returned is set, every Lease update fails with a 500.
+    fn failing_updates(server: &FakeApiServer) -> Arc<AtomicBool> {
+        let broken = Arc::new(AtomicBool::new(false));
+        let flag = broken.clone();
+        server.prepend_reactor("update", "leases", move |_| {
+            flag.load(Ordering::SeqCst)
+                .then(|| Err(kube::core::Status::failure("etcd is gone", "InternalError").with_code(500).boxed()))
+        });
+        broken
+    }
+
+    /// The Lease `default/ctl` with `spec`, already there.
+    fn seed_lease(server: &FakeApiServer, spec: LeaseSpec) {
+        let metadata = ObjectMeta { name: Some("ctl".into()), namespace: Some("default".into()), ..Default::default() };
+        server.seed([Lease { metadata, spec: Some(spec) }]).unwrap();
+    }
+
     fn holder(server: &FakeApiServer) -> Option<String> {
         server.object::<Lease>(Some("default"), "ctl").unwrap().and_then(|l| l.spec?.holder_identity)
     }
@@ -814,21 +831,15 @@ mod tests {
     #[tokio::test]
     async fn renewals_skip_the_read_and_a_release_survives_a_conflict() {
         let server = FakeApiServer::new();
-        server
-            .seed([Lease {
-                metadata: ObjectMeta {
-                    name: Some("ctl".into()),
-                    namespace: Some("default".into()),
-                    ..Default::default()
-                },
-                spec: Some(LeaseSpec {
-                    preferred_holder: Some("someone".into()),
-                    strategy: Some("OldestEmulationVersion".into()),
-                    lease_transitions: Some(4),
-                    ..Default::default()
-                }),
-            }])
-            .unwrap();
+        seed_lease(
+            &server,
+            LeaseSpec {
+                preferred_holder: Some("someone".into()),
+                strategy: Some("OldestEmulationVersion".into()),
+                lease_transitions: Some(4),
+                ..Default::default()
+            },
+        );
         let a = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap());
         let conflicts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (stop, task) = run_until_told(a.clone(), |mut leading| async move { leading.lost().await });
@@ -871,15 +882,7 @@ mod tests {
     async fn check_fails_while_lead_outlives_a_lost_lease() {
         let server = FakeApiServer::new();
         server.register::<Lease>();
-        let broken = Arc::new(AtomicBool::new(false));
-        server.prepend_reactor("update", "leases", {
-            let broken = broken.clone();
-            move |_| {
-                broken
-                    .load(Ordering::SeqCst)
-                    .then(|| Err(kube::core::Status::failure("etcd is gone", "InternalError").with_code(500).boxed()))
-            }
-        });
+        let broken = failing_updates(&server);
         let a = Arc::new(LeaderElector::new(server.client(), config("a")).unwrap());
         let (ignores_loss_tx, ignores_loss) = tokio::sync::oneshot::channel::<()>();
         let (_stop, task) = run_until_told(a.clone(), |_leading| async move {
@@ -907,21 +910,15 @@ mod tests {
         // that only now sees it still waits the whole lease duration.
         let hour_ago =
             MicroTime(k8s_openapi::jiff::Timestamp::now() - k8s_openapi::jiff::SignedDuration::from_secs(3600));
-        server
-            .seed([Lease {
-                metadata: ObjectMeta {
-                    name: Some("ctl".into()),
-                    namespace: Some("default".into()),
-                    ..Default::default()
-                },
-                spec: Some(LeaseSpec {
-                    holder_identity: Some("ghost".into()),
-                    lease_duration_seconds: Some(1),
-                    renew_time: Some(hour_ago),
-                    ..Default::default()
-                }),
-            }])
-            .unwrap();
+        seed_lease(
+            &server,
+            LeaseSpec {
+                holder_identity: Some("ghost".into()),
+                lease_duration_seconds: Some(1),
+                renew_time: Some(hour_ago),
+                ..Default::default()
+            },
+        );
         let c = LeaderElector::new(server.client(), config("c")).unwrap();
         let started = Instant::now();
         let outcome = c.run(std::future::pending(), |_| async {}).await.unwrap();
@@ -1019,15 +1016,7 @@ mod tests {
         let server = FakeApiServer::new();
         server.register::<Lease>();
         let a = LeaderElector::new(server.client(), config("a")).unwrap();
-        let broken = Arc::new(AtomicBool::new(false));
-        server.prepend_reactor("update", "leases", {
-            let broken = broken.clone();
-            move |_| {
-                broken
-                    .load(Ordering::SeqCst)
-                    .then(|| Err(kube::core::Status::failure("etcd is gone", "InternalError").with_code(500).boxed()))
-            }
-        });
+        let broken = failing_updates(&server);
         let outcome = a
             .run(std::future::pending(), |mut leading| {
                 let broken = broken.clone();

@@ -26,9 +26,9 @@ enum Answer {
     Failed { code: u16, reason: String, causes: Vec<(String, String, String)> },
 }
 
-fn answer(result: kube::Result<ConfigMap>) -> Result<Answer> {
+fn answer<K: kube::Resource>(result: kube::Result<K>) -> Result<Answer> {
     match result {
-        Ok(cm) => Ok(Answer::Ok(cm.metadata.name.unwrap_or_default().len())),
+        Ok(obj) => Ok(Answer::Ok(obj.meta().name.as_deref().unwrap_or_default().len())),
         Err(kube::Error::Api(status)) => {
             let mut causes: Vec<_> = status
                 .details
@@ -216,18 +216,7 @@ async fn names_follow_each_kinds_rule_as_on_kube_apiserver() -> Result<()> {
     where
         K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
     {
-        Ok(match api.create(&PostParams { dry_run: true, ..Default::default() }, obj).await {
-            Ok(stored) => Answer::Ok(stored.meta().name.clone().unwrap_or_default().len()),
-            Err(kube::Error::Api(status)) => {
-                let mut causes: Vec<_> = status
-                    .details
-                    .map(|d| d.causes.into_iter().map(|c| (c.field, c.reason, c.message)).collect())
-                    .unwrap_or_default();
-                causes.sort();
-                Answer::Failed { code: status.code, reason: status.reason, causes }
-            }
-            Err(other) => return Err(other).context("a create"),
-        })
+        answer(api.create(&PostParams { dry_run: true, ..Default::default() }, obj).await)
     }
     let env = TestEnv::shared();
     let ns = env.create_namespace("fake-names").await?;

@@ -564,11 +564,9 @@ pub(crate) fn loopback_certificates() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     codegen_testenv::tls::loopback_certificates(dir.path()).unwrap()
 }
 
-/// Sends `raw` (one or more HTTP/1.1 requests) over TLS and reads until the
-/// server closes the connection.
-async fn exchange(addr: std::net::SocketAddr, ca_pem: &[u8], raw: &[u8]) -> String {
+/// A TLS client configuration trusting the CA of `ca_pem`.
+fn client_config(ca_pem: &[u8]) -> std::sync::Arc<rustls::ClientConfig> {
     use rustls::pki_types::pem::PemObject;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut roots = rustls::RootCertStore::empty();
     roots.add(rustls::pki_types::CertificateDer::from_pem_slice(ca_pem).unwrap()).unwrap();
     let config =
@@ -577,7 +575,14 @@ async fn exchange(addr: std::net::SocketAddr, ca_pem: &[u8], raw: &[u8]) -> Stri
             .unwrap()
             .with_root_certificates(roots)
             .with_no_client_auth();
-    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    std::sync::Arc::new(config)
+}
+
+/// Sends `raw` (one or more HTTP/1.1 requests) over TLS and reads until the
+/// server closes the connection.
+async fn exchange(addr: std::net::SocketAddr, ca_pem: &[u8], raw: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let connector = tokio_rustls::TlsConnector::from(client_config(ca_pem));
     let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
     let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
     let mut tls = connector.connect(name, tcp).await.unwrap();
@@ -655,7 +660,6 @@ fn pem_files_load_as_pem() {
 /// last pair while the files do not load.
 #[tokio::test]
 async fn a_server_on_pem_files_serves_the_renewed_certificate() {
-    use rustls::pki_types::pem::PemObject;
     let dir = tempfile::tempdir().unwrap();
     let (crt, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
     let (ca_a, cert_a, key_a) = loopback_certificates();
@@ -666,17 +670,9 @@ async fn a_server_on_pem_files_serves_the_renewed_certificate() {
     let addr = server.local_addr();
     let get = b"GET /convert HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     let handshake = |ca: Vec<u8>| async move {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.add(rustls::pki_types::CertificateDer::from_pem_slice(&ca).unwrap()).unwrap();
-        let config =
-            rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
-                .with_safe_default_protocol_versions()
-                .unwrap()
-                .with_root_certificates(roots)
-                .with_no_client_auth();
         let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
         let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
-        tokio_rustls::TlsConnector::from(std::sync::Arc::new(config)).connect(name, tcp).await.is_ok()
+        tokio_rustls::TlsConnector::from(client_config(&ca)).connect(name, tcp).await.is_ok()
     };
     assert!(exchange(addr, &ca_a, get).await.starts_with("HTTP/1.1 405"));
 
@@ -774,16 +770,7 @@ async fn expect_continue_and_shutdown_closes_open_connections() {
     assert!(answer.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"), "{answer}");
 
     // An idle kept-alive connection is closed by shutdown.
-    use rustls::pki_types::pem::PemObject;
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(rustls::pki_types::CertificateDer::from_pem_slice(&ca).unwrap()).unwrap();
-    let config =
-        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let connector = tokio_rustls::TlsConnector::from(client_config(&ca));
     let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut tls = connector.connect(rustls::pki_types::ServerName::IpAddress(addr.ip().into()), tcp).await.unwrap();
     tls.write_all(b"GET /convert HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
