@@ -52,3 +52,39 @@ fn patch_status_goes_with_patch_and_the_status_subresource() {
     let readonly = client_of("#[genclient(readonly)]");
     assert!(!readonly.contains("pub fn patch_status"));
 }
+
+/// Two group directories whose kinds would get one name in the generic
+/// informer and the fake clientset (`example2` and `example_2` are both
+/// `Example2`) are an error, not generated code that does not compile.
+#[test]
+fn kinds_that_would_share_a_generated_name_are_an_error() {
+    let root = tempfile::tempdir().unwrap();
+    for (dir, group) in [("example2", "a.example.com"), ("example_2", "b.example.com")] {
+        let path = root.path().join("apis").join(dir).join("v1");
+        std::fs::create_dir_all(&path).unwrap();
+        std::fs::write(
+            path.join("mod.rs"),
+            format!("codegen_macros::group_name!(\"{group}\");\n\nmod register;\npub use register::*;\nmod types;\npub use types::*;\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            path.join("types.rs"),
+            "use codegen_macros::{ApiType, genclient};\n\
+             use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
+             use serde::{Deserialize, Serialize};\n\n\
+             /// A foo.\n#[genclient]\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+             pub struct Foo {\n    #[serde(flatten, default)]\n    pub types: kube::core::TypeMeta,\n    #[serde(default)]\n    pub metadata: ObjectMeta,\n}\n",
+        )
+        .unwrap();
+    }
+    let settings = Settings::new(root.path().join("apis"))
+        .with_output_dir(root.path().join("client"))
+        .with_crd_dir(root.path().join("crd"))
+        .with_apis_module("crate::apis")
+        .with_group(GroupVersions::parse("example2:v1").unwrap())
+        .with_group(GroupVersions::parse("example_2:v1").unwrap());
+    let err = codegen_core::run(&settings, Mode::Write).map(|_| ()).unwrap_err();
+    let text = codegen_core::diag::render_all(&err);
+    assert!(text.contains("would both be `Example2V1Foo` in the generated code"), "{text}");
+    assert!(!root.path().join("client").exists(), "nothing written");
+}

@@ -861,6 +861,31 @@ fn is_dns_label(s: &str) -> bool {
 /// Cross-type and cross-version checks on the finished model.
 fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
     let mut warned_optional = BTreeSet::new();
+    // One variant per kind in the generated GenericInformer and the fake's
+    // object enum, named from group directory, version and type.
+    let mut variants: BTreeMap<String, (&Group, &Version, &Kind)> = BTreeMap::new();
+    for group in &model.groups {
+        let module = crate::emit::views::group_module(&group.package);
+        for v in &group.versions {
+            for k in &v.kinds {
+                let variant = crate::emit::views::generic_variant(&module, &v.name, &k.rust_name);
+                match variants.get(&variant) {
+                    Some((g, w, other)) if !(g.package == group.package && w.name == v.name) => diags.push(
+                        Diagnostic::error(format!(
+                            "`{}` of `{}/{}` and `{}` of `{}/{}` would both be `{variant}` in the generated code",
+                            other.rust_name, g.package, w.name, k.rust_name, group.package, v.name
+                        ))
+                        .at(k.origin.location())
+                        .help("the generic informer and the fake clientset name each kind by group directory, version and type: rename a group directory or a type"),
+                    ),
+                    Some(_) => {}
+                    None => {
+                        variants.insert(variant, (group, v, k));
+                    }
+                }
+            }
+        }
+    }
     for group in &model.groups {
         if settings.runs(GeneratorKind::Informer)
             && FACTORY_METHODS.contains(&group.package.as_str())

@@ -205,8 +205,19 @@ pub fn filter(groups: &[GroupView], keep: impl Fn(&KindView) -> bool) -> Vec<Gro
         .collect()
 }
 
+/// The Rust module of the group in directory `package`.
+pub(crate) fn group_module(package: &str) -> String {
+    rust_ident(&package.replace('-', "_"))
+}
+
+/// A kind's variant in the generated `GenericInformer` and the fake's
+/// object enum: group module, version and type, in UpperCamelCase.
+pub(crate) fn generic_variant(group_module: &str, version: &str, rust_name: &str) -> String {
+    format!("{}{}{rust_name}", upper_camel(group_module.trim_start_matches("r#")), upper_camel(version))
+}
+
 fn group(g: &Group, p: &Paths, exceptions: &BTreeMap<String, String>) -> GroupView {
-    let module = rust_ident(&g.package.replace('-', "_"));
+    let module = group_module(&g.package);
     GroupView {
         name: g.name.clone(),
         module: module.clone(),
@@ -303,12 +314,7 @@ fn kind(
         lister: format!("{}Lister", k.rust_name),
         ns_lister: format!("{}NamespaceLister", k.rust_name),
         informer: format!("{}Informer", k.rust_name),
-        generic_variant: format!(
-            "{}{}{}",
-            upper_camel(group_module.trim_start_matches("r#")),
-            upper_camel(&v.name),
-            k.rust_name
-        ),
+        generic_variant: generic_variant(group_module, &v.name, &k.rust_name),
         verbs,
         methods,
         spec: spec_path(v, k, p),
