@@ -22,6 +22,8 @@ struct Entry {
     informer: Arc<Shared>,
     /// `group/version/Kind` (`version/Kind` for the core group).
     gvk: String,
+    /// The Rust type, to tell apart two types of one kind.
+    type_name: &'static str,
     started: bool,
 }
 
@@ -137,7 +139,7 @@ impl SharedInformerFactory {
         }
         let informer =
             SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), self.config_for::<K>());
-        SharedIndexInformer::from_shared(self.register(type_id, informer.shared().clone()))
+        SharedIndexInformer::from_shared(self.register(type_id, std::any::type_name::<K>(), informer.shared().clone()))
     }
 
     /// The shared informer for `K`, created on first request from the
@@ -157,7 +159,7 @@ impl SharedInformerFactory {
         let mut config = self.config_for::<K>();
         configure(&mut config);
         let informer = SharedIndexInformer::new(K::api(self.inner.client.clone(), self.namespace()), config);
-        SharedIndexInformer::from_shared(self.register(type_id, informer.shared().clone()))
+        SharedIndexInformer::from_shared(self.register(type_id, std::any::type_name::<K>(), informer.shared().clone()))
     }
 
     /// The informer already made for the kind `type_id`.
@@ -167,7 +169,7 @@ impl SharedInformerFactory {
 
     /// Files `informer` as the one of the kind `type_id`, unless another
     /// caller filed one first: the informer filed is returned.
-    fn register(&self, type_id: TypeId, informer: Arc<Shared>) -> Arc<Shared> {
+    fn register(&self, type_id: TypeId, type_name: &'static str, informer: Arc<Shared>) -> Arc<Shared> {
         let mut state = self.state();
         if let Some(entry) = state.informers.get(&type_id) {
             return entry.informer.clone();
@@ -177,7 +179,7 @@ impl SharedInformerFactory {
             informer.mark_stopped();
         }
         let gvk = informer.gvk();
-        state.informers.insert(type_id, Entry { informer: informer.clone(), gvk, started: false });
+        state.informers.insert(type_id, Entry { informer: informer.clone(), gvk, type_name, started: false });
         informer
     }
 
@@ -225,19 +227,25 @@ impl SharedInformerFactory {
     }
 
     /// Waits for every started informer to sync; per informer, keyed
-    /// `group/version/Kind` (`version/Kind` for the core group), whether it
-    /// synced (false: shut down first).
+    /// `group/version/Kind` (`version/Kind` for the core group; with the
+    /// Rust type in parentheses where two types of one kind have informers),
+    /// whether it synced (false: shut down first).
     pub async fn wait_for_cache_sync(&self) -> BTreeMap<String, bool> {
         let started: Vec<_> = self
             .state()
             .informers
             .values()
             .filter(|entry| entry.started)
-            .map(|entry| (entry.gvk.clone(), entry.informer.clone()))
+            .map(|entry| (entry.gvk.clone(), entry.type_name, entry.informer.clone()))
+            .collect();
+        let shared_kind = |gvk: &str| started.iter().filter(|(g, ..)| g == gvk).count() > 1;
+        let keys: Vec<String> = started
+            .iter()
+            .map(|(gvk, type_name, _)| if shared_kind(gvk) { format!("{gvk} ({type_name})") } else { gvk.clone() })
             .collect();
         let mut synced = BTreeMap::new();
-        for (gvk, informer) in started {
-            synced.insert(gvk, informer.wait_for_cache_sync().await);
+        for (key, (_, _, informer)) in keys.into_iter().zip(&started) {
+            synced.insert(key, informer.clone().wait_for_cache_sync().await);
         }
         synced
     }
@@ -540,6 +548,27 @@ mod tests {
         assert_eq!(config_maps.indexer().list_keys(), ["ns/web"], "the kind's own selector");
         assert_eq!(again.indexer().list_keys(), ["ns/web"], "the same informer");
         assert_eq!(secrets.indexer().list_keys(), ["ns/db"], "other kinds unfiltered");
+        factory.shutdown().await;
+    }
+
+    /// Two Rust types of one kind (the object and its metadata) each get
+    /// an entry in the sync report, not one overwriting the other.
+    #[tokio::test]
+    async fn two_types_of_one_kind_are_reported_apart() {
+        use kube::core::PartialObjectMeta;
+        let server = crate::testing::FakeApiServer::new();
+        server.register::<ConfigMap>();
+        server.register::<Secret>();
+        let factory = SharedInformerFactory::new(server.client(), None);
+        factory.informer_for::<ConfigMap>();
+        factory.informer_for::<PartialObjectMeta<ConfigMap>>();
+        factory.informer_for::<Secret>();
+        factory.start();
+        let synced = timeout(GUARD, factory.wait_for_cache_sync()).await.unwrap();
+        let keys: Vec<&str> = synced.keys().map(String::as_str).collect();
+        assert_eq!(keys.len(), 3, "{keys:?}");
+        assert!(keys.contains(&"v1/Secret"), "{keys:?}");
+        assert_eq!(keys.iter().filter(|k| k.starts_with("v1/ConfigMap (")).count(), 2, "{keys:?}");
         factory.shutdown().await;
     }
 

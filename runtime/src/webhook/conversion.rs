@@ -100,10 +100,16 @@ struct KindVersions {
 
 /// The conversions a conversion webhook serves: for each kind its hub and
 /// spokes. One `Conversion` may serve several kinds (each with its own hub)
-/// at one path.
+/// at one path, also kinds of one name in several groups.
 #[derive(Default)]
 pub struct Conversion {
+    /// By `group/Kind` (`/Kind` for the core group).
     kinds: BTreeMap<String, KindVersions>,
+}
+
+/// The key of a kind among a conversion's kinds.
+fn kind_key(group: &str, kind: &str) -> String {
+    format!("{group}/{kind}")
 }
 
 impl fmt::Debug for Conversion {
@@ -147,7 +153,7 @@ impl Conversion {
         let api_version = H::api_version(&()).into_owned();
         let entry = self
             .kinds
-            .entry(kind.clone())
+            .entry(kind_key(&H::group(&()), &kind))
             .or_insert_with(|| KindVersions { hub_api_version: api_version.clone(), spokes: BTreeMap::new() });
         assert_eq!(entry.hub_api_version, api_version, "two hubs for kind {kind}");
         entry
@@ -190,10 +196,11 @@ impl Conversion {
         if api_version == desired_api_version {
             return Ok(object);
         }
-        let versions = self
-            .kinds
-            .get(&kind)
-            .ok_or_else(|| ConversionError::new(format!("no conversion is registered for kind {kind:?}")))?;
+        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+        let versions = self.kinds.get(&kind_key(group, &kind)).ok_or_else(|| {
+            let which = if group.is_empty() { format!("{kind:?}") } else { format!("{kind:?} of group {group:?}") };
+            ConversionError::new(format!("no conversion is registered for kind {which}"))
+        })?;
         let spoke = |version: &str| {
             versions.spokes.get(version).ok_or_else(|| {
                 let mut known: Vec<&str> = versions.spokes.keys().map(String::as_str).collect();

@@ -264,7 +264,10 @@ fn conversion_of_unknown_kinds_versions_and_undecodable_objects_fails() {
     let conversion = Conversion::new().spoke::<WidgetV1>();
     let err =
         conversion.convert(json!({"apiVersion": "example.com/v1", "kind": "Gadget"}), "example.com/v2").unwrap_err();
-    assert_eq!(err.message(), "no conversion is registered for kind \"Gadget\"");
+    assert_eq!(err.message(), "no conversion is registered for kind \"Gadget\" of group \"example.com\"");
+    // Kinds are told apart by group: another group's Widget is not this one.
+    let err = conversion.convert(json!({"apiVersion": "other.com/v1", "kind": "Widget"}), "other.com/v2").unwrap_err();
+    assert_eq!(err.message(), "no conversion is registered for kind \"Widget\" of group \"other.com\"");
     let err = conversion
         .convert(
             json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"colour": "red", "size": 1}}),
