@@ -171,11 +171,11 @@ fn in_namespace(indexer: &ErasedIndexer, namespace: &str, selector: &Selector) -
 }
 
 /// How the objects of one kind become JSON, for [`GenericObject::to_json`].
-type ToJson = fn(&dyn AnyObject) -> serde_json::Result<Value>;
+pub(crate) type ToJson = fn(&dyn AnyObject) -> serde_json::Result<Value>;
 
 /// `obj`, a `K`, as JSON with its `apiVersion` and `kind` (filled in from
 /// `K` where the object has none, as objects from a list often do).
-fn to_json<K: Object>(obj: &dyn AnyObject) -> serde_json::Result<Value> {
+pub(crate) fn to_json<K: Object>(obj: &dyn AnyObject) -> serde_json::Result<Value> {
     let mut value = serde_json::to_value(downcast_ref::<K>(obj))?;
     if let Some(fields) = value.as_object_mut() {
         for (field, given) in [("apiVersion", K::api_version(&())), ("kind", K::kind(&()))] {
@@ -232,6 +232,63 @@ impl GenericObject {
     /// [`GenericLister::managed_fields`] otherwise.
     pub fn to_json(&self) -> serde_json::Result<Value> {
         (self.to_json)(&*self.obj)
+    }
+}
+
+/// A deletion as a [`GenericEventHandler`] sees it (see
+/// [`DeletedObject`](crate::informer::DeletedObject)).
+#[derive(Clone, Debug)]
+pub enum GenericDeleted {
+    /// The deletion was watched: the object's final state.
+    Object(GenericObject),
+    /// The deletion was noticed on a relist: the last state the cache had,
+    /// under its key.
+    Tombstone {
+        /// `namespace/name`, or `name`.
+        key: String,
+        /// The last state the cache had.
+        obj: GenericObject,
+    },
+}
+
+/// Receives an informer's changes without naming the kind's type (client-go's
+/// `ResourceEventHandler` on a `GenericInformer`'s informer, which hands out
+/// `interface{}`); otherwise as
+/// [`ResourceEventHandler`](crate::informer::ResourceEventHandler).
+pub trait GenericEventHandler: Send + 'static {
+    /// An object appeared (`is_in_initial_list`: from the first list, or
+    /// the replay to a handler added to a running informer).
+    fn on_add(&mut self, _obj: GenericObject, _is_in_initial_list: bool) {}
+    /// An object changed (also on resyncs, `old` and `new` the same).
+    fn on_update(&mut self, _old: GenericObject, _new: GenericObject) {}
+    /// An object was deleted.
+    fn on_delete(&mut self, _obj: GenericDeleted) {}
+}
+
+/// A [`GenericEventHandler`] as the informer's dispatch calls it.
+pub(crate) struct Generic<H> {
+    pub(crate) handler: H,
+    pub(crate) to_json: ToJson,
+}
+
+impl<H: GenericEventHandler> crate::informer::ErasedHandler for Generic<H> {
+    fn on_add(&mut self, obj: ErasedObject, is_in_initial_list: bool) {
+        self.handler.on_add(GenericObject { obj, to_json: self.to_json }, is_in_initial_list);
+    }
+
+    fn on_update(&mut self, old: ErasedObject, new: ErasedObject) {
+        let to_json = self.to_json;
+        self.handler.on_update(GenericObject { obj: old, to_json }, GenericObject { obj: new, to_json });
+    }
+
+    fn on_delete(&mut self, deleted: crate::informer::Deleted) {
+        let to_json = self.to_json;
+        self.handler.on_delete(match deleted {
+            crate::informer::Deleted::Object(obj) => GenericDeleted::Object(GenericObject { obj, to_json }),
+            crate::informer::Deleted::Tombstone { key, obj } => {
+                GenericDeleted::Tombstone { key, obj: GenericObject { obj, to_json } }
+            }
+        });
     }
 }
 

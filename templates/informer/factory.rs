@@ -81,6 +81,18 @@ impl GenericInformer {
         }
     }
 
+    /// Registers `handler` with the informer, handing it each object
+    /// without naming its type (client-go's `GenericInformer.Informer()`'s
+    /// `AddEventHandler`).
+    #[inline]
+    pub fn add_event_handler(&self, handler: impl {{ p.rt }}::lister::GenericEventHandler) -> {{ p.rt }}::informer::HandlerRegistration {
+        match self {
+{% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
+            GenericInformer::{{ k.generic_variant }}(i) => i.add_generic_event_handler(handler),
+{% endfor %}{% endfor %}{% endfor %}
+        }
+    }
+
     /// A lister of the informer's cache that hands out its objects without
     /// naming their type (client-go's `GenericInformer.Lister`).
     #[inline]

@@ -231,6 +231,14 @@ async fn cronjob_like_kind_rejects_what_controller_gens_crd_rejects() -> Result<
         .for_resource(&GroupVersionResource::gvr("batch.example.com", "v1", "crontabs"))
         .context("crontabs by resource")?;
     assert!(factory.for_resource(&GroupVersionResource::gvr("batch.example.com", "v1", "cronjobs")).is_none());
+    struct Names(std::sync::mpsc::Sender<String>);
+    impl codegen_runtime::lister::GenericEventHandler for Names {
+        fn on_add(&mut self, obj: codegen_runtime::lister::GenericObject, _: bool) {
+            let _ = self.0.send(obj.meta().name.clone().unwrap_or_default());
+        }
+    }
+    let (names_tx, names) = std::sync::mpsc::channel();
+    let registration = generic.add_event_handler(Names(names_tx));
     factory.start();
     let synced = factory.wait_for_cache_sync().await;
     assert!(!synced.is_empty() && synced.values().all(|s| *s), "{synced:?}");
@@ -246,6 +254,12 @@ async fn cronjob_like_kind_rejects_what_controller_gens_crd_rejects() -> Result<
     let typed = found.downcast::<cronjob::apis::batch::v1::CronTab>().map_err(|o| anyhow::anyhow!("{o:?}"))?;
     assert!(std::sync::Arc::ptr_eq(&typed, &listed), "the cached object itself");
     assert_eq!(generic.lister().list(&Default::default()).len(), 1);
+    assert_eq!(names.recv_timeout(Duration::from_secs(10))?, "nightly", "the generic handler saw it");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !registration.has_synced() {
+        assert!(std::time::Instant::now() < deadline, "the generic handler never synced");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let all = crontabs.list(&ListOptions::default()).await?;
     assert_eq!(all.items.len(), 1);
     factory.shutdown().await;

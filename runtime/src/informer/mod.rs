@@ -53,7 +53,8 @@ pub use lenient::MalformedObject;
 pub use processor::HandlerRegistration;
 pub use sync::{HasSynced, wait_for_cache_sync};
 
-use handler::{Deleted, ErasedHandler, Typed};
+use handler::Typed;
+pub(crate) use handler::{Deleted, ErasedHandler};
 use lenient::{Decode, Decoding, Item};
 use processor::{Notification, Processor, SyncState};
 
@@ -355,6 +356,16 @@ impl<K: Object> SharedIndexInformer<K> {
     /// handler is dropped and the registration never syncs.
     pub fn add_event_handler(&self, handler: impl ResourceEventHandler<K>) -> HandlerRegistration {
         self.shared.add_handler(Box::new(Typed::new(handler)), self.shared.default_resync)
+    }
+
+    /// [`add_event_handler`](Self::add_event_handler) of a handler that
+    /// does not name `K`: it gets each object as a
+    /// [`GenericObject`](crate::lister::GenericObject) (client-go's handler
+    /// on a `GenericInformer`'s informer; the generated
+    /// `GenericInformer::add_event_handler`).
+    pub fn add_generic_event_handler(&self, handler: impl crate::lister::GenericEventHandler) -> HandlerRegistration {
+        let handler = crate::lister::Generic { handler, to_json: crate::lister::to_json::<K> };
+        self.shared.add_handler(Box::new(handler), self.shared.default_resync)
     }
 
     /// [`add_event_handler`](Self::add_event_handler) with this handler's

@@ -452,6 +452,45 @@ async fn removed_handler_gets_nothing_more() {
     informer.shutdown().await;
 }
 
+/// A handler that does not name the kind gets the same events as generic
+/// objects: the cached objects themselves, their JSON, tombstones by key.
+#[tokio::test]
+async fn a_generic_handler_gets_the_events_as_generic_objects() {
+    use crate::lister::{GenericDeleted, GenericEventHandler, GenericObject};
+    struct Names(mpsc::UnboundedSender<String>);
+    impl GenericEventHandler for Names {
+        fn on_add(&mut self, obj: GenericObject, initial: bool) {
+            let json = obj.to_json().unwrap();
+            let _ = self.0.send(format!("add {} {} {initial}", json["kind"], obj.meta().name.as_deref().unwrap_or("")));
+        }
+        fn on_update(&mut self, old: GenericObject, new: GenericObject) {
+            let rv = |o: &GenericObject| o.meta().resource_version.clone().unwrap_or_default();
+            let _ = self.0.send(format!("update {} {}", rv(&old), rv(&new)));
+        }
+        fn on_delete(&mut self, obj: GenericDeleted) {
+            let _ = self.0.send(match obj {
+                GenericDeleted::Object(o) => format!("delete {}", o.downcast_ref::<ConfigMap>().is_some()),
+                GenericDeleted::Tombstone { key, .. } => format!("tombstone {key}"),
+            });
+        }
+    }
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    informer.add_generic_event_handler(Names(tx));
+    informer.start();
+    feed.relist(&[("a", 1)]);
+    feed.send(Event::Apply(cm("a", 2))).send(Event::Delete(cm("a", 3)));
+    feed.relist(&[("b", 4)]);
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        seen.push(timeout(GUARD, rx.recv()).await.unwrap().unwrap());
+    }
+    assert_eq!(seen, ["add \"ConfigMap\" a true", "update 1 2", "delete true", "add \"ConfigMap\" b false"]);
+    feed.relist(&[]);
+    assert_eq!(timeout(GUARD, rx.recv()).await.unwrap().unwrap(), "tombstone default/b");
+    informer.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_registration_of_another_informer_removes_nothing() {
     let (first, mut first_feed) = informer(InformerConfig::default());

@@ -89,6 +89,18 @@ impl GenericInformer {
             GenericInformer::ExampleV1Student(i) => i.has_synced(),
         }
     }
+    /// Registers `handler` with the informer, handing it each object
+    /// without naming its type (client-go's `GenericInformer.Informer()`'s
+    /// `AddEventHandler`).
+    #[inline]
+    pub fn add_event_handler(
+        &self,
+        handler: impl ::codegen_runtime::lister::GenericEventHandler,
+    ) -> ::codegen_runtime::informer::HandlerRegistration {
+        match self {
+            GenericInformer::ExampleV1Student(i) => i.add_generic_event_handler(handler),
+        }
+    }
     /// A lister of the informer's cache that hands out its objects without
     /// naming their type (client-go's `GenericInformer.Lister`).
     #[inline]
