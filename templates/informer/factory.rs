@@ -88,7 +88,7 @@ impl GenericInformer {
     pub fn add_event_handler(&self, handler: impl {{ p.rt }}::lister::GenericEventHandler) -> {{ p.rt }}::informer::HandlerRegistration {
         match self {
 {% for g in groups %}{% for v in g.versions %}{% for k in v.kinds %}
-            GenericInformer::{{ k.generic_variant }}(i) => i.add_generic_event_handler(handler),
+            GenericInformer::{{ k.generic_variant }}(i) => {{ p.rt }}::informer::SharedIndexInformer::add_generic_event_handler(i, handler),
 {% endfor %}{% endfor %}{% endfor %}
         }
     }

@@ -98,7 +98,12 @@ impl GenericInformer {
         handler: impl ::codegen_runtime::lister::GenericEventHandler,
     ) -> ::codegen_runtime::informer::HandlerRegistration {
         match self {
-            GenericInformer::ExampleV1Student(i) => i.add_generic_event_handler(handler),
+            GenericInformer::ExampleV1Student(i) => {
+                ::codegen_runtime::informer::SharedIndexInformer::add_generic_event_handler(
+                    i,
+                    handler,
+                )
+            }
         }
     }
     /// A lister of the informer's cache that hands out its objects without
