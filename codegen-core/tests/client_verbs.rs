@@ -88,3 +88,42 @@ fn kinds_that_would_share_a_generated_name_are_an_error() {
     assert!(text.contains("would both be `Example2V1Foo` in the generated code"), "{text}");
     assert!(!root.path().join("client").exists(), "nothing written");
 }
+
+/// Kinds `Foo` and `FooFrom` of one version would both get
+/// `extract_foo_from`: an error, not generated code that does not compile.
+#[test]
+fn kinds_whose_extract_functions_clash_are_an_error() {
+    let root = tempfile::tempdir().unwrap();
+    let path = root.path().join("apis/shop/v1");
+    std::fs::create_dir_all(&path).unwrap();
+    std::fs::write(
+        path.join("mod.rs"),
+        "codegen_macros::group_name!(\"shop.example.com\");\n\nmod register;\npub use register::*;\nmod types;\npub use types::*;\n",
+    )
+    .unwrap();
+    let kind = |name: &str| {
+        format!(
+            "/// A kind.\n#[genclient]\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+             pub struct {name} {{\n    #[serde(flatten, default)]\n    pub types: kube::core::TypeMeta,\n    #[serde(default)]\n    pub metadata: ObjectMeta,\n}}\n\n"
+        )
+    };
+    std::fs::write(
+        path.join("types.rs"),
+        format!(
+            "use codegen_macros::{{ApiType, genclient}};\n\
+             use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
+             use serde::{{Deserialize, Serialize}};\n\n{}{}",
+            kind("Foo"),
+            kind("FooFrom")
+        ),
+    )
+    .unwrap();
+    let settings = Settings::new(root.path().join("apis"))
+        .with_output_dir(root.path().join("client"))
+        .with_crd_dir(root.path().join("crd"))
+        .with_apis_module("crate::apis")
+        .with_group(GroupVersions::parse("shop:v1").unwrap());
+    let err = codegen_core::run(&settings, Mode::Write).map(|_| ()).unwrap_err();
+    let text = codegen_core::diag::render_all(&err);
+    assert!(text.contains("would both get the apply configuration function `extract_foo_from`"), "{text}");
+}

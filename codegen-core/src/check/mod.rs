@@ -886,6 +886,32 @@ fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {
             }
         }
     }
+    // The apply configurations' extract functions of one version share a
+    // module: `extract_foo_from` of `Foo` is also `FooFrom`'s `extract_foo_from`.
+    if settings.runs(GeneratorKind::ApplyConfig) {
+        for v in model.groups.iter().flat_map(|g| &g.versions) {
+            let mut names: BTreeMap<String, &Kind> = BTreeMap::new();
+            for k in &v.kinds {
+                let base = crate::emit::applyconfig::extract_name(&k.rust_name);
+                let mut own = vec![base.clone(), format!("{base}_from")];
+                if k.status_subresource {
+                    own.push(format!("{base}_status"));
+                }
+                for name in own {
+                    if let Some(other) = names.insert(name.clone(), k) {
+                        diags.push(
+                            Diagnostic::error(format!(
+                                "`{}` and `{}` of `{}` would both get the apply configuration function `{name}`",
+                                other.rust_name, k.rust_name, v.package
+                            ))
+                            .at(k.origin.location())
+                            .help("rename one of the types"),
+                        );
+                    }
+                }
+            }
+        }
+    }
     for group in &model.groups {
         if settings.runs(GeneratorKind::Informer)
             && FACTORY_METHODS.contains(&group.package.as_str())
