@@ -522,6 +522,12 @@ mod tests {
         assert!(straddling.starts_with(cut));
     }
 
+    /// A failure `Status` as the API server answers it.
+    fn failure(code: u16, reason: &str, message: &str) -> Value {
+        serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+            "message": message, "reason": reason, "code": code})
+    }
+
     /// A request the stub API server received.
     #[derive(Debug)]
     struct Seen {
@@ -548,10 +554,7 @@ mod tests {
                 let body: Value = serde_json::from_slice(&bytes)?;
                 let gone = parts.method == Method::PATCH && !found;
                 let reply = if gone {
-                    serde_json::to_vec(&serde_json::json!({
-                        "kind": "Status", "apiVersion": "v1", "status": "Failure",
-                        "message": "events.events.k8s.io not found", "reason": "NotFound", "code": 404
-                    }))?
+                    serde_json::to_vec(&failure(404, "NotFound", "events.events.k8s.io not found"))?
                 } else {
                     serde_json::to_vec(&body)?
                 };
@@ -759,17 +762,9 @@ mod tests {
                 });
                 let (code, reply) = if first_create {
                     gate.notified().await;
-                    (
-                        409,
-                        serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                        "message": "events.events.k8s.io \"x\" already exists", "reason": "AlreadyExists", "code": 409}),
-                    )
+                    (409, failure(409, "AlreadyExists", "events.events.k8s.io \"x\" already exists"))
                 } else if method == Method::PATCH {
-                    (
-                        404,
-                        serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                        "message": "not found", "reason": "NotFound", "code": 404}),
-                    )
+                    (404, failure(404, "NotFound", "not found"))
                 } else {
                     (201, body)
                 };
@@ -841,11 +836,7 @@ mod tests {
                     body: body.clone(),
                 });
                 let (code, reply) = if forbidden {
-                    (
-                        403,
-                        serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                        "message": "events.events.k8s.io is forbidden", "reason": "Forbidden", "code": 403}),
-                    )
+                    (403, failure(403, "Forbidden", "events.events.k8s.io is forbidden"))
                 } else {
                     (201, body)
                 };
@@ -877,10 +868,7 @@ mod tests {
         let service = tower::service_fn(move |_req: Request<Body>| {
             *counter.lock().unwrap() += 1;
             async {
-                let status = serde_json::json!({
-                    "kind": "Status", "apiVersion": "v1", "status": "Failure",
-                    "message": "events.events.k8s.io is forbidden", "reason": "Forbidden", "code": 403
-                });
+                let status = failure(403, "Forbidden", "events.events.k8s.io is forbidden");
                 Response::builder().status(403).body(Body::from(serde_json::to_vec(&status).unwrap()))
             }
         });
@@ -894,10 +882,7 @@ mod tests {
     #[tokio::test]
     async fn server_errors_surface_as_crate_errors() {
         let service = tower::service_fn(|_req: Request<Body>| async {
-            let status = serde_json::json!({
-                "kind": "Status", "apiVersion": "v1", "status": "Failure",
-                "message": "events.events.k8s.io is forbidden", "reason": "Forbidden", "code": 403
-            });
+            let status = failure(403, "Forbidden", "events.events.k8s.io is forbidden");
             Response::builder().status(403).body(Body::from(serde_json::to_vec(&status).unwrap()))
         });
         let recorder = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None);
