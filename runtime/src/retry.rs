@@ -1,9 +1,10 @@
 //! client-go's retries of a request: only an answer that asks for it (429,
 //! or a 5xx, with a `Retry-After` of whole seconds) is sent again, after
 //! the seconds it names, at most ten times (`rest.Request`'s `maxRetries`).
-//!
-//! Unlike client-go, a request that fails in transport (a connection reset
-//! before an answer) is not sent again: client-go does that for GETs only.
+//! A GET that fails in transport before its answer — the connection reset,
+//! or closed before the answer was complete — is sent again after a second,
+//! as client-go does (its `IsConnectionReset` and `IsProbableEOF`); any
+//! other verb is not, for it may have taken effect.
 //!
 //! kube's default client retries otherwise: every 429, 503 and 504, with or
 //! without `Retry-After`, up to 15 times with a backoff of up to 1000 s, a
@@ -30,11 +31,50 @@ pub struct RetryAfterPolicy {
     retried: u32,
 }
 
-impl<B, E> tower::retry::Policy<Request<Body>, Response<B>, E> for RetryAfterPolicy {
+/// Whether a request's transport error is one client-go sends a GET again
+/// for: the connection reset by the peer, or closed before the answer was
+/// complete (Go's `io.EOF` / `io.ErrUnexpectedEOF`).
+fn is_transient(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_incomplete_message) {
+            return true;
+        }
+        if let Some(error) = error.downcast_ref::<std::io::Error>() {
+            if matches!(error.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::UnexpectedEof) {
+                return true;
+            }
+            // An `io::Error` made from another error hands out that error's
+            // source, not the error itself.
+            if let Some(inner) = error.get_ref() {
+                cause = Some(inner);
+                continue;
+            }
+        }
+        cause = error.source();
+    }
+    false
+}
+
+impl<B, E> tower::retry::Policy<Request<Body>, Response<B>, E> for RetryAfterPolicy
+where
+    E: std::ops::Deref<Target = dyn std::error::Error + Send + Sync>,
+{
     type Future = tokio::time::Sleep;
 
-    fn retry(&mut self, _req: &mut Request<Body>, result: &mut Result<Response<B>, E>) -> Option<Self::Future> {
-        let Ok(response) = result else { return None };
+    fn retry(&mut self, req: &mut Request<Body>, result: &mut Result<Response<B>, E>) -> Option<Self::Future> {
+        let response = match result {
+            Ok(response) => response,
+            Err(error) => {
+                if req.method() != http::Method::GET || self.retried >= self.max_retries || !is_transient(&**error) {
+                    return None;
+                }
+                // client-go answers such an error with a made-up
+                // `Retry-After: 1`.
+                self.retried += 1;
+                return Some(tokio::time::sleep(Duration::from_secs(1)));
+            }
+        };
         let code = response.status().as_u16();
         if !(code == 429 || code >= 500) || self.retried >= self.max_retries {
             return None;
@@ -214,5 +254,80 @@ mod tests {
             assert_ne!(response.status().as_u16(), 200);
             assert_eq!(*count.lock().unwrap(), requests, "{head:?}");
         }
+    }
+
+    /// A loopback HTTP server that reads each request and then, for the
+    /// first `failures` connections, closes the connection without an
+    /// answer (resetting it when `reset`), and answers 200 afterwards.
+    async fn failing(failures: usize, reset: bool) -> (String, Arc<Mutex<usize>>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let count = Arc::new(Mutex::new(0));
+        let counter = count.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut tcp, _)) = listener.accept().await else { return };
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match tcp.read(&mut chunk).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let seen = {
+                    let mut count = counter.lock().unwrap();
+                    *count += 1;
+                    *count
+                };
+                if seen <= failures {
+                    if reset {
+                        tcp.set_zero_linger().unwrap();
+                    }
+                    drop(tcp);
+                    continue;
+                }
+                let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+                let _ = tcp.write_all(answer.as_bytes()).await;
+            }
+        });
+        (url, count)
+    }
+
+    /// client-go's transport retries: a GET whose connection is closed or
+    /// reset before the answer is sent again a second later; a POST is not
+    /// (it may have taken effect).
+    #[tokio::test]
+    async fn a_get_is_sent_again_after_a_transport_error() {
+        for reset in [false, true] {
+            let (url, count) = failing(1, reset).await;
+            let get_client = client(kube::Config::new(url.parse().unwrap())).unwrap();
+            let started = std::time::Instant::now();
+            let request = Request::builder().uri("/api/v1/namespaces").body(Vec::new()).unwrap();
+            let response = get_client.send(request.map(Body::from)).await.unwrap();
+            assert_eq!(response.status().as_u16(), 200, "reset: {reset}");
+            assert_eq!(*count.lock().unwrap(), 2, "reset: {reset}");
+            assert!(started.elapsed() >= Duration::from_secs(1), "waited a second, as client-go");
+
+            let (url, count) = failing(1, reset).await;
+            let post_client = client(kube::Config::new(url.parse().unwrap())).unwrap();
+            let request = Request::builder().method("POST").uri("/api/v1/namespaces").body(b"{}".to_vec()).unwrap();
+            assert!(post_client.send(request.map(Body::from)).await.is_err(), "reset: {reset}");
+            assert_eq!(*count.lock().unwrap(), 1, "a POST is not sent again (reset: {reset})");
+        }
+    }
+
+    #[test]
+    fn transport_errors_that_are_retried() {
+        use std::io::{Error, ErrorKind};
+        let wrapped = |kind| -> tower::BoxError { Box::new(Error::other(Error::from(kind))) };
+        assert!(is_transient(&*wrapped(ErrorKind::ConnectionReset)));
+        assert!(is_transient(&*wrapped(ErrorKind::UnexpectedEof)));
+        assert!(
+            !is_transient(&*wrapped(ErrorKind::ConnectionRefused)),
+            "refused: no request reached the server, but client-go does not retry it"
+        );
+        assert!(!is_transient(&*wrapped(ErrorKind::TimedOut)));
     }
 }
