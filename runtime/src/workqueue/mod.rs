@@ -12,14 +12,18 @@
 //!   [`BucketRateLimiter`], [`ItemFastSlowRateLimiter`],
 //!   [`MaxOfRateLimiter`], [`WithMaxWaitRateLimiter`] and
 //!   [`default_controller_rate_limiter`].
+//! * [`parallelize_until`] — client-go's `ParallelizeUntil`: pieces of work
+//!   over a number of threads until done or shutdown.
 
 mod delaying;
 mod metrics;
+mod parallelizer;
 mod queue;
 mod rate_limiter;
 mod rate_limiting;
 
 pub use metrics::WorkQueueMetrics;
+pub use parallelizer::parallelize_until;
 pub use queue::WorkQueue;
 pub use rate_limiter::{
     BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter, RateLimiter,
