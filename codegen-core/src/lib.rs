@@ -43,6 +43,8 @@ pub mod markers;
 #[doc(hidden)]
 pub mod model;
 pub(crate) mod parse;
+#[doc(hidden)]
+pub mod plural;
 pub mod rbac;
 pub(crate) mod rustdoc;
 pub mod scaffold;

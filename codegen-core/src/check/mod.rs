@@ -568,6 +568,27 @@ fn lower_kind(
     let kind = res.kind.as_ref().map_or(def.name.clone(), |k| k.value.clone());
     let plural = res.plural.as_ref().map_or_else(|| pluralize(&kind, &settings.plural_exceptions), |p| p.value.clone());
     let singular = res.singular.as_ref().map_or_else(|| kind.to_lowercase(), |s| s.value.clone());
+    // controller-gen names a kind's CRD with flect's plural: where that
+    // differs, a CRD controller-gen wrote is not the one written here.
+    let flect = crate::plural::controller_gen_plural(&kind);
+    if res.plural.is_none()
+        && res.skip_crd.is_none()
+        && !settings.plural_exceptions.contains_key(&kind)
+        && flect != plural
+    {
+        diags.push(
+            Diagnostic::warning(format!(
+                "kind `{kind}` gets the plural `{plural}` (client-gen's rules); controller-gen gives it `{flect}`"
+            ))
+            .at(loc.clone())
+            .note(format!(
+                "the plural names the CRD (`{plural}.<group>`) and the resource path; a CRD that controller-gen wrote for this kind is `{flect}.<group>`, another CRD"
+            ))
+            .help(format!(
+                "write `#[resource(plural = \"{flect}\")]` to match controller-gen, or `#[resource(plural = \"{plural}\")]` to keep `{plural}` without this warning"
+            )),
+        );
+    }
     for (what, value) in [("plural", res.plural.as_ref()), ("singular", res.singular.as_ref())] {
         if let Some(v) = value
             && !is_dns_label(&v.value)
