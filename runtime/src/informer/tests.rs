@@ -801,3 +801,62 @@ async fn a_resync_period_beyond_the_clock_means_never() {
     assert_eq!(take(&mut seen, 1).await, [update("a", 1, 2)]);
     informer.shutdown().await;
 }
+
+/// A test drives an informer with events of its own through a watch
+/// reactor (client-go's `PrependWatchReactor` with a `FakeWatcher`): events
+/// sent before the watch opened wait for it, later ones arrive as sent,
+/// an ERROR 410 makes the informer list again, and after `stop` the
+/// server's own watch is not reached.
+#[tokio::test]
+async fn a_fake_watch_drives_an_informer() {
+    let server = crate::testing::FakeApiServer::new();
+    server.seed([cm("stored", 0)]).unwrap();
+    let stored_rv = server.resource_version() as u32;
+    let watch = crate::testing::FakeWatch::new();
+    server.prepend_watch_reactor("configmaps", &watch);
+    // Sent before the informer starts: waits for its watch.
+    watch.add(&cm("early", 100));
+
+    let informer =
+        SharedIndexInformer::new(Api::<ConfigMap>::namespaced(server.client(), "default"), InformerConfig::default());
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+    informer.start();
+    assert!(synced(&[&informer]).await);
+    assert_eq!(take(&mut seen, 2).await, [add("stored", stored_rv, true), add("early", 100, false)]);
+
+    watch.modify(&cm("early", 101));
+    watch.add(&cm("late", 102));
+    watch.delete(&cm("stored", 103));
+    assert_eq!(
+        take(&mut seen, 3).await,
+        [update("early", 100, 101), add("late", 102, false), delete("stored", 103, false)]
+    );
+    assert_eq!(cached(&informer), [("early".to_string(), 101), ("late".to_string(), 102)]);
+
+    // A 410 from the watch: the informer lists the server's objects again,
+    // and what only the fake watch sent is gone.
+    let lists = || server.actions().iter().filter(|a| a.verb == "list").count();
+    let lists_before = lists();
+    watch.error(&kube::core::Status::failure("too old resource version", "Expired").with_code(410));
+    let mut relisted = take(&mut seen, 3).await;
+    relisted.sort();
+    // `stored` was deleted by the fake watch: listed again, it is new.
+    assert_eq!(relisted, [add("stored", stored_rv, false), delete("early", 101, true), delete("late", 102, true)]);
+    assert!(lists() > lists_before, "listed again");
+    assert_eq!(cached(&informer), [("stored".to_string(), stored_rv)]);
+
+    // Stopped: the open stream ends, and the informer's next watch stays
+    // open without events instead of reaching the server's own watch (or
+    // ending at once, which kube's watcher would answer by watching again
+    // at once).
+    let watches = || server.actions().iter().filter(|a| a.verb == "watch").count();
+    let watches_before = watches();
+    watch.stop();
+    assert!(watch.is_stopped());
+    watch.add(&cm("dropped", 200));
+    server.seed([cm("after-stop", 0)]).unwrap();
+    assert!(timeout(Duration::from_millis(500), seen.recv()).await.is_err(), "nothing after the stop");
+    assert_eq!(watches(), watches_before + 1, "one watch after the stop, still open");
+    informer.shutdown().await;
+}

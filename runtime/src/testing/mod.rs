@@ -70,7 +70,8 @@
 //!   retained history (1,000 events by default) gets an ERROR event with a
 //!   410 Expired `Status`, like the real server.
 //! - An action log and client-go style reactors for injecting responses and
-//!   errors.
+//!   errors, and watch reactors ([`FakeWatch`]) that stream the events a
+//!   test sends (client-go's `PrependWatchReactor` with a `FakeWatcher`).
 //!
 //! ## Server-side apply and managedFields
 //!
@@ -223,6 +224,7 @@
 //!   409 AlreadyExists, without the API server's "object is being deleted"
 //!   message.
 
+mod fake_watch;
 mod meta;
 pub(crate) mod objectmeta;
 mod patch;
@@ -242,10 +244,12 @@ use kube::core::Status;
 
 use crate::{Error, Object, Result};
 
+pub use fake_watch::FakeWatch;
 pub use reactor::{Action, ReactionFunc, ReactorResult};
 pub use server::FakeApiService;
 pub use watch::FakeBody;
 
+use fake_watch::WatchReactor;
 use reactor::Reactor;
 use store::{DEFAULT_HISTORY_LIMIT, ResourceKey, Store};
 
@@ -421,6 +425,7 @@ impl ResourceInfo {
 pub(crate) struct Shared {
     store: Mutex<Store>,
     reactors: Mutex<Vec<Reactor>>,
+    watch_reactors: Mutex<Vec<WatchReactor>>,
     actions: Mutex<Vec<Action>>,
 }
 
@@ -441,6 +446,11 @@ impl Shared {
 
     pub(crate) fn lock_actions(&self) -> MutexGuard<'_, Vec<Action>> {
         lock(&self.actions)
+    }
+
+    /// The fake watch that answers a watch of `plural`, if any.
+    pub(crate) fn watch_reactor(&self, plural: &str) -> Option<FakeWatch> {
+        lock(&self.watch_reactors).iter().find(|r| r.resource == "*" || r.resource == plural).map(|r| r.watch.clone())
     }
 }
 
@@ -471,6 +481,7 @@ impl FakeApiServer {
             shared: Arc::new(Shared {
                 store: Mutex::new(Store::new(DEFAULT_HISTORY_LIMIT)),
                 reactors: Mutex::new(Vec::new()),
+                watch_reactors: Mutex::new(Vec::new()),
                 actions: Mutex::new(Vec::new()),
             }),
         }
@@ -581,9 +592,19 @@ impl FakeApiServer {
         self.shared.lock_reactors().push(reactor);
     }
 
-    /// Removes every reactor.
+    /// Answers watches of `resource` (plural; `"*"` matches any) with the
+    /// events sent to `watch`, before the watch reactors added so far and
+    /// before every other reactor (client-go's `PrependWatchReactor` with
+    /// `DefaultWatchReactor`). The watch requests are still logged.
+    pub fn prepend_watch_reactor(&self, resource: &str, watch: &FakeWatch) {
+        let reactor = WatchReactor { resource: resource.to_owned(), watch: watch.clone() };
+        lock(&self.shared.watch_reactors).insert(0, reactor);
+    }
+
+    /// Removes every reactor and watch reactor.
     pub fn clear_reactors(&self) {
         self.shared.lock_reactors().clear();
+        lock(&self.shared.watch_reactors).clear();
     }
 
     /// The latest resourceVersion handed out (0 before the first write).

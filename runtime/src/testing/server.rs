@@ -204,6 +204,13 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
     };
     shared.lock_actions().push(action.clone());
 
+    if verb == "watch"
+        && route.subresource.is_none()
+        && let Some(watch) = shared.watch_reactor(&route.info.plural)
+    {
+        let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).map(Duration::from_secs);
+        return watch_response(watch.open(route.info, timeout));
+    }
     let reactors = shared.lock_reactors().clone();
     match react(&reactors, &action) {
         Some(Ok(value)) if verb == "watch" => {
