@@ -370,6 +370,10 @@ bad_input!(
     bad_map_with_integer_keys,
     replace("    pub school: String,", "    pub school: std::collections::BTreeMap<i32, String>,")
 );
+bad_input!(
+    bad_map_with_struct_keys,
+    replace("    pub school: String,", "    pub school: std::collections::BTreeMap<StudentSpec, String>,")
+);
 bad_input!(bad_unknown_field_type, replace("    pub school: String,", "    pub school: School,"));
 bad_input!(bad_std_duration, replace("    pub school: String,", "    pub school: std::time::Duration,"));
 bad_input!(bad_no_metadata, replace("    #[serde(default)]\n    pub metadata: ObjectMeta,\n", ""));

@@ -581,14 +581,23 @@ impl Site<'_, '_> {
             Some(External::Set) => Ok(TypeRef::Set(Box::new(arg(0, sub(|m| m.items.as_deref()))?))),
             Some(External::Map) => {
                 let key = arg(0, None)?;
-                if key != TypeRef::String {
+                let refused = match &key {
+                    TypeRef::String => None,
+                    // A string enum or a newtype of a string is a string in
+                    // JSON (controller-gen takes named string types alike).
+                    TypeRef::Named(k) => self.string_key(k, 0).err(),
+                    _ => Some(String::new()),
+                };
+                if let Some(why) = refused {
+                    let written = args.first().map(|t| tokens(*t)).unwrap_or_default();
                     return Err(err(
                         args.first().map_or(last.span(), |t| t.span()),
-                        format!(
-                            "map keys must be strings, not `{}`",
-                            args.first().map(|t| tokens(*t)).unwrap_or_default()
-                        ),
-                        "JSON object keys are strings; use `BTreeMap<String, _>`".to_string(),
+                        if why.is_empty() {
+                            format!("map keys must be strings, not `{written}`")
+                        } else {
+                            format!("map keys must be strings: {why}")
+                        },
+                        "JSON object keys are strings; use `BTreeMap<String, _>`, an enum of unit variants, or a newtype of `String`".to_string(),
                     ));
                 }
                 Ok(TypeRef::Map(Box::new(arg(1, sub(|m| m.values.as_deref()))?)))
@@ -613,6 +622,58 @@ impl Site<'_, '_> {
                 }
                 Err(self.unknown_external(path.span(), &full))
             }
+        }
+    }
+
+    /// Whether the API type `key` is written as a JSON string, as a map key
+    /// must be: an enum of unit variants (serde's default tagging), or a
+    /// newtype (`struct Name(String)`, or a `transparent` struct) of a
+    /// string. The error says why not.
+    fn string_key(&self, key: &TypeKey, depth: usize) -> Result<(), String> {
+        static NO_GENERICS: BTreeSet<String> = BTreeSet::new();
+        let tree = self.tree;
+        let name = &key.name;
+        let found = tree.package_index(&key.package).and_then(|p| {
+            let scopes = &tree.packages[p];
+            let module = *scopes.type_modules.get(name)?;
+            let item = scopes.pkg.items(&scopes.pkg.modules[module]).iter().find(|item| match item {
+                syn::Item::Struct(s) => s.ident == name,
+                syn::Item::Enum(e) => e.ident == name,
+                _ => false,
+            })?;
+            Some((p, module, item))
+        });
+        let Some((p, module, item)) = found else { return Err(format!("`{name}` is not a string")) };
+        match item {
+            syn::Item::Enum(e) => {
+                let flags = serde_flags(&e.attrs);
+                if flags.iter().any(|f| f == "untagged" || f == "tag") {
+                    return Err(format!("enum `{name}` is `untagged` or has a `tag`: its variants are not strings"));
+                }
+                if let Some(v) = e.variants.iter().find(|v| !matches!(v.fields, syn::Fields::Unit)) {
+                    return Err(format!("variant `{}` of enum `{name}` has fields: it is a JSON object", v.ident));
+                }
+                Ok(())
+            }
+            syn::Item::Struct(s) if s.generics.params.is_empty() => {
+                let field = match &s.fields {
+                    syn::Fields::Unnamed(f) if f.unnamed.len() == 1 => &f.unnamed[0],
+                    syn::Fields::Named(f)
+                        if f.named.len() == 1 && serde_flags(&s.attrs).iter().any(|f| f == "transparent") =>
+                    {
+                        &f.named[0]
+                    }
+                    _ => return Err(format!("struct `{name}` is a JSON object, not a string")),
+                };
+                let generic = if p == self.pkg { self.generic } else { &NO_GENERICS };
+                let site = Site { tree, pkg: p, module, generic };
+                match site.resolve_at(&field.ty, None) {
+                    Ok(TypeRef::String) => Ok(()),
+                    Ok(TypeRef::Named(inner)) if depth < MAX_DEPTH => site.string_key(&inner, depth + 1),
+                    _ => Err(format!("`{name}` holds a `{}`, not a string", tokens(&field.ty))),
+                }
+            }
+            _ => Err(format!("`{name}` is not a string")),
         }
     }
 
@@ -731,6 +792,27 @@ impl Site<'_, '_> {
             ESCAPE_HELP.to_string(),
         )
     }
+}
+
+/// The words of a type's `#[serde(..)]` attributes (`untagged`, `tag`,
+/// `transparent`, ...), values left out.
+fn serde_flags(attrs: &[syn::Attribute]) -> Vec<String> {
+    let mut flags = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if let Some(ident) = meta.path.get_ident() {
+                flags.push(ident.to_string());
+            }
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let _content;
+                syn::parenthesized!(_content in meta.input);
+            }
+            Ok(())
+        });
+    }
+    flags
 }
 
 fn primitive(name: &str) -> Result<TypeRef, ResolveError> {

@@ -23,10 +23,25 @@ type Order struct {
 type OrderSpec struct {
 	// Product names and quantities.
 	// +kubebuilder:validation:MinProperties=1
-	Items map[string]ItemCount `json:"items"`
+	Items map[ProductName]ItemCount `json:"items"`
+	// Discounts in percent, by customer tier.
+	// +optional
+	Discounts map[Tier]Percent `json:"discounts,omitempty"`
 	// How to pay.
 	Payment Payment `json:"payment"`
 }
+
+// The name of a product.
+type ProductName string
+
+// A customer tier.
+// +kubebuilder:validation:Enum=gold;silver
+type Tier string
+
+// A discount in percent (Rust: u8).
+// +kubebuilder:validation:Minimum=0
+// +kubebuilder:validation:Maximum=255
+type Percent int32
 
 // A quantity of a product (Rust: u32).
 // +kubebuilder:validation:Minimum=0
