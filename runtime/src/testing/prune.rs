@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -34,9 +34,15 @@ const OWNER_REFERENCE: &[&str] = &["apiVersion", "blockOwnerDeletion", "controll
 const MANAGED_FIELDS_ENTRY: &[&str] =
     &["apiVersion", "fieldsType", "fieldsV1", "manager", "operation", "subresource", "time"];
 
-/// Pruning schemas by the addresses of their validation and structural
-/// schemas.
-type SchemaCache = HashMap<(usize, usize), Arc<Value>>;
+/// Pruning schemas by the addresses of their validation schema's text and
+/// of the structural schema they were made with. The structural schema is
+/// held weakly: its address cannot be reused for another schema while the
+/// entry holds it, and entries whose structural schema is gone (its fake
+/// servers dropped) are removed when another is added, so the cache holds
+/// what live servers use.
+type SchemaCache = HashMap<(usize, usize), (Option<Weak<Value>>, Arc<Value>)>;
+
+static SCHEMAS: OnceLock<Mutex<SchemaCache>> = OnceLock::new();
 
 /// The schema unknown fields are pruned by: the resource's validation
 /// schema (a generated kind's leaves out `status` when it is a
@@ -52,19 +58,26 @@ pub(crate) fn schema_of(info: &ResourceInfo) -> Option<Arc<Value>> {
     };
     let structural = info.schema.as_ref().map(|s| s.value());
     let key = (text.as_ptr() as usize, structural.as_ref().map_or(0, |s| Arc::as_ptr(s) as usize));
-    static CACHE: OnceLock<Mutex<SchemaCache>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
-    let parsed = cache.entry(key).or_insert_with(|| {
-        let mut schema: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-        let status = structural.as_ref().and_then(|s| s.pointer("/properties/status")).cloned();
-        if let (Some(status), Some(properties)) = (status, schema.get_mut("properties").and_then(Value::as_object_mut))
-        {
-            properties.entry("status").or_insert(status);
-        }
-        Arc::new(schema)
-    });
-    parsed.is_object().then(|| parsed.clone())
+    let mut cache = SCHEMAS.get_or_init(Default::default).lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, parsed)) = cache.get(&key) {
+        return parsed.is_object().then(|| parsed.clone());
+    }
+    let mut schema: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let status = structural.as_ref().and_then(|s| s.pointer("/properties/status")).cloned();
+    if let (Some(status), Some(properties)) = (status, schema.get_mut("properties").and_then(Value::as_object_mut)) {
+        properties.entry("status").or_insert(status);
+    }
+    let parsed = Arc::new(schema);
+    cache.retain(|_, (weak, _)| weak.as_ref().is_none_or(|w| w.strong_count() > 0));
+    cache.insert(key, (structural.as_ref().map(Arc::downgrade), parsed.clone()));
+    parsed.is_object().then_some(parsed)
+}
+
+/// How many pruning schemas are cached for the validation schema `text`.
+#[cfg(test)]
+fn cached_for(text: &'static str) -> usize {
+    let cache = SCHEMAS.get_or_init(Default::default).lock().unwrap_or_else(PoisonError::into_inner);
+    cache.keys().filter(|(t, _)| *t == text.as_ptr() as usize).count()
 }
 
 /// Removes from `object` every field `schema` (a CRD version's
@@ -268,6 +281,42 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// Kinds registered again and again (a fake server per test) leave one
+    /// cached schema, each pruning by its own structural schema.
+    #[test]
+    fn the_schema_cache_keeps_what_live_kinds_use() {
+        static TEXT: &str =
+            r#"{"type":"object","properties":{"spec":{"type":"object","properties":{"a":{"type":"string"}}}}}"#;
+        let info = |status: &str| {
+            ResourceInfo {
+                group: "cache.example.com".into(),
+                version: "v1".into(),
+                kind: "Probe".into(),
+                plural: "probes".into(),
+                namespaced: true,
+                has_status_subresource: true,
+                schema: None,
+                validation: None,
+                aggregated: false,
+            }
+            .with_validation(TEXT)
+            .with_schema(json!({"type": "object", "properties": {"status": {"type": "object", "properties": {status: {"type": "string"}}}}}))
+        };
+        for round in 0..50 {
+            let status = if round % 2 == 0 { "even" } else { "odd" };
+            let info = info(status);
+            let schema = schema_of(&info).unwrap();
+            assert!(schema.pointer(&format!("/properties/status/properties/{status}")).is_some(), "round {round}");
+            assert!(schema.pointer("/properties/spec/properties/a").is_some());
+            assert!(cached_for(TEXT) <= 2, "round {round}: {} cached", cached_for(TEXT));
+        }
+        // Two live registrations at once are two entries, both kept.
+        let (even, odd) = (info("even"), info("odd"));
+        let (a, b) = (schema_of(&even).unwrap(), schema_of(&odd).unwrap());
+        assert!(Arc::ptr_eq(&a, &schema_of(&even).unwrap()), "cached");
+        assert!(Arc::ptr_eq(&b, &schema_of(&odd).unwrap()), "cached");
+    }
 
     /// The schema and the write of tests/tests/e2e_fake_custom.rs,
     /// with the API server's answer.
