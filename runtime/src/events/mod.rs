@@ -12,8 +12,10 @@
 //! gone from the server (a 404 on the patch: deleted, or expired by the
 //! server's event TTL) is created again.
 //!
-//! Unlike client-go's recorder, which sends from a goroutine and retries,
-//! writes happen in the call and their errors are returned. The object
+//! The recorder's methods write in the call and return their errors.
+//! [`EventRecorder::queue`] gives an [`EventQueue`], which records as
+//! client-go's recorder does: the call queues the event and returns, a task
+//! writes it, and failed creates are tried again. The object
 //! reference leaves out the resourceVersion (see [`object_reference`]), so
 //! repeats about an object that changed in between are one series; a note
 //! over 1 kB is cut (the API server would refuse the event).
@@ -33,6 +35,9 @@ use tokio::time::Instant;
 pub use kube::runtime::events::{EventType, Reporter};
 
 use crate::Result;
+
+mod queue;
+pub use queue::EventQueue;
 
 /// Longest note the API server accepts (`note` must be at most 1 kB).
 const MAX_NOTE_BYTES: usize = 1024;
@@ -216,6 +221,20 @@ impl EventRecorder {
         action: &str,
         message: &str,
     ) -> Result<()> {
+        self.record(regarding, related, event_type, reason, action, message).await.0
+    }
+
+    /// Records an occurrence; the flag says whether the write was a create
+    /// (a failed one is not in the cache: recording again creates it).
+    async fn record(
+        &self,
+        regarding: &ObjectReference,
+        related: Option<&ObjectReference>,
+        event_type: EventType,
+        reason: &str,
+        action: &str,
+        message: &str,
+    ) -> (Result<()>, bool) {
         let type_ = match event_type {
             EventType::Normal => "Normal",
             EventType::Warning => "Warning",
@@ -241,7 +260,7 @@ impl EventRecorder {
                     recorded.last_observed = now;
                     recorded.last_seen = seen;
                     if recorded.count > 2 {
-                        return Ok(());
+                        return (Ok(()), false);
                     }
                     recorded.written = recorded.count;
                     recorded.written_at = seen;
@@ -304,7 +323,7 @@ impl EventRecorder {
                 recorded.written = 1;
             }
         }
-        written
+        (written, created)
     }
 
     /// Writes every series count the server does not have yet (recorded
@@ -888,5 +907,110 @@ mod tests {
         let recorder = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None);
         let err = recorder.normal(&config_map(), "Synced", "ok").await.unwrap_err();
         assert!(err.is_forbidden(), "{err:?}");
+    }
+
+    /// A stub that fails the first `failures` requests in transport and
+    /// answers a POST to an event named `refused` with 422.
+    fn flaky_client(failures: usize) -> (kube::Client, Arc<Mutex<Vec<Seen>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let service = tower::service_fn(move |req: Request<Body>| {
+            let (log, calls) = (log.clone(), calls.clone());
+            async move {
+                let (parts, body) = req.into_parts();
+                let bytes = body.collect_bytes().await?;
+                let body: Value = serde_json::from_slice(&bytes)?;
+                if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < failures {
+                    return Err::<Response<Body>, _>("connection reset by peer".into());
+                }
+                let refused = body["reason"] == "Refused";
+                let reply = if refused { failure(422, "Invalid", "no") } else { body.clone() };
+                log.lock().unwrap().push(Seen { method: parts.method, path: parts.uri.path().to_owned(), body });
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
+                    Response::builder()
+                        .status(if refused { 422 } else { 201 })
+                        .body(Body::from(serde_json::to_vec(&reply)?))?,
+                )
+            }
+        });
+        (kube::Client::new(service, "default"), seen)
+    }
+
+    fn reasons(seen: &Mutex<Vec<Seen>>) -> Vec<String> {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .map(|s| format!("{} {}", s.method, s.body["reason"].as_str().unwrap_or("-")))
+            .collect()
+    }
+
+    /// client-go's broadcaster: recording returns at once, the events are
+    /// written in order with their series, and `flush` waits for them.
+    #[tokio::test]
+    async fn a_queue_writes_in_order_without_waiting() {
+        let (client, seen) = stub_client();
+        let events = EventRecorder::new(client, "ctl", None).queue();
+        let cm = config_map();
+        for reason in ["Synced", "Synced", "Synced", "Scaled"] {
+            assert!(events.normal(&cm, reason, "fine"));
+        }
+        events.flush().await;
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH, Method::POST, Method::PATCH]);
+        assert_eq!(seen.lock().unwrap()[3].body["series"]["count"], 3, "the flush wrote the count");
+        assert_eq!((events.dropped(), events.failed()), (0, 0));
+    }
+
+    /// A create that fails in transport is tried again ten seconds later
+    /// while later events go on; one the server refuses is given up.
+    #[tokio::test(start_paused = true)]
+    async fn a_queue_tries_transport_failures_again_and_gives_up_refusals() {
+        let (client, seen) = flaky_client(1);
+        let events = EventRecorder::new(client, "ctl", None).queue();
+        let cm = config_map();
+        events.normal(&cm, "First", "fails once");
+        events.normal(&cm, "Second", "fine");
+        events.warning(&cm, "Refused", "the server refuses it");
+        events.flush().await;
+        assert_eq!(reasons(&seen), ["POST Second", "POST Refused"], "later events went on");
+        assert_eq!(events.failed(), 1, "the refused one");
+        tokio::time::sleep(Duration::from_secs(13)).await;
+        assert_eq!(reasons(&seen), ["POST Second", "POST Refused", "POST First"], "tried again");
+        assert_eq!(events.failed(), 1);
+
+        // Out of tries: twelve attempts, then given up.
+        let (client, seen) = flaky_client(usize::MAX);
+        let events = EventRecorder::new(client, "ctl", None).queue();
+        events.normal(&cm, "Never", "the server is gone");
+        events.flush().await;
+        tokio::time::sleep(Duration::from_secs(12 * 13)).await;
+        assert!(seen.lock().unwrap().is_empty());
+        assert_eq!(events.failed(), 1);
+    }
+
+    /// A full queue drops what comes next, as client-go's
+    /// `DropIfChannelFull`.
+    #[tokio::test]
+    async fn a_full_queue_drops_events() {
+        let gate = Arc::new(tokio::sync::Semaphore::new(0));
+        let open = gate.clone();
+        let service = tower::service_fn(move |req: Request<Body>| {
+            let gate = gate.clone();
+            async move {
+                let _permit = gate.acquire().await?;
+                let bytes = req.into_body().collect_bytes().await?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
+                    Response::builder().status(201).body(Body::from(bytes.to_vec()))?,
+                )
+            }
+        });
+        let events = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None).queue();
+        let cm = config_map();
+        let queued = (0..queue::QUEUE_CAPACITY + 10).filter(|i| events.normal(&cm, &format!("R{i}"), "m")).count();
+        assert!(events.dropped() >= 9, "{} dropped", events.dropped());
+        assert_eq!(queued as u64 + events.dropped(), queue::QUEUE_CAPACITY as u64 + 10);
+        open.add_permits(usize::MAX >> 4);
+        events.flush().await;
+        assert_eq!(events.failed(), 0);
     }
 }
