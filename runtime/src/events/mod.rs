@@ -37,7 +37,7 @@ pub use kube::runtime::events::{EventType, Reporter};
 use crate::Result;
 
 mod queue;
-pub use queue::EventQueue;
+pub use queue::{EventQueue, MAX_TRIES, QUEUE_CAPACITY};
 
 /// Longest note the API server accepts (`note` must be at most 1 kB).
 const MAX_NOTE_BYTES: usize = 1024;
@@ -1006,9 +1006,9 @@ mod tests {
         });
         let events = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None).queue();
         let cm = config_map();
-        let queued = (0..queue::QUEUE_CAPACITY + 10).filter(|i| events.normal(&cm, &format!("R{i}"), "m")).count();
+        let queued = (0..QUEUE_CAPACITY + 10).filter(|i| events.normal(&cm, &format!("R{i}"), "m")).count();
         assert!(events.dropped() >= 9, "{} dropped", events.dropped());
-        assert_eq!(queued as u64 + events.dropped(), queue::QUEUE_CAPACITY as u64 + 10);
+        assert_eq!(queued as u64 + events.dropped(), QUEUE_CAPACITY as u64 + 10);
         open.add_permits(usize::MAX >> 4);
         events.flush().await;
         assert_eq!(events.failed(), 0);
