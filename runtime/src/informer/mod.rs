@@ -19,6 +19,7 @@
 mod handler;
 pub(crate) mod lenient;
 mod processor;
+mod short_watch;
 mod sync;
 
 #[cfg(test)]
@@ -183,7 +184,7 @@ impl<K> fmt::Debug for InformerConfig<K> {
 /// Where the events come from, until the informer starts.
 enum Source {
     /// A list+watch of the kind, decoding each item with the kind's function.
-    Api(Box<(Api<Item>, watcher::Config, Arc<Decode>)>),
+    Api(Box<(Api<Item>, ApiResource, watcher::Config, Arc<Decode>)>),
     /// Events of already decoded (and transformed) objects.
     Stream(ItemEventStream),
 }
@@ -268,7 +269,7 @@ impl<K: Object> SharedIndexInformer<K> {
             None => Api::<Item>::all_with(client, &resource),
         };
         let decode = lenient::decoder::<K>(config.transform.clone(), config.managed_fields);
-        let source = Source::Api(Box::new((api, config.watcher_config.clone(), decode)));
+        let source = Source::Api(Box::new((api, resource, config.watcher_config.clone(), decode)));
         Self::with_source(source, config)
     }
 
@@ -497,7 +498,15 @@ impl Shared {
         };
         let watch = match source {
             Source::Api(api) => {
-                let (api, config, decode) = *api;
+                let (api, resource, config, decode) = *api;
+                // Built here, inside the runtime, which the client's buffer
+                // task needs.
+                let namespace = api.namespace().map(str::to_owned);
+                let client = short_watch::pace_short_watches(api.into_client());
+                let api = match namespace {
+                    Some(ns) => Api::<Item>::namespaced_with(client, &ns, &resource),
+                    None => Api::<Item>::all_with(client, &resource),
+                };
                 let streaming = config.initial_list_strategy == watcher::InitialListStrategy::StreamingList;
                 let open = move |strategy: watcher::InitialListStrategy| {
                     let config = watcher::Config { initial_list_strategy: strategy, ..config.clone() };

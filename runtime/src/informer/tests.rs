@@ -856,7 +856,43 @@ async fn a_fake_watch_drives_an_informer() {
     assert!(watch.is_stopped());
     watch.add(&cm("dropped", 200));
     server.seed([cm("after-stop", 0)]).unwrap();
-    assert!(timeout(Duration::from_millis(500), seen.recv()).await.is_err(), "nothing after the stop");
+    // (The watch the stop ended had no event and lasted under a second:
+    // the informer waits 0.8 to 1.6 s before the next, as client-go's.)
+    assert!(timeout(Duration::from_millis(2500), seen.recv()).await.is_err(), "nothing after the stop");
     assert_eq!(watches(), watches_before + 1, "one watch after the stop, still open");
     informer.shutdown().await;
+}
+
+/// A server whose watches end at once without an event: the informer
+/// waits before watching again (0.8 s, then 1.6 s, ...), as client-go's
+/// reflector does after a very short watch, instead of asking again in a
+/// loop as kube's watcher would.
+#[tokio::test]
+async fn watches_that_end_at_once_are_paced() {
+    use http::{Request, Response};
+    use kube::client::Body;
+
+    let watches = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = watches.clone();
+    let service = tower::service_fn(move |req: Request<Body>| {
+        let counter = counter.clone();
+        async move {
+            let watch = req.uri().query().is_some_and(|q| q.contains("watch=true"));
+            let body = if watch {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Vec::new()
+            } else {
+                br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}"#.to_vec()
+            };
+            Ok::<_, std::convert::Infallible>(Response::builder().status(200).body(Body::from(body)).unwrap())
+        }
+    });
+    let client = kube::Client::new(service, "default");
+    let informer = SharedIndexInformer::new(Api::<ConfigMap>::namespaced(client, "default"), InformerConfig::default());
+    informer.start();
+    assert!(synced(&[&informer]).await);
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let watches = watches.load(std::sync::atomic::Ordering::SeqCst);
+    informer.shutdown().await;
+    assert!((2..=3).contains(&watches), "{watches} watches in 2 s");
 }
