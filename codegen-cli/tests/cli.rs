@@ -374,6 +374,13 @@ bad_input!(
     bad_map_with_struct_keys,
     replace("    pub school: String,", "    pub school: std::collections::BTreeMap<StudentSpec, String>,")
 );
+bad_input!(
+    bad_type_in_a_nested_module,
+    replace(
+        "    pub school: String,\n}",
+        "    pub school: String,\n}\n\npub mod rooms {\n    use super::*;\n\n    /// A wing.\n    #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n    pub enum Wing {\n        /// East.\n        East,\n        /// West.\n        West,\n    }\n}"
+    )
+);
 bad_input!(bad_unknown_field_type, replace("    pub school: String,", "    pub school: School,"));
 bad_input!(bad_std_duration, replace("    pub school: String,", "    pub school: std::time::Duration,"));
 bad_input!(bad_no_metadata, replace("    #[serde(default)]\n    pub metadata: ObjectMeta,\n", ""));

@@ -352,6 +352,7 @@ fn lower_package(
         }
     }
     kinds.sort_by(|a, b| a.rust_name.cmp(&b.rust_name));
+    unreachable_types(tree, idx, &types_of_pkg, &types, &kinds, diags);
 
     let group_name = match (&group, type_groups.first()) {
         (Some((g, origin)), Some((tg, torigin))) => {
@@ -416,6 +417,51 @@ fn lower_package(
             module_origin,
         },
     ))
+}
+
+/// Types that generated code names by their path, `<package>::Name`, and
+/// that cannot be named so: defined in a module of the package and not
+/// brought to its root by a `use`. Generated code names the kinds, the
+/// types of their `spec` (`Kind::new`) and API enums and newtypes (apply
+/// configurations hold them as they are); structs with fields get apply
+/// configurations of their own, so a struct in a module of its own is fine.
+fn unreachable_types(
+    tree: &Tree,
+    idx: usize,
+    items: &PackageTypes,
+    types: &BTreeMap<String, TypeDef>,
+    kinds: &[Kind],
+    diags: &mut Diagnostics,
+) {
+    let package = tree.packages[idx].pkg.key();
+    let mut named: BTreeSet<&str> = kinds.iter().map(|k| k.rust_name.as_str()).collect();
+    for kind in kinds {
+        if let Some(TypeRef::Named(key)) = &kind.spec_type
+            && key.package == package
+        {
+            named.insert(&key.name);
+        }
+    }
+    for (name, def) in types {
+        if matches!(def.body, Body::Enum(_) | Body::Newtype(_)) && def.derives_api_type {
+            named.insert(name);
+        }
+    }
+    for name in named {
+        let (Some(def), Some((module, _))) = (types.get(name), items.items.get(name)) else { continue };
+        if tree.reachable_at_root(idx, name) {
+            continue;
+        }
+        let path = tree.module_path(idx, *module).join("::");
+        diags.push(
+            Diagnostic::error(format!("`{name}` is defined in module `{path}` and cannot be named at the package's root"))
+                .at(def.origin.location())
+                .note("generated code names kinds, their spec types and API enums as `<package>::Name`")
+                .help(format!(
+                    "re-export it from the version module: `pub use {path}::{name};` (or `pub use {path}::*;`), or define it beside the kinds"
+                )),
+        );
+    }
 }
 
 /// The attributes kube-codegen reads on API types and their fields.

@@ -173,6 +173,19 @@ impl<'a> Tree<'a> {
         self.packages.iter().position(|p| p.pkg.key() == key)
     }
 
+    /// Whether the type `name` of package `pkg` can be named at the
+    /// package's root module (`<package>::Name`, as generated code names
+    /// it): defined there, or brought there by a `use`.
+    pub fn reachable_at_root(&self, pkg: usize, name: &str) -> bool {
+        let Some(root) = self.packages[pkg].module_index(&[]) else { return true };
+        self.lookup(pkg, root, name, 0) == Some(Res::Type(pkg, name.to_string()))
+    }
+
+    /// The path of a module of package `pkg` from the package's root.
+    pub fn module_path(&self, pkg: usize, module: usize) -> &[String] {
+        &self.packages[pkg].scopes[module].path
+    }
+
     fn parent(&self, pkg: usize, module: usize) -> Result<Res, PathError> {
         let p = &self.packages[pkg];
         let path = &p.scopes[module].path;
