@@ -381,6 +381,10 @@ bad_input!(
         "    pub school: String,\n}\n\npub mod rooms {\n    use super::*;\n\n    /// A wing.\n    #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n    pub enum Wing {\n        /// East.\n        East,\n        /// West.\n        West,\n    }\n}"
     )
 );
+bad_input!(
+    bad_type_of_a_module_that_is_no_package,
+    replace("    pub school: String,", "    pub school: crate::pkg::apis::example::common::School,")
+);
 bad_input!(bad_unknown_field_type, replace("    pub school: String,", "    pub school: School,"));
 bad_input!(bad_std_duration, replace("    pub school: String,", "    pub school: std::time::Duration,"));
 bad_input!(bad_no_metadata, replace("    #[serde(default)]\n    pub metadata: ObjectMeta,\n", ""));

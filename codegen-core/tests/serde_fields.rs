@@ -134,3 +134,25 @@ fn a_fields_rules_come_before_its_types_unless_it_writes_its_schema_out() {
     let other = &other[..other.find("required:").unwrap_or(other.len())];
     assert!(!other.contains("rule"), "a written-out schema has no rules of the type's:\n{other}");
 }
+
+/// `#[serde(with = ..)]` changes a field's JSON: a schema written by hand
+/// (`schema_json`) stands for it, as the error's help says.
+#[test]
+fn a_field_serialized_with_a_module_takes_a_schema_written_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "mod seconds {\n\
+                 \x20   pub fn serialize<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {\n\
+                 \x20       s.serialize_str(&format!(\"{}s\", d.as_secs()))\n    }\n\
+                 \x20   pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<std::time::Duration, D::Error> {\n\
+                 \x20       let text: String = serde::Deserialize::deserialize(d)?;\n\
+                 \x20       text.trim_end_matches('s').parse().map(std::time::Duration::from_secs).map_err(serde::de::Error::custom)\n    }\n}\n";
+    let spec = "    /// How often.\n\
+                \x20   #[serde(with = \"seconds\")]\n\
+                \x20   #[validate(schema_json = r#\"{\"type\": \"string\", \"pattern\": \"^[0-9]+s$\"}\"#)]\n\
+                \x20   pub interval: std::time::Duration,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let interval = &crd[crd.find("interval:").expect("the interval field")..];
+    let interval = &interval[..interval.find("required:").unwrap_or(interval.len())];
+    assert!(interval.contains("type: string") && interval.contains("pattern: ^[0-9]+s$"), "{interval}");
+}

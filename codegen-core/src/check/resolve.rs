@@ -540,6 +540,24 @@ impl Site<'_, '_> {
                 return Ok(TypeRef::Named(TypeKey { package: pkg_key, name: type_name }));
             }
             Ok(Res::Extern(segs)) => segs.join("::"),
+            // A path into a module of the apis directory that is no
+            // package (`apis/shop/common.rs`): a type's name there is a
+            // type we do not read, not a module.
+            Ok(Res::Crate(crate_path))
+                if crate_path.last().and_then(|s| s.chars().next()).is_some_and(char::is_uppercase) =>
+            {
+                let apis = tree.apis.as_ref().map(|a| format!("crate::{}", a.join("::")));
+                return Err(err(
+                    path.span(),
+                    format!(
+                        "type `{}` is defined in `crate::{}`, which is no `<group>/<version>` package of {}: kube-codegen cannot read its fields",
+                        written.join("::"),
+                        crate_path[..crate_path.len() - 1].join("::"),
+                        apis.map_or("the apis directory".to_string(), |a| format!("`{a}`"))
+                    ),
+                    ESCAPE_HELP.to_string(),
+                ));
+            }
             Ok(Res::Module(..)) | Ok(Res::Crate(_)) => {
                 return Err(err(path.span(), format!("`{}` is a module, not a type", written.join("::")), None));
             }

@@ -190,7 +190,7 @@ pub(crate) fn lower_fields<'a>(
             continue;
         }
         if let Some((key, span)) = &serde.custom
-            && validate.preserve_unknown_fields.is_none()
+            && !validate.replaces_schema()
         {
             diags.push(
                 Diagnostic::error(format!(
@@ -198,7 +198,7 @@ pub(crate) fn lower_fields<'a>(
                 ))
                 .at(ctx.origin(*span).location())
                 .help(
-                    "add `#[validate(preserve_unknown_fields)]` to accept any JSON here, or write the schema by hand",
+                    "write the schema of the JSON it makes by hand, e.g. `#[validate(schema_json = r#\"{\"type\": \"string\"}\"#)]`, or accept any JSON here with `#[validate(preserve_unknown_fields)]`",
                 ),
             );
             continue;
