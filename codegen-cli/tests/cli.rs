@@ -960,6 +960,26 @@ fn escapes_for_types_from_outside_keep_list_markers() {
     assert_eq!(spec["ids"]["additionalProperties"]["format"], "uuid");
 }
 
+/// kube-derive users' `#[schemars(..)]` bounds are not read: a warning
+/// each, naming the marker to write; the CRD does not have them.
+#[test]
+fn warnings_for_schemars_validations() {
+    let (crd, stderr) = crd_of(
+        replace(
+            "    pub school: String,",
+            "    #[schemars(length(min = 1, max = 63), regex(pattern = \"^[a-z]+$\"))]\n    pub school: String,",
+        ),
+        &[],
+    );
+    assert!(!crd.contains("maxLength") && !crd.contains("pattern"), "{crd}");
+    insta::assert_snapshot!("warnings_for_schemars_validations", stderr);
+}
+
+bad_input!(
+    bad_validator_crate_spelling,
+    replace("    pub school: String,", "    #[validate(length(min = 1), email)]\n    pub school: String,")
+);
+
 #[test]
 fn warnings_for_required_status_and_floats() {
     let (_, stderr) = crd_of(

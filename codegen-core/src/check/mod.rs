@@ -494,6 +494,10 @@ fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnosti
             if MARKER_ATTRIBUTES.contains(&name.as_str()) {
                 continue;
             }
+            if name == "schemars" && is_api {
+                schemars_validation(attr, &file.source, diags);
+                continue;
+            }
             // Two edits at most (other crates' attributes stay clear of it),
             // and kubebuilder's word for the validation markers.
             let lower = name.to_lowercase();
@@ -508,6 +512,47 @@ fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnosti
                 );
             }
         }
+    }
+}
+
+/// A `#[schemars(..)]` validation (kube-derive's way to put bounds in a
+/// CRD) on an API type: kube-codegen reads `#[validate(..)]` markers only,
+/// so the bound would be missing from the CRD without a word.
+fn schemars_validation(attr: &syn::Attribute, source: &crate::diag::SourceFile, diags: &mut Diagnostics) {
+    let mut found = Vec::new();
+    let _ = attr.parse_nested_meta(|meta| {
+        if let Some(key) = meta.path.get_ident().map(ToString::to_string)
+            && matches!(
+                key.as_str(),
+                "range" | "length" | "regex" | "email" | "url" | "contains" | "required" | "inner" | "schema_with"
+            )
+        {
+            found.push((key, meta.path.span()));
+        }
+        if meta.input.peek(syn::Token![=]) {
+            meta.value()?.parse::<syn::Expr>()?;
+        } else if meta.input.peek(syn::token::Paren) {
+            meta.input.parse::<proc_macro2::Group>()?;
+        }
+        Ok(())
+    });
+    for (key, span) in found {
+        let instead = match key.as_str() {
+            "range" => "`#[validate(minimum = .., maximum = ..)]`",
+            "length" => "`#[validate(min_length = .., max_length = ..)]` (`min_items` / `max_items` on lists)",
+            "regex" => "`#[validate(pattern = \"..\")]`",
+            "email" => "`#[validate(format = \"email\")]`",
+            "url" => "`#[validate(format = \"uri\")]`",
+            "required" => "`#[validate(required)]`",
+            "inner" => "`#[validate(items(..))]`",
+            "schema_with" => "the schema itself, `#[validate(schema_json = r#\"{..}\"#)]`",
+            _ => "a CEL rule, `#[validate(rule = \"..\")]`",
+        };
+        diags.push(
+            Diagnostic::warning(format!("`#[schemars({key} ..)]` is not read: the CRD does not have it"))
+                .at(source.location(span))
+                .help(format!("kube-codegen reads `#[validate(..)]` markers: write {instead}")),
+        );
     }
 }
 

@@ -461,8 +461,31 @@ fn validate_key(out: &mut Validate, errors: &mut Errors, meta: syn::meta::ParseN
             }
         }
         "allow_dangerous_types" => flag(&mut out.allow_dangerous_types, &meta, &key, errors)?,
+        // The `validator` crate's and schemars' spellings, which users of
+        // kube-derive bring along.
+        "length" | "range" | "email" | "url" | "regex" | "contains" => {
+            let help = match key.as_str() {
+                "length" => {
+                    "lengths are `min_length = N` / `max_length = N` (strings), `min_items` / `max_items` (lists) and `min_properties` / `max_properties` (maps)"
+                }
+                "range" => "bounds are `minimum = N` / `maximum = N` (and `exclusive_minimum` / `exclusive_maximum`)",
+                "email" => "write `format = \"email\"`",
+                "url" => "write `format = \"uri\"`",
+                "regex" => "write the expression itself: `pattern = \"^[a-z]+$\"`",
+                _ => "a CEL rule says it: `rule = \"self.contains('x')\"`",
+            };
+            errors.push(
+                MarkerError::new(
+                    meta.path.span(),
+                    format!("unknown `validate` marker `{key}` (the `validator` crate's spelling)"),
+                )
+                .help(help),
+            );
+            skip_value(&meta)?
+        }
         _ => {
             let hint = match key.as_str() {
+                "Enum" => Some("enum_values"),
                 "min" => Some("minimum"),
                 "max" => Some("maximum"),
                 "enum" | "one_of" => Some("enum_values"),
