@@ -388,6 +388,7 @@ bad_input!(
 bad_input!(bad_unknown_field_type, replace("    pub school: String,", "    pub school: School,"));
 bad_input!(bad_std_duration, replace("    pub school: String,", "    pub school: std::time::Duration,"));
 bad_input!(bad_no_metadata, replace("    #[serde(default)]\n    pub metadata: ObjectMeta,\n", ""));
+bad_input!(bad_optional_type_meta, replace("    pub types: TypeMeta,", "    pub types: Option<TypeMeta>,"));
 bad_input!(bad_no_type_meta, replace("    #[serde(flatten, default)]\n    pub types: TypeMeta,\n", ""));
 bad_input!(
     bad_status_subresource_without_status,

@@ -626,6 +626,18 @@ fn lower_kind(
         fields.iter().find(|f| f.json_name == "kind" && f.ty == TypeRef::String),
     ) {
         TypeMetaForm::Fields { api_version: api_version.rust_name.clone(), kind: kind.rust_name.clone() }
+    } else if let Some(f) = fields.iter().find(|f| f.ty.unwrap_option() == &TypeRef::Known(Known::TypeMeta)) {
+        // kube's `Object` holds `Option<TypeMeta>`; a kind needs it always.
+        diags.push(
+            Diagnostic::error(format!("`{}` of `{}` is an `Option<TypeMeta>`", f.rust_name, def.name))
+                .at(f.origin.location())
+                .note("every object of a kind carries `apiVersion` and `kind`; generated code sets them")
+                .help(format!(
+                    "write `#[serde(flatten, default)] pub {}: TypeMeta`, without the `Option`",
+                    f.rust_name
+                )),
+        );
+        return None;
     } else {
         diags.push(
             Diagnostic::error(format!("root type `{}` does not carry `apiVersion` and `kind`", def.name))
