@@ -386,6 +386,7 @@ bad_input!(
     replace("    pub school: String,", "    pub school: crate::pkg::apis::example::common::School,")
 );
 bad_input!(bad_unknown_field_type, replace("    pub school: String,", "    pub school: School,"));
+bad_input!(bad_signed_non_zero, replace("    pub school: String,", "    pub school: std::num::NonZeroI32,"));
 bad_input!(bad_std_duration, replace("    pub school: String,", "    pub school: std::time::Duration,"));
 bad_input!(bad_no_metadata, replace("    #[serde(default)]\n    pub metadata: ObjectMeta,\n", ""));
 bad_input!(bad_optional_type_meta, replace("    pub types: TypeMeta,", "    pub types: Option<TypeMeta>,"));

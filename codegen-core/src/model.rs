@@ -394,6 +394,9 @@ pub enum Known {
     DateTime,
     /// `k8s_openapi::ByteString` (Go's `[]byte`): `string`, `byte`.
     ByteString,
+    /// A type that serializes as a string of an OpenAPI format
+    /// (`uuid::Uuid`: `uuid`, `std::net::Ipv4Addr`: `ipv4`, ...).
+    Format(&'static str),
 }
 
 /// A field type after resolution.

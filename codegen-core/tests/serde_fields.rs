@@ -156,3 +156,41 @@ fn a_field_serialized_with_a_module_takes_a_schema_written_by_hand() {
     let interval = &interval[..interval.find("required:").unwrap_or(interval.len())];
     assert!(interval.contains("type: string") && interval.contains("pattern: ^[0-9]+s$"), "{interval}");
 }
+
+/// Types of std and common crates that serialize as strings or positive
+/// integers have their schemas (the formats the API server knows, where
+/// there is one), as schemars gives kube-derive users.
+#[test]
+fn std_and_common_crate_types_that_are_strings_or_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "    /// a\n    pub ip: std::net::IpAddr,\n\
+                \x20   /// b\n    pub v4: std::net::Ipv4Addr,\n\
+                \x20   /// c\n    pub v6: std::net::Ipv6Addr,\n\
+                \x20   /// d\n    pub path: std::path::PathBuf,\n\
+                \x20   /// e\n    pub replicas: std::num::NonZeroU32,\n\
+                \x20   /// f\n    pub small: std::num::NonZero<u8>,\n\
+                \x20   /// g\n    pub label: std::borrow::Cow<'static, str>,\n\
+                \x20   /// h\n    pub url: url::Url,\n\
+                \x20   /// i\n    pub id: uuid::Uuid,\n\
+                \x20   /// j\n    pub day: chrono::NaiveDate,";
+    let (crd, warnings) = generate(dir.path(), spec, "");
+    assert_eq!(warnings, Vec::<String>::new());
+    let v: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let props = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let shape = |name: &str| {
+        let p = &props[name];
+        let s = |k: &str| p[k].as_str().map(str::to_owned).or_else(|| p[k].as_i64().map(|n| n.to_string()));
+        (s("type"), s("format"), s("minimum"), s("maximum"))
+    };
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(shape("ip"), (some("string"), None, None, None));
+    assert_eq!(shape("v4"), (some("string"), some("ipv4"), None, None));
+    assert_eq!(shape("v6"), (some("string"), some("ipv6"), None, None));
+    assert_eq!(shape("path"), (some("string"), None, None, None));
+    assert_eq!(shape("replicas"), (some("integer"), some("int64"), some("1"), None));
+    assert_eq!(shape("small"), (some("integer"), some("int32"), some("1"), some("255")));
+    assert_eq!(shape("label"), (some("string"), None, None, None));
+    assert_eq!(shape("url"), (some("string"), some("uri"), None, None));
+    assert_eq!(shape("id"), (some("string"), some("uuid"), None, None));
+    assert_eq!(shape("day"), (some("string"), some("date"), None, None));
+}

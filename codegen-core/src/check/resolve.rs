@@ -386,6 +386,8 @@ enum External {
     Known(Known),
     /// Types that serialize in a way no Kubernetes schema describes.
     StdDuration,
+    /// An unsigned `NonZero` integer (`""`: `NonZero<T>`, `T` its argument).
+    NonZero(&'static str),
 }
 
 fn external(path: &str) -> Option<External> {
@@ -428,6 +430,36 @@ fn external(path: &str) -> Option<External> {
             Known(crate::model::Known::DateTime)
         }
         "k8s_openapi::ByteString" => Known(crate::model::Known::ByteString),
+        // Types that serialize as strings (with the formats the API server
+        // knows, where there is one) or as positive integers.
+        "std::path::PathBuf"
+        | "std::net::IpAddr"
+        | "core::net::IpAddr"
+        | "std::net::SocketAddr"
+        | "core::net::SocketAddr"
+        | "chrono::NaiveDateTime"
+        | "chrono::naive::NaiveDateTime" => String,
+        "std::borrow::Cow" | "alloc::borrow::Cow" => Wrapper,
+        "std::net::Ipv4Addr" | "core::net::Ipv4Addr" => Known(crate::model::Known::Format("ipv4")),
+        "std::net::Ipv6Addr" | "core::net::Ipv6Addr" => Known(crate::model::Known::Format("ipv6")),
+        "uuid::Uuid" => Known(crate::model::Known::Format("uuid")),
+        "url::Url" => Known(crate::model::Known::Format("uri")),
+        "chrono::NaiveDate" | "chrono::naive::NaiveDate" | "jiff::civil::Date" => {
+            Known(crate::model::Known::Format("date"))
+        }
+        "std::num::NonZeroU8" | "core::num::NonZeroU8" => NonZero("u8"),
+        "std::num::NonZeroU16" | "core::num::NonZeroU16" => NonZero("u16"),
+        "std::num::NonZeroU32" | "core::num::NonZeroU32" => NonZero("u32"),
+        "std::num::NonZeroU64" | "core::num::NonZeroU64" | "std::num::NonZeroUsize" | "core::num::NonZeroUsize" => {
+            NonZero("u64")
+        }
+        "std::num::NonZero" | "core::num::NonZero" => NonZero(""),
+        "std::num::NonZeroI8" | "core::num::NonZeroI8" => NonZero("i8"),
+        "std::num::NonZeroI16" | "core::num::NonZeroI16" => NonZero("i16"),
+        "std::num::NonZeroI32" | "core::num::NonZeroI32" => NonZero("i32"),
+        "std::num::NonZeroI64" | "core::num::NonZeroI64" | "std::num::NonZeroIsize" | "core::num::NonZeroIsize" => {
+            NonZero("i64")
+        }
         "std::time::Duration" | "core::time::Duration" | "tokio::time::Duration" => StdDuration,
         _ => return None,
     })
@@ -634,6 +666,25 @@ impl Site<'_, '_> {
                 Ok(TypeRef::Map(Box::new(arg(1, sub(|m| m.values.as_deref()))?)))
             }
             Some(External::Wrapper) => arg(0, markers),
+            Some(External::NonZero(unsigned)) => {
+                let written = match unsigned {
+                    "" => args.first().map(|t| tokens(*t)).unwrap_or_default(),
+                    prim => prim.to_string(),
+                };
+                if !matches!(written.as_str(), "u8" | "u16" | "u32" | "u64" | "usize") {
+                    return Err(err(
+                        last.span(),
+                        format!("`{}` has no schema: a schema cannot say \"not zero\" of a signed integer", tokens(ty)),
+                        "use an unsigned `NonZero` (its schema has `minimum: 1`), or the integer with a `rule = \"self != 0\"`".to_string(),
+                    ));
+                }
+                match primitive(&written)? {
+                    TypeRef::Integer(format, bounds) => {
+                        Ok(TypeRef::Integer(format, crate::model::IntBounds { min: Some(1), ..bounds }))
+                    }
+                    other => Ok(other),
+                }
+            }
             Some(External::String) => Ok(TypeRef::String),
             Some(External::Json) => Ok(TypeRef::Json),
             Some(External::JsonObject) => Ok(TypeRef::JsonObject),

@@ -244,6 +244,7 @@ fn known_schema(k: Known) -> JsonSchemaProps {
         Known::Duration => typed("string"),
         Known::DateTime => with_format("string", "date-time"),
         Known::ByteString => with_format("string", "byte"),
+        Known::Format(format) => with_format("string", format),
     }
 }
 
