@@ -12,6 +12,14 @@ const MOD_RS: &str = "codegen_macros::group_name!(\"batch.example.com\");\n\nmod
 /// The CRD of a Task whose spec is `spec` (the body of `TaskSpec`), with
 /// `extra` items beside it, and the warnings.
 fn generate(root: &Path, spec: &str, extra: &str) -> (String, Vec<String>) {
+    match try_generate(root, spec, extra) {
+        Ok(out) => out,
+        Err(rendered) => panic!("{rendered}"),
+    }
+}
+
+/// [`generate`], with the rendered errors when generation fails.
+fn try_generate(root: &Path, spec: &str, extra: &str) -> Result<(String, Vec<String>), String> {
     let types = format!(
         "use codegen_macros::{{ApiType, genclient}};\n\
          use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
@@ -34,11 +42,11 @@ fn generate(root: &Path, spec: &str, extra: &str) -> (String, Vec<String>) {
         .with_generators([GeneratorKind::Crd])
         .with_group(GroupVersions::parse("batch:v1").unwrap());
     match codegen_core::run(&settings, Mode::Write) {
-        Ok(report) => (
+        Ok(report) => Ok((
             std::fs::read_to_string(root.join("crd/batch.example.com_tasks.yaml")).unwrap(),
             report.warnings.iter().map(|d| d.message.clone()).collect(),
-        ),
-        Err(diags) => panic!("{}", codegen_core::diag::render_all(&diags)),
+        )),
+        Err(diags) => Err(codegen_core::diag::render_all(&diags)),
     }
 }
 
@@ -193,4 +201,35 @@ fn std_and_common_crate_types_that_are_strings_or_numbers() {
     assert_eq!(shape("url"), (some("string"), some("uri"), None, None));
     assert_eq!(shape("id"), (some("string"), some("uuid"), None, None));
     assert_eq!(shape("day"), (some("string"), some("date"), None, None));
+}
+
+/// Variants of a tagged enum sharing a field whose schemas differ only in
+/// their doc comments make one property, without a description (neither
+/// variant's fits both); any other difference is an error naming it.
+#[test]
+fn variants_sharing_a_field_that_differs_only_in_its_docs() {
+    let source = |second_pattern: &str| {
+        format!(
+            "/// Where from.\n\
+             #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+             #[serde(tag = \"kind\")]\n\
+             pub enum Source {{\n\
+             \x20   /// A secret.\n    Secret {{\n        /// Name of the Secret.\n        #[validate(pattern = \"^[a-z]+$\")]\n        name: String,\n    }},\n\
+             \x20   /// A config map.\n    ConfigMap {{\n        /// Name of the ConfigMap.\n        #[validate(pattern = \"{second_pattern}\")]\n        name: String,\n    }},\n}}\n\n\
+             impl Default for Source {{\n    fn default() -> Self {{\n        Source::Secret {{ name: String::new() }}\n    }}\n}}\n"
+        )
+    };
+    let spec = "    /// Where from.\n    pub source: Source,";
+    let dir = tempfile::tempdir().unwrap();
+    let (crd, warnings) = generate(dir.path(), spec, &source("^[a-z]+$"));
+    assert_eq!(warnings, Vec::<String>::new());
+    let v: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let name = &v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["source"]["properties"]
+        ["name"];
+    assert_eq!(name["pattern"], "^[a-z]+$");
+    assert!(name.get("description").is_none(), "{name:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let rendered = try_generate(dir.path(), spec, &source("^[a-z0-9]+$")).unwrap_err();
+    assert!(rendered.contains("declare property `name` with different schemas (`pattern` differs)"), "{rendered}");
 }

@@ -233,6 +233,62 @@ fn int_or_string() -> JsonSchemaProps {
 const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
 const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
 
+/// One property of two variants whose schemas differ only in their
+/// descriptions (`name`, "Name of the Secret." / "Name of the ConfigMap."):
+/// the first's schema, without a description where the two disagree.
+/// `None` when anything else differs.
+fn merged_descriptions(first: &JsonSchemaProps, second: &JsonSchemaProps) -> Option<JsonSchemaProps> {
+    /// The schema as JSON without the descriptions of its nodes.
+    fn undescribed(schema: &JsonSchemaProps) -> Value {
+        fn strip(node: &mut Value) {
+            let Some(map) = node.as_object_mut() else { return };
+            map.remove("description");
+            for (key, child) in map.iter_mut() {
+                match key.as_str() {
+                    "properties" | "patternProperties" | "definitions" => {
+                        if let Some(children) = child.as_object_mut() {
+                            children.values_mut().for_each(strip);
+                        }
+                    }
+                    "items" | "additionalProperties" | "not" => strip(child),
+                    "allOf" | "anyOf" | "oneOf" => {
+                        if let Some(children) = child.as_array_mut() {
+                            children.iter_mut().for_each(strip);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut value = serde_json::to_value(schema).unwrap_or(Value::Null);
+        strip(&mut value);
+        value
+    }
+    if undescribed(first) != undescribed(second) {
+        return None;
+    }
+    let mut merged = first.clone();
+    if first.description != second.description {
+        merged.description = None;
+    }
+    Some(merged)
+}
+
+/// Which keys of two schemas differ, for messages: "`pattern` differs".
+fn differing_keys(first: &JsonSchemaProps, second: &JsonSchemaProps) -> String {
+    let (a, b) = (serde_json::to_value(first).unwrap_or_default(), serde_json::to_value(second).unwrap_or_default());
+    let empty = serde_json::Map::new();
+    let (a, b) = (a.as_object().unwrap_or(&empty), b.as_object().unwrap_or(&empty));
+    let keys: std::collections::BTreeSet<&String> =
+        a.keys().chain(b.keys()).filter(|k| *k != "description" && a.get(*k) != b.get(*k)).collect();
+    let keys: Vec<String> = keys.into_iter().map(|k| format!("`{k}`")).collect();
+    match keys.len() {
+        0 => "they differ".to_string(),
+        1 => format!("{} differs", keys[0]),
+        _ => format!("{} differ", keys.join(", ")),
+    }
+}
+
 fn known_schema(k: Known) -> JsonSchemaProps {
     match k {
         Known::TypeMeta => JsonSchemaProps {
@@ -988,12 +1044,21 @@ impl<'a> SchemaBuilder<'a> {
                     continue;
                 }
                 match properties.get(&k) {
-                    Some(prev) if prev != &s => self.error(
-                        &v.origin,
-                        None,
-                        format!("variants of `{}` declare property `{k}` with different schemas", def.name),
-                        "a structural schema has one schema per property; give the fields distinct names",
-                    ),
+                    Some(prev) if prev != &s => match merged_descriptions(prev, &s) {
+                        Some(merged) => {
+                            properties.insert(k, merged);
+                        }
+                        None => self.error(
+                            &v.origin,
+                            None,
+                            format!(
+                                "variants of `{}` declare property `{k}` with different schemas ({})",
+                                def.name,
+                                differing_keys(prev, &s)
+                            ),
+                            "a structural schema has one schema per property; give the fields distinct names",
+                        ),
+                    },
                     _ => {
                         properties.insert(k, s);
                     }
@@ -1030,15 +1095,21 @@ impl<'a> SchemaBuilder<'a> {
             for (v, s) in variants.iter().zip(schemas) {
                 for (k, p) in s.properties.map(Arc::unwrap_or_clone).unwrap_or_default() {
                     match properties.get(&k) {
-                        Some(prev) if prev != &p => self.error(
-                            &v.origin,
-                            None,
-                            format!(
-                                "variants of untagged enum `{}` declare property `{k}` with different schemas",
-                                def.name
+                        Some(prev) if prev != &p => match merged_descriptions(prev, &p) {
+                            Some(merged) => {
+                                properties.insert(k, merged);
+                            }
+                            None => self.error(
+                                &v.origin,
+                                None,
+                                format!(
+                                    "variants of untagged enum `{}` declare property `{k}` with different schemas ({})",
+                                    def.name,
+                                    differing_keys(prev, &p)
+                                ),
+                                "a structural schema has one schema per property",
                             ),
-                            "a structural schema has one schema per property",
-                        ),
+                        },
                         _ => {
                             properties.insert(k, p);
                         }
