@@ -389,6 +389,13 @@ bad_input!(bad_unknown_field_type, replace("    pub school: String,", "    pub s
 bad_input!(bad_signed_non_zero, replace("    pub school: String,", "    pub school: std::num::NonZeroI32,"));
 bad_input!(bad_std_duration, replace("    pub school: String,", "    pub school: std::time::Duration,"));
 bad_input!(bad_no_metadata, replace("    #[serde(default)]\n    pub metadata: ObjectMeta,\n", ""));
+bad_input!(
+    bad_hand_written_list_type,
+    replace(
+        "/// What a student is.",
+        "/// Go's list type, written by hand.\n#[derive(Clone, Debug, Default, Serialize, Deserialize)]\npub struct StudentList {\n    pub items: Vec<Student>,\n}\n\n/// What a student is."
+    )
+);
 bad_input!(bad_optional_type_meta, replace("    pub types: TypeMeta,", "    pub types: Option<TypeMeta>,"));
 bad_input!(bad_no_type_meta, replace("    #[serde(flatten, default)]\n    pub types: TypeMeta,\n", ""));
 bad_input!(

@@ -353,6 +353,23 @@ fn lower_package(
     }
     kinds.sort_by(|a, b| a.rust_name.cmp(&b.rust_name));
     unreachable_types(tree, idx, &types_of_pkg, &types, &kinds, diags);
+    // register.rs declares `pub type <Kind>List = ObjectList<Kind>`, and the
+    // version module re-exports it beside the package's own types.
+    for kind in &kinds {
+        let list = format!("{}List", kind.rust_name);
+        if let Some((module, item)) = types_of_pkg.items.get(&list) {
+            let file = pkg.file_of(&pkg.modules[*module]);
+            diags.push(
+                Diagnostic::error(format!("`{list}` is also the list type generated for kind `{}`", kind.rust_name))
+                    .at(file.source.location(item_ident_span(item)))
+                    .note(format!(
+                        "register.rs declares `pub type {list} = ObjectList<{}>`, which lists and watches use",
+                        kind.rust_name
+                    ))
+                    .help(format!("remove `{list}` (Go's hand-written list type is generated here), or rename it")),
+            );
+        }
+    }
 
     let group_name = match (&group, type_groups.first()) {
         (Some((g, origin)), Some((tg, torigin))) => {
