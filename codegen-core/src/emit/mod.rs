@@ -3,6 +3,8 @@
 //! prettyplease; CRDs are serialized from typed structs.
 
 pub mod applyconfig;
+#[cfg(feature = "cel")]
+mod cel_check;
 pub mod conversion;
 pub mod crd;
 pub mod schema;

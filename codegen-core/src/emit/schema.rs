@@ -1128,6 +1128,37 @@ impl<'a> SchemaBuilder<'a> {
     }
 
     /// Applies `#[validate]` markers, checking each fits the schema's type.
+    /// Reports a rule the API server would refuse the CRD for (see
+    /// [`super::cel_check`]).
+    #[cfg(feature = "cel")]
+    fn check_rule(&mut self, node: &JsonSchemaProps, rule: &crate::markers::Rule, origin: &Origin) {
+        for problem in super::cel_check::check(&rule.rule.value, node) {
+            match problem {
+                super::cel_check::Problem::Syntax(message) => self.error(
+                    origin,
+                    Some(rule.rule.span),
+                    format!("CEL rule `{}` does not parse: {message}", rule.rule.value),
+                    "the API server compiles every rule when the CRD is created, and refuses the CRD for one that does not",
+                ),
+                super::cel_check::Problem::UnknownField { path, field, known } => {
+                    let names: Vec<&str> = known.iter().map(String::as_str).collect();
+                    let hint = crate::ident::did_you_mean(&field, &names)
+                        .map(|m| format!("did you mean `{m}`? "))
+                        .unwrap_or_default();
+                    self.error(
+                        origin,
+                        Some(rule.rule.span),
+                        format!("CEL rule `{}` names `{path}`, which the schema does not declare", rule.rule.value),
+                        format!(
+                            "{hint}rules name properties by their JSON names ({}); the API server refuses the CRD for an undefined field",
+                            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                }
+            }
+        }
+    }
+
     fn apply(&mut self, s: &mut JsonSchemaProps, v: &Validate, origin: &Origin, name: &str) {
         if v.is_empty() {
             return;
@@ -1337,6 +1368,10 @@ impl<'a> SchemaBuilder<'a> {
             } else {
                 s.x_embedded_resource = Some(true);
             }
+        }
+        #[cfg(feature = "cel")]
+        for r in &v.rules {
+            self.check_rule(s, r, origin);
         }
         for r in &v.rules {
             s.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {

@@ -1,0 +1,135 @@
+//! Differential test of the CEL rule check against kube-apiserver: for each
+//! rule, kube-codegen refuses to write the CRD exactly when the API server
+//! refuses to create it. The rules are ones the check decides (syntax, and
+//! the properties a rule names); type errors (`self.minReplicas == 'a'`)
+//! and rules over the cost budget (`self.targets.exists(t, t.name ==
+//! self.mode)` on a list without `maxItems`), which the API server also
+//! refuses, are not checked when generating and are left out here (see
+//! `codegen-core/src/emit/cel_check.rs`).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use codegen_core::{GeneratorKind, GroupVersions, Mode, Settings};
+use codegen_testenv::TestEnv;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, PostParams};
+
+const MOD_RS: &str = "codegen_macros::group_name!(\"cel.example.com\");\n\nmod types;\npub use types::*;\n";
+
+/// The CRD kube-codegen writes for a Scaler whose spec carries `rule`, or
+/// the rendered errors.
+fn generate(root: &Path, rule: &str) -> Result<String, String> {
+    let types = format!(
+        "use codegen_macros::{{ApiType, genclient}};\n\
+         use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
+         use serde::{{Deserialize, Serialize}};\n\n\
+         /// A scaler.\n\
+         #[genclient(no_status)]\n\
+         #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+         pub struct Scaler {{\n    #[serde(flatten, default)]\n    pub types: kube::core::TypeMeta,\n    #[serde(default)]\n    pub metadata: ObjectMeta,\n    pub spec: ScalerSpec,\n}}\n\n\
+         /// How to scale.\n\
+         #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+         #[serde(rename_all = \"camelCase\")]\n\
+         #[validate(rule(rule = {rule:?}))]\n\
+         pub struct ScalerSpec {{\n\
+         \x20   /// Fewest.\n    pub min_replicas: i32,\n\
+         \x20   /// Most.\n    pub max_replicas: i32,\n\
+         \x20   /// Mode.\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub mode: Option<String>,\n\
+         \x20   /// A dashed name.\n    #[serde(rename = \"x-y\", default)]\n    pub x_y: String,\n\
+         \x20   /// Labels.\n    #[serde(default)]\n    pub labels: std::collections::BTreeMap<String, String>,\n\
+         \x20   /// Targets.\n    #[serde(default)]\n    pub targets: Vec<Target>,\n\
+         }}\n\n\
+         /// A target.\n\
+         #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+         pub struct Target {{\n    /// Its name.\n    pub name: String,\n}}\n"
+    );
+    let dir = root.join("apis/cel/v1");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mod.rs"), MOD_RS).unwrap();
+    std::fs::write(dir.join("types.rs"), types).unwrap();
+    let settings = Settings::new(root.join("apis"))
+        .with_output_dir(root.join("client"))
+        .with_crd_dir(root.join("crd"))
+        .with_generators([GeneratorKind::Crd])
+        .with_group(GroupVersions::parse("cel:v1").unwrap());
+    match codegen_core::run(&settings, Mode::Write) {
+        Ok(_) => Ok(std::fs::read_to_string(root.join("crd/cel.example.com_scalers.yaml")).unwrap()),
+        Err(diags) => Err(codegen_core::diag::render_all(&diags)),
+    }
+}
+
+/// Whether the API server creates the CRD `base` with `rule` as the spec's
+/// only rule (under a group of its own, deleted again).
+async fn server_accepts(crds: &Api<CustomResourceDefinition>, base: &str, rule: &str, i: usize) -> Result<bool> {
+    let mut crd: CustomResourceDefinition = serde_yaml::from_str(base)?;
+    let group = format!("c{i}.cel.example.com");
+    crd.metadata.name = Some(format!("scalers.{group}"));
+    crd.spec.group = group;
+    let spec = crd.spec.versions[0]
+        .schema
+        .as_mut()
+        .and_then(|s| s.open_api_v3_schema.as_mut())
+        .and_then(|s| s.properties.as_mut())
+        .and_then(|p| p.get_mut("spec"))
+        .context("the spec's schema")?;
+    let rules = spec.x_kubernetes_validations.as_mut().context("the placeholder rule")?;
+    rules[0].rule = rule.to_string();
+    match crds.create(&PostParams::default(), &crd).await {
+        Ok(_) => {
+            crds.delete(&format!("scalers.c{i}.cel.example.com"), &DeleteParams::default()).await?;
+            Ok(true)
+        }
+        Err(kube::Error::Api(status)) if status.code == 422 => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[tokio::test]
+async fn rules_are_refused_as_the_api_server_refuses_them() -> Result<()> {
+    let rules = [
+        "self.minReplicas <= self.maxReplicas",
+        "self.minReplicas <= self.maxReplica",
+        "has(self.mode) ? self.mode != '' : true",
+        "has(self.modes)",
+        "self.x__dash__y.size() < 10",
+        "self.x_y.size() < 10",
+        "self.labels.all(k, k.size() < 64)",
+        "!has(self.labels.app) || self.labels.app != ''",
+        "self.targets.all(t, t.name != '')",
+        "self.targets.all(t, t.name != self.nom)",
+        "self.minReplicas <=",
+        "self.minReplicas < (self.maxReplicas",
+        "[self.minReplicas, self.maxReplicas].all(n, n >= 0)",
+        "{'a': self.minReplicas}.a >= 0",
+        "self.spec.minReplicas >= 0",
+    ];
+    let dir = tempfile::tempdir()?;
+    let base = generate(&dir.path().join("base"), "self.minReplicas >= 0").map_err(anyhow::Error::msg)?;
+    let env = TestEnv::shared();
+    let crds: Api<CustomResourceDefinition> = Api::all(env.admin_client().await?);
+    let mut disagreements = Vec::new();
+    let mut refused = 0;
+    for (i, rule) in rules.iter().enumerate() {
+        let ours = generate(&dir.path().join(format!("r{i}")), rule);
+        if let Err(rendered) = &ours {
+            assert!(rendered.contains("CEL rule"), "{rule}: refused for another reason:\n{rendered}");
+            refused += 1;
+        }
+        let theirs = server_accepts(&crds, &base, rule, i).await?;
+        if ours.is_ok() != theirs {
+            disagreements.push(format!(
+                "{rule}: kube-codegen {}, kube-apiserver {}",
+                verdict(ours.is_ok()),
+                verdict(theirs)
+            ));
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(refused >= 5, "the list holds rules both refuse ({refused})");
+    Ok(())
+}
+
+fn verdict(accepted: bool) -> &'static str {
+    if accepted { "accepts" } else { "refuses" }
+}
