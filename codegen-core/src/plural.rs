@@ -1,6 +1,6 @@
 //! The plural controller-gen gives a kind (flect's `Pluralize`, lower-cased),
 //! to warn where it differs from the plural kube-codegen uses (client-gen's
-//! rules, [`crate::ident::pluralize`]): a CRD that controller-gen wrote
+//! rules, `ident::pluralize`): a CRD that controller-gen wrote
 //! for a kind is named after its plural, and a CRD written here with another
 //! plural is another CRD.
 //!
