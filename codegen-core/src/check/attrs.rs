@@ -25,13 +25,41 @@ pub fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
             if value.is_empty() {
                 lines.push(String::new());
             }
-            for line in value.lines() {
+            for line in block_comment_lines(&value) {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_string());
             }
         }
     }
     let text = kubernetes_doc(&lines).join("\n").trim().to_string();
     if text.is_empty() { None } else { Some(text) }
+}
+
+/// The lines of a doc attribute. A block comment (`/** .. */`, one
+/// attribute of several lines) loses its blank first and last lines and,
+/// when every other line starts with a `*` after its indentation, that
+/// `*`, as rustdoc renders it.
+fn block_comment_lines(value: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = value.lines().collect();
+    if lines.len() < 2 {
+        return lines;
+    }
+    let blank = |l: &str| l.trim().chars().all(|c| c == '*');
+    // The text on the line of `/**` itself has no `*` to lose.
+    let mut from = 1;
+    if lines.first().is_some_and(|l| blank(l)) {
+        lines.remove(0);
+        from = 0;
+    }
+    if lines.last().is_some_and(|l| blank(l)) {
+        lines.pop();
+    }
+    let starred = lines.iter().skip(from).all(|l| l.trim().is_empty() || l.trim_start().starts_with('*'));
+    if starred {
+        for line in lines.iter_mut().skip(from) {
+            *line = line.trim_start().strip_prefix('*').unwrap_or("");
+        }
+    }
+    lines
 }
 
 /// Kubernetes' conventions for API docs, as controller-gen applies them:
@@ -294,4 +322,25 @@ pub(crate) fn variant_rename_all(attrs: &[syn::Attribute]) -> Option<RenameRule>
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc_of(item: &str) -> Option<String> {
+        let item: syn::ItemStruct = syn::parse_str(item).unwrap();
+        doc_comment(&item.attrs)
+    }
+
+    #[test]
+    fn block_doc_comments_read_as_rustdoc_renders_them() {
+        assert_eq!(doc_of("/** One line. */ struct A;").as_deref(), Some("One line."));
+        assert_eq!(doc_of("/** a\n * b */ struct A;").as_deref(), Some("a\nb"));
+        assert_eq!(doc_of("/**\n * First.\n *\n * Second.\n */ struct A;").as_deref(), Some("First.\n\nSecond."));
+        // Without stars on every line, the lines are kept as written.
+        assert_eq!(doc_of("/**\n First.\n Second.\n */ struct A;").as_deref(), Some("First.\nSecond."));
+        // Line comments are unchanged.
+        assert_eq!(doc_of("/// * a bullet\n/// * another\nstruct A;").as_deref(), Some("* a bullet\n* another"));
+    }
 }

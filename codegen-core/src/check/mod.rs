@@ -168,12 +168,13 @@ fn package_types<'a>(pkg: &'a Package, diags: &mut Diagnostics) -> PackageTypes<
                 }
                 _ => continue,
             };
-            if let Some((prev, _)) = items.get(&name) {
+            if let Some((prev, prev_item)) = items.get(&name) {
                 let span = item_ident_span(item);
+                let first = pkg.file_of(&pkg.modules[*prev]).source.location(item_ident_span(prev_item));
                 diags.push(
                     Diagnostic::error(format!("type `{name}` is defined twice in this package"))
                         .at(file.source.location(span))
-                        .note(format!("first defined in `{}`", pkg.file_of(&pkg.modules[*prev]).source.path.display()))
+                        .note(format!("first defined at {}:{}:{}", first.file.display(), first.line, first.column + 1))
                         .help("API type names are unique within a `<group>/<version>` package; rename one"),
                 );
                 continue;
