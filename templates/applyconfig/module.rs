@@ -45,7 +45,11 @@ impl<'de> {{ p.rt }}::__private::serde::Deserialize<'de> for {{ t.name }} {
                 {{ f.ident }}: fields.take({{ f.json|rust_str }})?,
 {%- endif %}{% endfor %}
 {%- for f in t.fields %}{% if f.flatten %}
+{%- if f.variant %}
+                {{ f.ident }}: fields.rest_variant(),
+{%- else %}
                 {{ f.ident }}: fields.rest(),
+{%- endif %}
 {%- endif %}{% endfor %}
             })
         })

@@ -71,3 +71,21 @@ fn a_field_named_like_a_metadata_builder_keeps_the_builder() {
         })
     );
 }
+
+/// A room's apply configuration reads its flattened enum from the one
+/// member named as a variant, beside a second flattened struct's members,
+/// as serde reads the room itself.
+#[test]
+fn a_flattened_enum_beside_a_flattened_struct_reads_back() {
+    use kube_codegen_tests::student::apis::example::v1::Place;
+    use kube_codegen_tests::student::apis::example::v1::rooms::Room;
+    use kube_codegen_tests::student::client::applyconfigurations::example::v1::RoomApplyConfiguration;
+
+    let json = serde_json::json!({"number": 7, "boards": 2, "building": {"floor": 3}});
+    let room: Room = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(room.place, Place::Building { floor: 3 });
+    let config: RoomApplyConfiguration = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(config.place, Some(Place::Building { floor: 3 }), "{config:?}");
+    assert_eq!(config.equipment.as_ref().and_then(|e| e.boards), Some(2), "{config:?}");
+    assert_eq!(serde_json::to_value(&config).unwrap(), json);
+}

@@ -69,6 +69,9 @@ pub struct AcField {
     pub json: String,
     /// `#[serde(flatten)]`.
     pub flatten: bool,
+    /// A flattened externally tagged enum: read from the one member named
+    /// as a variant, as serde's flatten reads it.
+    pub variant: bool,
     /// The type inside `Option`.
     pub ty: String,
     /// Doc line.
@@ -591,6 +594,7 @@ impl Builder<'_> {
             builder,
             json: json.to_string(),
             flatten,
+            variant: false,
             ty: mapped.ty.clone(),
             doc,
             mode: "value",
@@ -700,7 +704,16 @@ impl Builder<'_> {
             let mapped = self.map_type(ty, &path);
             let doc = first_line(f.doc.as_deref());
             let ident = rust_ident(&f.rust_name);
-            ac_fields.push(self.field(ident, &f.json_name, doc, mapped, shape, list, f.serde.flatten));
+            let mut field = self.field(ident, &f.json_name, doc, mapped, shape, list, f.serde.flatten);
+            if let TypeRef::Named(key) = ty
+                && f.serde.flatten
+            {
+                field.variant = self
+                    .model
+                    .type_def(key)
+                    .is_some_and(|d| matches!(d.body, Body::Enum(_)) && d.serde.tag.is_none() && !d.serde.untagged);
+            }
+            ac_fields.push(field);
         }
         let kind_view = kind.map(|(k, group, version)| {
             let taken: BTreeSet<&str> = ac_fields.iter().map(|f| f.builder.as_str()).collect();

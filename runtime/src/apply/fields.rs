@@ -39,6 +39,18 @@ impl Fields {
     pub fn rest<T: DeserializeOwned>(&self) -> Option<T> {
         serde_json::from_value(Value::Object(self.0.clone())).ok()
     }
+
+    /// A flattened externally tagged enum: the first member no named field
+    /// took that reads as `T` on its own (`{"git": {..}}`), as serde's
+    /// flatten hands an enum the member named as one of its variants; the
+    /// other members (a second flattened field's) are not the enum's.
+    pub fn rest_variant<T: DeserializeOwned>(&self) -> Option<T> {
+        self.0.iter().find_map(|(key, value)| {
+            let mut one = Map::new();
+            one.insert(key.clone(), value.clone());
+            serde_json::from_value(Value::Object(one)).ok()
+        })
+    }
 }
 
 /// A configuration's `Deserialize`: reads a JSON object from `deserializer`
@@ -152,6 +164,28 @@ mod tests {
         assert_eq!(c.name.as_deref(), Some("a"));
         assert_eq!(c.replicas, None);
         assert_eq!(c.rest, Some(BTreeMap::from([("x".to_owned(), 1)])));
+    }
+
+    /// serde's flatten of an externally tagged enum beside a flattened
+    /// struct: the enum reads the member named as its variant.
+    #[test]
+    fn a_flattened_enum_reads_the_member_named_as_its_variant() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        enum Source {
+            Git { url: String },
+            Http { url: String },
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Extra {
+            retries: Option<i32>,
+        }
+        let fields =
+            Fields(json!({"retries": 3, "http": {"url": "https://example.com"}}).as_object().cloned().unwrap());
+        assert_eq!(fields.rest::<Source>(), None, "the whole rest is two members");
+        assert_eq!(fields.rest_variant::<Source>(), Some(Source::Http { url: "https://example.com".into() }));
+        assert_eq!(fields.rest::<Extra>(), Some(Extra { retries: Some(3) }));
+        assert_eq!(Fields(Map::new()).rest_variant::<Source>(), None);
     }
 
     #[test]
