@@ -15,32 +15,6 @@
 use super::schema::JsonSchemaProps;
 use cel::common::ast::{EntryExpr, Expr};
 
-/// CEL's reserved words: a property of that name is `__{word}__` in rules
-/// (and its own name, which the API server resolves too).
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
 /// What is wrong with a rule.
 pub(crate) enum Problem {
     /// It does not parse: the parser's message.
@@ -50,28 +24,12 @@ pub(crate) enum Problem {
     UnknownField { path: String, field: String, known: Vec<String> },
 }
 
-/// The names rules give a property (`x-y` → `x__dash__y`, ...).
+/// The names rules give a property: escaped as the API server declares it
+/// (`x-y` → `x__dash__y`, ...), and its own name, which the API server
+/// resolves too for a reserved word (`namespace` as `__namespace__`).
 fn names_in_rules(property: &str) -> Vec<String> {
-    let mut escaped = String::new();
-    let mut rest = property;
-    while let Some(c) = rest.chars().next() {
-        if let Some(after) = rest.strip_prefix("__") {
-            escaped.push_str("__underscores__");
-            rest = after;
-            continue;
-        }
-        match c {
-            '.' => escaped.push_str("__dot__"),
-            '-' => escaped.push_str("__dash__"),
-            '/' => escaped.push_str("__slash__"),
-            c => escaped.push(c),
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    let mut names = vec![property.to_string(), escaped];
-    if RESERVED.contains(&property) {
-        names.push(format!("__{property}__"));
-    }
+    let mut names = vec![property.to_string()];
+    names.extend(crate::ident::cel_property(property).filter(|escaped| escaped != property));
     names
 }
 
