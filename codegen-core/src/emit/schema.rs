@@ -1043,26 +1043,8 @@ impl<'a> SchemaBuilder<'a> {
                     );
                     continue;
                 }
-                match properties.get(&k) {
-                    Some(prev) if prev != &s => match merged_descriptions(prev, &s) {
-                        Some(merged) => {
-                            properties.insert(k, merged);
-                        }
-                        None => self.error(
-                            &v.origin,
-                            None,
-                            format!(
-                                "variants of `{}` declare property `{k}` with different schemas ({})",
-                                def.name,
-                                differing_keys(prev, &s)
-                            ),
-                            "a structural schema has one schema per property; give the fields distinct names",
-                        ),
-                    },
-                    _ => {
-                        properties.insert(k, s);
-                    }
-                }
+                let what = format!("`{}`", def.name);
+                self.merge_property(&mut properties, k, s, v, &what);
             }
         }
         properties.insert(
@@ -1076,6 +1058,38 @@ impl<'a> SchemaBuilder<'a> {
             properties: Some(Arc::new(properties)),
             required: Some(vec![tag.to_string()]),
             ..typed("object")
+        }
+    }
+
+    /// Adds a variant's property to the union of the variants' properties:
+    /// one schema per property, so a second variant's must be the same (or
+    /// differ only in its descriptions).
+    fn merge_property(
+        &mut self,
+        properties: &mut BTreeMap<String, JsonSchemaProps>,
+        key: String,
+        schema: JsonSchemaProps,
+        variant: &Variant,
+        what: &str,
+    ) {
+        match properties.get(&key) {
+            Some(prev) if prev != &schema => match merged_descriptions(prev, &schema) {
+                Some(merged) => {
+                    properties.insert(key, merged);
+                }
+                None => {
+                    let differs = differing_keys(prev, &schema);
+                    self.error(
+                        &variant.origin,
+                        None,
+                        format!("variants of {what} declare property `{key}` with different schemas ({differs})"),
+                        "a structural schema has one schema per property; give the fields distinct names",
+                    );
+                }
+            },
+            _ => {
+                properties.insert(key, schema);
+            }
         }
     }
 
@@ -1094,26 +1108,8 @@ impl<'a> SchemaBuilder<'a> {
             let mut properties: BTreeMap<String, JsonSchemaProps> = BTreeMap::new();
             for (v, s) in variants.iter().zip(schemas) {
                 for (k, p) in s.properties.map(Arc::unwrap_or_clone).unwrap_or_default() {
-                    match properties.get(&k) {
-                        Some(prev) if prev != &p => match merged_descriptions(prev, &p) {
-                            Some(merged) => {
-                                properties.insert(k, merged);
-                            }
-                            None => self.error(
-                                &v.origin,
-                                None,
-                                format!(
-                                    "variants of untagged enum `{}` declare property `{k}` with different schemas ({})",
-                                    def.name,
-                                    differing_keys(prev, &p)
-                                ),
-                                "a structural schema has one schema per property",
-                            ),
-                        },
-                        _ => {
-                            properties.insert(k, p);
-                        }
-                    }
+                    let what = format!("untagged enum `{}`", def.name);
+                    self.merge_property(&mut properties, k, p, v, &what);
                 }
             }
             return JsonSchemaProps { properties: Some(Arc::new(properties)), ..typed("object") };
