@@ -831,6 +831,50 @@ impl<'a> TypeBuilder<'a> {
     }
 }
 
+/// `rule` with the property names the API server's CEL cannot read bare
+/// written escaped, as it declares them: `self.service-name` →
+/// `self.service__dash__name`, `self.in` → `self.__in__`. controller-gen
+/// writes one-of rules with bare names, and the API server refuses its CRD
+/// for them; imported, such a rule works. Only a name right after `self.`
+/// or `oldSelf.` with a `-` in it (no spaces: `self.a - b` is a
+/// subtraction) or one of `true`, `false`, `null` and `in` is rewritten.
+fn escape_bare_names(rule: &str) -> String {
+    let mut out = String::with_capacity(rule.len());
+    let mut rest = rule;
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // Inside a string literal nothing is a name.
+    let mut quote: Option<char> = None;
+    while !rest.is_empty() {
+        let root = ["self.", "oldSelf."].into_iter().find(|r| rest.starts_with(r));
+        let at_boundary = !out.chars().last().is_some_and(|c| ident(c) || c == '.');
+        if let (Some(root), true, None) = (root, at_boundary, quote) {
+            out.push_str(root);
+            rest = &rest[root.len()..];
+            let len = rest.find(|c: char| !(ident(c) || c == '-')).unwrap_or(rest.len());
+            let name = rest[..len].trim_end_matches('-');
+            // `service-name`, not `a-1` (a subtraction).
+            let dashed =
+                name.contains('-') && name.split('-').all(|part| part.starts_with(|c: char| c.is_ascii_alphabetic()));
+            let bare = dashed || matches!(name, "true" | "false" | "null" | "in");
+            match crate::ident::cel_property(name).filter(|_| bare) {
+                Some(escaped) => out.push_str(&escaped),
+                None => out.push_str(name),
+            }
+            rest = &rest[name.len()..];
+            continue;
+        }
+        let c = rest.chars().next().unwrap_or_default();
+        quote = match (quote, c) {
+            (None, '\'' | '"') => Some(c),
+            (Some(q), c) if c == q => None,
+            (q, _) => q,
+        };
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
 /// `rule(rule = .., message = .., ..)` of one `x-kubernetes-validations` entry.
 fn rule(r: &Value) -> Option<TokenStream> {
     let m = r.as_object()?;
@@ -838,7 +882,7 @@ fn rule(r: &Value) -> Option<TokenStream> {
     for (k, v) in m {
         let part = match (k.as_str(), v) {
             ("rule", Value::String(s)) => {
-                let l = lit(s);
+                let l = lit(&escape_bare_names(s));
                 quote!(rule = #l)
             }
             ("message", Value::String(s)) => {
@@ -912,5 +956,25 @@ mod tests {
         assert_eq!(lit(r#"{"a":1}"#).to_string(), r##"r#"{"a":1}"#"##);
         assert_eq!(lit("plain").to_string(), "\"plain\"");
         assert_eq!(lit("a\"#b").to_string(), r###"r##"a"#b"##"###);
+    }
+
+    #[test]
+    fn bare_names_in_rules_are_escaped() {
+        assert_eq!(
+            escape_bare_names("(has(self.namespace)?1:0)+(has(self.service-name)?1:0) == 1"),
+            "(has(self.namespace)?1:0)+(has(self.service__dash__name)?1:0) == 1"
+        );
+        assert_eq!(escape_bare_names("!has(oldSelf.in) || has(self.in)"), "!has(oldSelf.__in__) || has(self.__in__)");
+        // Left as they are: escaped names, subtractions, nested fields,
+        // string literals and names that only end in `self`.
+        for rule in [
+            "self.service__dash__name > 0",
+            "self.a - self.b > 0",
+            "self.a-1 > 0 || self.spec.in_use",
+            "self.x == 'self.a-b'",
+            "myself.a-b",
+        ] {
+            assert_eq!(escape_bare_names(rule), rule);
+        }
     }
 }
