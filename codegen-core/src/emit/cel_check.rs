@@ -101,6 +101,11 @@ fn walk(expr: &Expr, node: &JsonSchemaProps, problems: &mut Vec<Problem>) {
 fn check_path(path: &[String], node: &JsonSchemaProps, problems: &mut Vec<Problem>) {
     let mut node = node;
     for (i, field) in path.iter().enumerate().skip(1) {
+        // A resource's own `apiVersion`, `kind` and `metadata` (at the root,
+        // or an embedded resource) are the API server's to judge.
+        if matches!(field.as_str(), "apiVersion" | "kind" | "metadata") {
+            return;
+        }
         let closed = node.type_.as_deref() == Some("object")
             && node.additional_properties.is_none()
             && node.x_preserve_unknown_fields != Some(true)

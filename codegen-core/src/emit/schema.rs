@@ -373,6 +373,12 @@ impl<'a> SchemaBuilder<'a> {
         schema
     }
 
+    #[cfg(feature = "cel")]
+    fn warn(&mut self, origin: &Origin, span: Option<proc_macro2::Span>, message: String, help: impl Into<String>) {
+        let o = span.map_or_else(|| origin.clone(), |s| origin.with_span(s));
+        self.diags.push(Diagnostic::warning(message).at(o.location()).help(help));
+    }
+
     fn error(&mut self, origin: &Origin, span: Option<proc_macro2::Span>, message: String, help: impl Into<String>) {
         let o = span.map_or_else(|| origin.clone(), |s| origin.with_span(s));
         self.diags.push(Diagnostic::error(message).at(o.location()).help(help));
@@ -1124,13 +1130,15 @@ impl<'a> SchemaBuilder<'a> {
     }
 
     /// Applies `#[validate]` markers, checking each fits the schema's type.
-    /// Reports a rule the API server would refuse the CRD for (see
-    /// [`super::cel_check`]).
+    /// Warns of a rule the API server would likely refuse the CRD for (see
+    /// [`super::cel_check`]). A warning, not an error: the check runs on the
+    /// node the rule is written on, before flattened fields move a rule to
+    /// its parent, and its parser lacks CEL's optional syntax (`self.?x`).
     #[cfg(feature = "cel")]
     fn check_rule(&mut self, node: &JsonSchemaProps, rule: &crate::markers::Rule, origin: &Origin) {
         for problem in super::cel_check::check(&rule.rule.value, node) {
             match problem {
-                super::cel_check::Problem::Syntax(message) => self.error(
+                super::cel_check::Problem::Syntax(message) => self.warn(
                     origin,
                     Some(rule.rule.span),
                     format!("CEL rule `{}` does not parse: {message}", rule.rule.value),
@@ -1141,7 +1149,7 @@ impl<'a> SchemaBuilder<'a> {
                     let hint = crate::ident::did_you_mean(&field, &names)
                         .map(|m| format!("did you mean `{m}`? "))
                         .unwrap_or_default();
-                    self.error(
+                    self.warn(
                         origin,
                         Some(rule.rule.span),
                         format!("CEL rule `{}` names `{path}`, which the schema does not declare", rule.rule.value),
