@@ -9,7 +9,7 @@ use quote::quote;
 use serde_json::{Map, Value};
 
 use super::read::{Crd, CrdVersion};
-use super::types::{Field, Item, Ty, TypeBuilder, lit, type_name};
+use super::types::{Field, Item, Ty, TypeBuilder, escape_rules, lit, type_name};
 use crate::emit::crd::required_annotations;
 use crate::ident::pluralize;
 
@@ -93,6 +93,7 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
     for k in ["type", "properties", "required", "description"] {
         rest.remove(k);
     }
+    escape_rules(&mut rest, schema.get("properties"));
     let validate = match b.root_markers(&mut rest, &path) {
         Ok(m) => m,
         Err(key) => {

@@ -623,6 +623,7 @@ impl<'a> TypeBuilder<'a> {
                             probe.remove("properties");
                             probe.remove("required");
                             probe.remove("x-kubernetes-preserve-unknown-fields");
+                            escape_rules(&mut probe, node.get("properties"));
                             self.markers(&mut probe.clone(), "object", path)?;
                             let ty = self.object(node, pos, name, path, preserve);
                             return Ok((ty, self.markers(&mut probe, "object", path)?));
@@ -831,31 +832,48 @@ impl<'a> TypeBuilder<'a> {
     }
 }
 
+/// Rewrites the rules in `node`'s `x-kubernetes-validations` so that the
+/// names of `node`'s own properties that CEL cannot read bare are escaped,
+/// as the API server declares them (see `escape_bare_names`).
+pub(crate) fn escape_rules(node: &mut Map<String, Value>, properties: Option<&Value>) {
+    let Some(props) = properties.and_then(Value::as_object) else { return };
+    let Some(Value::Array(rules)) = node.get_mut("x-kubernetes-validations") else { return };
+    for r in rules {
+        if let Some(Value::String(rule)) = r.get_mut("rule") {
+            *rule = escape_bare_names(rule, |name| props.contains_key(name));
+        }
+    }
+}
+
 /// `rule` with the property names the API server's CEL cannot read bare
 /// written escaped, as it declares them: `self.service-name` →
 /// `self.service__dash__name`, `self.in` → `self.__in__`. controller-gen
 /// writes one-of rules with bare names, and the API server refuses its CRD
 /// for them; imported, such a rule works. Only a name right after `self.`
-/// or `oldSelf.` with a `-` in it (no spaces: `self.a - b` is a
-/// subtraction) or one of `true`, `false`, `null` and `in` is rewritten.
-fn escape_bare_names(rule: &str) -> String {
+/// or `oldSelf.` that the node declares (`declared`) is rewritten, and only
+/// if it has a `-` in it or is one of `true`, `false`, `null` and `in`:
+/// `self.max-self.min` is a subtraction unless `max-self` is a property.
+/// String literals (quoted, triple-quoted, raw, with escapes) are left
+/// alone.
+fn escape_bare_names(rule: &str, declared: impl Fn(&str) -> bool) -> String {
     let mut out = String::with_capacity(rule.len());
     let mut rest = rule;
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    // Inside a string literal nothing is a name.
-    let mut quote: Option<char> = None;
     while !rest.is_empty() {
-        let root = ["self.", "oldSelf."].into_iter().find(|r| rest.starts_with(r));
         let at_boundary = !out.chars().last().is_some_and(|c| ident(c) || c == '.');
-        if let (Some(root), true, None) = (root, at_boundary, quote) {
+        if let Some(root) = ["self.", "oldSelf."].into_iter().find(|r| rest.starts_with(r)).filter(|_| at_boundary) {
             out.push_str(root);
             rest = &rest[root.len()..];
             let len = rest.find(|c: char| !(ident(c) || c == '-')).unwrap_or(rest.len());
-            let name = rest[..len].trim_end_matches('-');
-            // `service-name`, not `a-1` (a subtraction).
-            let dashed =
-                name.contains('-') && name.split('-').all(|part| part.starts_with(|c: char| c.is_ascii_alphabetic()));
-            let bare = dashed || matches!(name, "true" | "false" | "null" | "in");
+            // The longest declared name among `a-b-c`, `a-b` and `a`.
+            let mut name = &rest[..len];
+            while !declared(name) {
+                match name.rfind('-') {
+                    Some(i) => name = &name[..i],
+                    None => break,
+                }
+            }
+            let bare = declared(name) && (name.contains('-') || matches!(name, "true" | "false" | "null" | "in"));
             match crate::ident::cel_property(name).filter(|_| bare) {
                 Some(escaped) => out.push_str(&escaped),
                 None => out.push_str(name),
@@ -864,11 +882,23 @@ fn escape_bare_names(rule: &str) -> String {
             continue;
         }
         let c = rest.chars().next().unwrap_or_default();
-        quote = match (quote, c) {
-            (None, '\'' | '"') => Some(c),
-            (Some(q), c) if c == q => None,
-            (q, _) => q,
-        };
+        if c == '\'' || c == '"' {
+            // A string literal: copied as it is, through its closing quote.
+            let raw = out.chars().last().is_some_and(|p| p == 'r' || p == 'R');
+            let triple = if c == '\'' { "'''" } else { "\"\"\"" };
+            let delim = if rest.starts_with(triple) { triple } else { &rest[..1] };
+            let mut i = delim.len();
+            while i < rest.len() && !rest[i..].starts_with(delim) {
+                i += if !raw && rest[i..].starts_with('\\') { 2 } else { 1 };
+                while i < rest.len() && !rest.is_char_boundary(i) {
+                    i += 1;
+                }
+            }
+            let end = (i + delim.len()).min(rest.len());
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+            continue;
+        }
         out.push(c);
         rest = &rest[c.len_utf8()..];
     }
@@ -882,7 +912,7 @@ fn rule(r: &Value) -> Option<TokenStream> {
     for (k, v) in m {
         let part = match (k.as_str(), v) {
             ("rule", Value::String(s)) => {
-                let l = lit(&escape_bare_names(s));
+                let l = lit(s);
                 quote!(rule = #l)
             }
             ("message", Value::String(s)) => {
@@ -960,21 +990,31 @@ mod tests {
 
     #[test]
     fn bare_names_in_rules_are_escaped() {
+        let declared = |name: &str| ["namespace", "service-name", "in", "max", "min", "a", "b", "a-b"].contains(&name);
+        let esc = |rule: &str| escape_bare_names(rule, declared);
         assert_eq!(
-            escape_bare_names("(has(self.namespace)?1:0)+(has(self.service-name)?1:0) == 1"),
+            esc("(has(self.namespace)?1:0)+(has(self.service-name)?1:0) == 1"),
             "(has(self.namespace)?1:0)+(has(self.service__dash__name)?1:0) == 1"
         );
-        assert_eq!(escape_bare_names("!has(oldSelf.in) || has(self.in)"), "!has(oldSelf.__in__) || has(self.__in__)");
-        // Left as they are: escaped names, subtractions, nested fields,
-        // string literals and names that only end in `self`.
+        assert_eq!(esc("!has(oldSelf.in) || has(self.in)"), "!has(oldSelf.__in__) || has(self.__in__)");
+        // The longest declared name wins; the rest is a subtraction.
+        assert_eq!(esc("self.a-b-1 > 0"), "self.a__dash__b-1 > 0");
+        assert_eq!(esc("self.x == 'it\\'s' && self.in"), "self.x == 'it\\'s' && self.__in__");
+        // Left as they are: escaped names, subtractions (with or without
+        // spaces), names the node does not declare, nested fields, string
+        // literals of every kind and names that only end in `self`.
         for rule in [
             "self.service__dash__name > 0",
             "self.a - self.b > 0",
+            "self.max-self.min > 0",
             "self.a-1 > 0 || self.spec.in_use",
+            "self.other-name == 1 && self.true == 1",
             "self.x == 'self.a-b'",
+            r#"self.x == "it\"s self.a-b" && self.y == 'self.in'"#,
+            r"self.x == '''it's self.a-b''' && self.y == r'\' && self.z == 'self.in'",
             "myself.a-b",
         ] {
-            assert_eq!(escape_bare_names(rule), rule);
+            assert_eq!(esc(rule), rule);
         }
     }
 }
