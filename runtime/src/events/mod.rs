@@ -909,19 +909,22 @@ mod tests {
         assert!(err.is_forbidden(), "{err:?}");
     }
 
-    /// A stub that fails the first `failures` requests in transport and
-    /// answers a POST to an event named `refused` with 422.
-    fn flaky_client(failures: usize) -> (kube::Client, Arc<Mutex<Vec<Seen>>>) {
+    /// A stub that fails the requests `fail` picks (by method and number)
+    /// in transport and answers a POST of an event with reason `Refused`
+    /// with 422.
+    fn flaky_client(
+        fail: impl Fn(&Method, usize) -> bool + Clone + Send + 'static,
+    ) -> (kube::Client, Arc<Mutex<Vec<Seen>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
         let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let service = tower::service_fn(move |req: Request<Body>| {
-            let (log, calls) = (log.clone(), calls.clone());
+            let (log, calls, fail) = (log.clone(), calls.clone(), fail.clone());
             async move {
                 let (parts, body) = req.into_parts();
                 let bytes = body.collect_bytes().await?;
                 let body: Value = serde_json::from_slice(&bytes)?;
-                if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < failures {
+                if fail(&parts.method, calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst)) {
                     return Err::<Response<Body>, _>("connection reset by peer".into());
                 }
                 let refused = body["reason"] == "Refused";
@@ -965,7 +968,7 @@ mod tests {
     /// while later events go on; one the server refuses is given up.
     #[tokio::test(start_paused = true)]
     async fn a_queue_tries_transport_failures_again_and_gives_up_refusals() {
-        let (client, seen) = flaky_client(1);
+        let (client, seen) = flaky_client(|_, call| call < 1);
         let events = EventRecorder::new(client, "ctl", None).queue();
         let cm = config_map();
         events.normal(&cm, "First", "fails once");
@@ -979,7 +982,7 @@ mod tests {
         assert_eq!(events.failed(), 1);
 
         // Out of tries: twelve attempts, then given up.
-        let (client, seen) = flaky_client(usize::MAX);
+        let (client, seen) = flaky_client(|_, _| true);
         let events = EventRecorder::new(client, "ctl", None).queue();
         events.normal(&cm, "Never", "the server is gone");
         events.flush().await;
@@ -1012,5 +1015,72 @@ mod tests {
         open.add_permits(usize::MAX >> 4);
         events.flush().await;
         assert_eq!(events.failed(), 0);
+    }
+
+    /// A series count that fails in transport is not given up: the next
+    /// flush writes it, and it is not counted as failed.
+    #[tokio::test]
+    async fn a_queue_leaves_failed_counts_to_the_next_flush() {
+        let (client, seen) = flaky_client(|method, _| *method == Method::PATCH);
+        let events = EventRecorder::new(client, "ctl", None).queue();
+        let cm = config_map();
+        events.normal(&cm, "Synced", "fine");
+        events.normal(&cm, "Synced", "fine");
+        events.flush().await;
+        assert_eq!(reasons(&seen), ["POST Synced"], "the PATCHes failed in transport");
+        assert_eq!(events.failed(), 0);
+    }
+
+    /// `flush` waits for the events queued before it, not for an empty
+    /// queue: under a steady stream of events it still returns.
+    #[tokio::test(start_paused = true)]
+    async fn a_queue_flushes_under_a_steady_stream() {
+        let service = tower::service_fn(|req: Request<Body>| async move {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            let bytes = req.into_body().collect_bytes().await?;
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
+                Response::builder().status(201).body(Body::from(bytes.to_vec()))?,
+            )
+        });
+        let events = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None).queue();
+        let cm = config_map();
+        let stream = {
+            let (events, cm) = (events.clone(), cm.clone());
+            tokio::spawn(async move {
+                for i in 0.. {
+                    events.normal(&cm, &format!("R{i}"), "m");
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let flushed = tokio::time::timeout(Duration::from_secs(600), events.flush()).await;
+        stream.abort();
+        assert!(flushed.is_ok(), "flush did not return while events kept coming");
+    }
+
+    /// A queue whose task is gone (its runtime shut down while it wrote
+    /// an event) does not hang `flush`.
+    #[tokio::test]
+    async fn a_queue_without_its_task_flushes_at_once() {
+        let service = tower::service_fn(|_req: Request<Body>| {
+            std::future::pending::<Result<Response<Body>, Box<dyn std::error::Error + Send + Sync>>>()
+        });
+        let recorder = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None);
+        let cm = config_map();
+        let events = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async {
+                let events = recorder.queue();
+                events.normal(&cm, "Synced", "never answered");
+                // The task takes the event and waits for the server.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                events
+            })
+        })
+        .join()
+        .unwrap();
+        let flushed = tokio::time::timeout(Duration::from_secs(10), events.flush()).await;
+        assert!(flushed.is_ok(), "flush hung on a queue without its task");
     }
 }

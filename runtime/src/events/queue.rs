@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::Resource;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot};
 
 use super::{EventRecorder, EventType, object_reference};
 
@@ -21,8 +21,16 @@ pub const MAX_TRIES: u32 = 12;
 /// duration, jittered).
 const RETRY_AFTER: Duration = Duration::from_secs(10);
 
+/// What the queue's task is handed.
+enum Job {
+    /// One recorded occurrence.
+    Event(Box<Queued>),
+    /// A `flush`: answered once every job before it is done.
+    Flush(oneshot::Sender<()>),
+}
+
 /// One recorded occurrence, as queued.
-struct Job {
+struct Queued {
     regarding: ObjectReference,
     related: Option<ObjectReference>,
     event_type: EventType,
@@ -50,7 +58,8 @@ struct Counts {
 ///   is tried again after 10 to 12.5 s, at most [`MAX_TRIES`] times in all,
 ///   while later events go on; one the server refuses is given up and
 ///   counted ([`failed`](Self::failed)), as are those out of tries. A
-///   failed series count is written by the recorder's next flush.
+///   series count that fails in transport is not counted: the recorder
+///   writes it at its next flush.
 ///
 /// Errors are logged (`tracing`), not returned. Cheap to clone; the task
 /// ends when the last clone is dropped, after writing what is queued.
@@ -69,9 +78,6 @@ struct Counts {
 pub struct EventQueue {
     tx: mpsc::Sender<Job>,
     recorder: EventRecorder,
-    /// Events queued and not yet written or given up (the task's first
-    /// attempts), for [`flush`](Self::flush).
-    pending: Arc<watch::Sender<u64>>,
     counts: Arc<Counts>,
 }
 
@@ -84,10 +90,9 @@ impl EventRecorder {
     /// Outside a Tokio runtime.
     pub fn queue(&self) -> EventQueue {
         let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
-        let pending = Arc::new(watch::Sender::new(0));
         let counts = Arc::new(Counts::default());
-        tokio::spawn(run(self.clone(), rx, pending.clone(), counts.clone()));
-        EventQueue { tx, recorder: self.clone(), pending, counts }
+        tokio::spawn(run(self.clone(), rx, counts.clone()));
+        EventQueue { tx, recorder: self.clone(), counts }
     }
 }
 
@@ -135,21 +140,17 @@ impl EventQueue {
         action: &str,
         message: &str,
     ) -> bool {
-        let job = Job {
+        let job = Job::Event(Box::new(Queued {
             regarding: regarding.clone(),
             related: related.cloned(),
             event_type,
             reason: reason.to_owned(),
             action: action.to_owned(),
             message: message.to_owned(),
-        };
-        // Counted before it is sent, so that `flush` never sees the task
-        // finish it first.
-        self.pending.send_modify(|n| *n += 1);
+        }));
         match self.tx.try_send(job) {
             Ok(()) => true,
             Err(_) => {
-                self.pending.send_modify(|n| *n -= 1);
                 self.counts.dropped.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(reason, "event queue full: event dropped");
                 false
@@ -157,13 +158,18 @@ impl EventQueue {
         }
     }
 
-    /// Waits until every event queued so far has had its first attempt,
-    /// then writes the series counts the server does not have yet
-    /// ([`EventRecorder::flush`]). Events waiting to be tried again are not
-    /// waited for.
+    /// Waits until every event queued before the call has had its first
+    /// attempt, then writes the series counts the server does not have yet
+    /// ([`EventRecorder::flush`]). Events queued later, and events waiting
+    /// to be tried again, are not waited for. Waits for room when the queue
+    /// is full.
     pub async fn flush(&self) {
-        let mut pending = self.pending.subscribe();
-        let _ = pending.wait_for(|n| *n == 0).await;
+        let (done, answered) = oneshot::channel();
+        // The task answers once it reaches the mark; a task that is gone
+        // (its runtime shut down) answers nothing and drops the mark.
+        if self.tx.send(Job::Flush(done)).await.is_ok() {
+            let _ = answered.await;
+        }
         if let Err(e) = self.recorder.flush().await {
             tracing::warn!(error = %e, "could not write event counts");
         }
@@ -182,32 +188,38 @@ impl EventQueue {
 
 /// Writes the queued events in order; a create that failed in transport is
 /// tried again by a task of its own, so that later events go on.
-async fn run(
-    recorder: EventRecorder,
-    mut rx: mpsc::Receiver<Job>,
-    pending: Arc<watch::Sender<u64>>,
-    counts: Arc<Counts>,
-) {
+async fn run(recorder: EventRecorder, mut rx: mpsc::Receiver<Job>, counts: Arc<Counts>) {
     while let Some(job) = rx.recv().await {
+        let job = match job {
+            Job::Event(job) => job,
+            Job::Flush(done) => {
+                let _ = done.send(());
+                continue;
+            }
+        };
         let (result, created) = attempt(&recorder, &job).await;
-        if let Err(e) = result {
-            if created && e.status().is_none() {
+        match result {
+            Ok(()) => {}
+            Err(e) if e.status().is_none() && !created => {
+                tracing::debug!(error = %e, reason = %job.reason, "could not write event count; the next flush writes it");
+            }
+            Err(e) if e.status().is_none() => {
                 tracing::warn!(error = %e, reason = %job.reason, "could not write event; trying again");
                 tokio::spawn(retry(recorder.clone(), job, counts.clone()));
-            } else {
+            }
+            Err(e) => {
                 counts.failed.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(error = %e, reason = %job.reason, "event not written");
             }
         }
-        pending.send_modify(|n| *n -= 1);
     }
 }
 
-async fn attempt(recorder: &EventRecorder, job: &Job) -> (crate::Result<()>, bool) {
+async fn attempt(recorder: &EventRecorder, job: &Queued) -> (crate::Result<()>, bool) {
     recorder.record(&job.regarding, job.related.as_ref(), job.event_type, &job.reason, &job.action, &job.message).await
 }
 
-async fn retry(recorder: EventRecorder, job: Job, counts: Arc<Counts>) {
+async fn retry(recorder: EventRecorder, job: Box<Queued>, counts: Arc<Counts>) {
     for tries in 2..=MAX_TRIES {
         tokio::time::sleep(jittered(RETRY_AFTER)).await;
         match attempt(&recorder, &job).await {
