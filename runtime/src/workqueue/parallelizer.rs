@@ -26,8 +26,9 @@ use crate::signal::ShutdownSignal;
 /// # Panics
 ///
 /// If `work` panics, the other workers finish the piece they are on and
-/// take no more, and the panic goes on in the calling thread (client-go's
-/// `HandleCrash` logs the panic and crashes too).
+/// take no more, and the first panic goes on, with its own message, in the
+/// calling thread (client-go's `HandleCrash` logs the panic and crashes
+/// too).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -61,7 +62,7 @@ where
                 break;
             }
             let start = chunk * chunk_size;
-            for piece in start..(start + chunk_size).min(pieces) {
+            for piece in start..start.saturating_add(chunk_size).min(pieces) {
                 if stopped() {
                     return;
                 }
@@ -70,11 +71,19 @@ where
         }
     };
     std::thread::scope(|scope| {
-        for _ in 1..workers {
-            scope.spawn(worker);
-        }
+        let others: Vec<_> = (1..workers).map(|_| scope.spawn(worker)).collect();
         // The calling thread is one of the workers.
-        worker();
+        let mut panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(worker)).err();
+        for other in others {
+            if let Err(payload) = other.join() {
+                panic.get_or_insert(payload);
+            }
+        }
+        // The first panic seen, as it was raised (not the scope's "a
+        // scoped thread panicked").
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
+        }
     });
 }
 
@@ -100,7 +109,7 @@ mod tests {
     #[test]
     fn every_piece_runs_once() {
         for (workers, pieces, chunk_size) in
-            [(1, 10, 1), (4, 1000, 1), (4, 1000, 7), (16, 3, 1), (3, 10, 100), (0, 5, 0)]
+            [(1, 10, 1), (4, 1000, 1), (4, 1000, 7), (16, 3, 1), (3, 10, 100), (0, 5, 0), (2, 5, usize::MAX)]
         {
             let seen = Mutex::new(Vec::new());
             parallelize_until(None, workers, pieces, chunk_size, |piece| seen.lock().unwrap().push(piece));
@@ -155,7 +164,23 @@ mod tests {
                 done.fetch_add(1, Ordering::SeqCst);
             });
         }));
-        assert!(result.is_err());
+        let payload = result.unwrap_err();
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"piece 5"), "the worker's own panic");
         assert!(done.into_inner() < 9_999, "the other worker stopped taking pieces");
+
+        // A panic on another thread than the caller's keeps its message
+        // too. The barrier makes each of the two pieces run on its own
+        // thread.
+        let caller = std::thread::current().id();
+        let both = std::sync::Barrier::new(2);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            parallelize_until(None, 2, 2, 1, |_| {
+                both.wait();
+                if std::thread::current().id() != caller {
+                    panic!("on a worker thread");
+                }
+            });
+        }));
+        assert_eq!(result.unwrap_err().downcast_ref::<&str>(), Some(&"on a worker thread"));
     }
 }
