@@ -382,6 +382,13 @@ bad_input!(
     )
 );
 bad_input!(
+    bad_type_brought_by_a_private_use,
+    replace(
+        "    pub school: String,\n}",
+        "    pub school: String,\n}\n\nuse rooms::Wing;\n\npub mod rooms {\n    use super::*;\n\n    /// A wing.\n    #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n    pub enum Wing {\n        /// East.\n        East,\n        /// West.\n        West,\n    }\n}"
+    )
+);
+bad_input!(
     bad_type_of_a_module_that_is_no_package,
     replace("    pub school: String,", "    pub school: crate::pkg::apis::example::common::School,")
 );

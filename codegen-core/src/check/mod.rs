@@ -467,12 +467,18 @@ fn unreachable_types(
     }
     for name in named {
         let (Some(def), Some((module, _))) = (types.get(name), items.items.get(name)) else { continue };
-        if tree.reachable_at_root(idx, name) {
-            continue;
-        }
         let path = tree.module_path(idx, *module).join("::");
+        let error = match tree.reachable_at_root(idx, name) {
+            resolve::AtRoot::Yes => continue,
+            resolve::AtRoot::PrivateUse => Diagnostic::error(format!(
+                "`{name}` is defined in module `{path}` and brought to the package's root only by a private `use`"
+            )),
+            resolve::AtRoot::No => Diagnostic::error(format!(
+                "`{name}` is defined in module `{path}` and cannot be named at the package's root"
+            )),
+        };
         diags.push(
-            Diagnostic::error(format!("`{name}` is defined in module `{path}` and cannot be named at the package's root"))
+            error
                 .at(def.origin.location())
                 .note("generated code names kinds, their spec types and API enums as `<package>::Name`")
                 .help(format!(

@@ -21,6 +21,8 @@ use crate::parse::Package;
 /// A `use` path as written.
 #[derive(Clone, Debug)]
 struct UsePath {
+    /// `pub use` (of any reach), not a private `use`.
+    public: bool,
     leading_colon: bool,
     segments: Vec<String>,
 }
@@ -80,8 +82,8 @@ impl<'a> PackageScopes<'a> {
                         scope.children.insert(md.ident.to_string());
                     }
                     syn::Item::Use(u) => {
-                        let leading = u.leading_colon.is_some();
-                        walk_use(&u.tree, leading, Vec::new(), &mut scope);
+                        let public = !matches!(u.vis, syn::Visibility::Inherited);
+                        walk_use(&u.tree, (public, u.leading_colon.is_some()), Vec::new(), &mut scope);
                     }
                     _ => {}
                 }
@@ -99,38 +101,55 @@ impl<'a> PackageScopes<'a> {
     }
 }
 
-fn walk_use(tree: &syn::UseTree, leading: bool, prefix: Vec<String>, scope: &mut Scope) {
+/// `how` is the `use` item's (public, leading `::`).
+fn walk_use(tree: &syn::UseTree, how: (bool, bool), prefix: Vec<String>, scope: &mut Scope) {
+    let (public, leading) = how;
     let with = |p: &Vec<String>, s: String| {
         let mut v = p.clone();
         v.push(s);
         v
     };
     match tree {
-        syn::UseTree::Path(p) => walk_use(&p.tree, leading, with(&prefix, p.ident.to_string()), scope),
+        syn::UseTree::Path(p) => walk_use(&p.tree, how, with(&prefix, p.ident.to_string()), scope),
         syn::UseTree::Name(n) => {
             let name = n.ident.to_string();
             if name == "self" {
                 // `use a::b::{self}` imports `b`.
                 if let Some(last) = prefix.last() {
-                    scope.uses.insert(last.clone(), UsePath { leading_colon: leading, segments: prefix.clone() });
+                    scope
+                        .uses
+                        .insert(last.clone(), UsePath { public, leading_colon: leading, segments: prefix.clone() });
                 }
             } else {
-                scope.uses.insert(name.clone(), UsePath { leading_colon: leading, segments: with(&prefix, name) });
+                scope
+                    .uses
+                    .insert(name.clone(), UsePath { public, leading_colon: leading, segments: with(&prefix, name) });
             }
         }
         syn::UseTree::Rename(r) => {
             let target = if r.ident == "self" { prefix.clone() } else { with(&prefix, r.ident.to_string()) };
             if r.rename != "_" {
-                scope.uses.insert(r.rename.to_string(), UsePath { leading_colon: leading, segments: target });
+                scope.uses.insert(r.rename.to_string(), UsePath { public, leading_colon: leading, segments: target });
             }
         }
-        syn::UseTree::Glob(_) => scope.globs.push(UsePath { leading_colon: leading, segments: prefix }),
+        syn::UseTree::Glob(_) => scope.globs.push(UsePath { public, leading_colon: leading, segments: prefix }),
         syn::UseTree::Group(g) => {
             for t in &g.items {
-                walk_use(t, leading, prefix.clone(), scope);
+                walk_use(t, how, prefix.clone(), scope);
             }
         }
     }
+}
+
+/// Whether a type can be named at its package's root from outside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtRoot {
+    /// Defined there, or brought there by a `pub use`.
+    Yes,
+    /// Brought there only by a private `use`.
+    PrivateUse,
+    /// Not there at all.
+    No,
 }
 
 /// Where a path leads.
@@ -174,11 +193,19 @@ impl<'a> Tree<'a> {
     }
 
     /// Whether the type `name` of package `pkg` can be named at the
-    /// package's root module (`<package>::Name`, as generated code names
-    /// it): defined there, or brought there by a `use`.
-    pub fn reachable_at_root(&self, pkg: usize, name: &str) -> bool {
-        let Some(root) = self.packages[pkg].module_index(&[]) else { return true };
-        self.lookup(pkg, root, name, 0) == Some(Res::Type(pkg, name.to_string()))
+    /// package's root module from outside it (`<package>::Name`, as
+    /// generated code names it): defined there, or brought there by a
+    /// `pub use`.
+    pub fn reachable_at_root(&self, pkg: usize, name: &str) -> AtRoot {
+        let Some(root) = self.packages[pkg].module_index(&[]) else { return AtRoot::Yes };
+        let target = Some(Res::Type(pkg, name.to_string()));
+        if self.lookup_visible(pkg, root, name, 0, true) == target {
+            AtRoot::Yes
+        } else if self.lookup(pkg, root, name, 0) == target {
+            AtRoot::PrivateUse
+        } else {
+            AtRoot::No
+        }
     }
 
     /// The path of a module of package `pkg` from the package's root.
@@ -212,6 +239,13 @@ impl<'a> Tree<'a> {
     }
 
     fn lookup(&self, pkg: usize, module: usize, name: &str, depth: usize) -> Option<Res> {
+        self.lookup_visible(pkg, module, name, depth, false)
+    }
+
+    /// `lookup`; with `public_only`, as seen from outside the module: its
+    /// private `use`s (and those of the modules its `pub use ..::*` reach)
+    /// bring nothing.
+    fn lookup_visible(&self, pkg: usize, module: usize, name: &str, depth: usize, public_only: bool) -> Option<Res> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -224,13 +258,13 @@ impl<'a> Tree<'a> {
             path.push(name.to_string());
             return self.packages[pkg].module_index(&path).map(|m| Res::Module(pkg, m));
         }
-        if let Some(u) = scope.uses.get(name) {
+        if let Some(u) = scope.uses.get(name).filter(|u| u.public || !public_only) {
             return self.resolve_path(pkg, module, &u.segments, u.leading_colon, depth + 1).ok();
         }
-        for g in &scope.globs {
+        for g in scope.globs.iter().filter(|g| g.public || !public_only) {
             match self.resolve_path(pkg, module, &g.segments, g.leading_colon, depth + 1) {
                 Ok(Res::Module(p, m)) => {
-                    if let Some(r) = self.lookup(p, m, name, depth + 1) {
+                    if let Some(r) = self.lookup_visible(p, m, name, depth + 1, public_only) {
                         return Some(r);
                     }
                 }
