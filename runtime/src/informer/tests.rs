@@ -863,6 +863,35 @@ async fn a_fake_watch_drives_an_informer() {
     informer.shutdown().await;
 }
 
+/// An informer that asks for a streaming list, on a watch reactor: the
+/// reactor's first watch opens with the server's objects and the bookmark
+/// that ends them, so the informer syncs without a list request and then
+/// gets the events the test sends.
+#[tokio::test]
+async fn a_fake_watch_serves_a_streaming_list() {
+    let server = crate::testing::FakeApiServer::new();
+    server.seed([cm("stored", 0)]).unwrap();
+    let stored_rv = server.resource_version() as u32;
+    let watch = crate::testing::FakeWatch::new();
+    server.prepend_watch_reactor("configmaps", &watch);
+    watch.add(&cm("early", 100));
+    let config = InformerConfig::<ConfigMap> {
+        watcher_config: watcher::Config::default().streaming_lists(),
+        ..Default::default()
+    };
+    let informer = SharedIndexInformer::new(Api::<ConfigMap>::namespaced(server.client(), "default"), config);
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+    informer.start();
+    assert!(timeout(Duration::from_secs(10), synced(&[&informer])).await.unwrap_or(false), "synced");
+    assert_eq!(take(&mut seen, 2).await, [add("stored", stored_rv, true), add("early", 100, false)]);
+    watch.modify(&cm("early", 101));
+    assert_eq!(take(&mut seen, 1).await, [update("early", 100, 101)]);
+    let verbs: Vec<String> = server.actions().into_iter().map(|a| a.verb).collect();
+    assert_eq!(verbs, ["watch"], "one watch, no list");
+    informer.shutdown().await;
+}
+
 /// A server whose watches end at once without an event: the informer
 /// waits before watching again (0.8 s, then 1.6 s, ...), as client-go's
 /// reflector does after a very short watch, instead of asking again in a

@@ -28,6 +28,13 @@ use crate::testing::watch::WatchStream;
 /// watcher ends at once, and its reflector waits before it lists and
 /// watches again; kube's watcher would watch again at once, in a loop).
 ///
+/// A watch request with `sendInitialEvents` (an informer's streaming list)
+/// first gets the server's objects as `ADDED` events and, with bookmarks
+/// allowed, the bookmark that ends the initial events: what a list before
+/// the watch would have given, so that such an informer syncs as one that
+/// lists. (client-go's fake clientsets decline streaming lists, and its
+/// informers list instead.)
+///
 /// Cheap to clone; clones send to the same watches.
 ///
 /// ```
@@ -152,9 +159,14 @@ impl FakeWatch {
         lock(&self.state).stopped
     }
 
-    /// The stream for a watch request: the waiting events, then those sent
-    /// while it is open.
-    pub(crate) fn open(&self, info: ResourceInfo, timeout: Option<std::time::Duration>) -> WatchStream {
+    /// The stream for a watch request: `initial` (a streaming list's), the
+    /// waiting events, then those sent while it is open.
+    pub(crate) fn open(
+        &self,
+        info: ResourceInfo,
+        mut initial: Vec<Bytes>,
+        timeout: Option<std::time::Duration>,
+    ) -> WatchStream {
         let mut state = lock(&self.state);
         let (tx, rx) = mpsc::unbounded_channel();
         // Replacing the sender ends the stream before this one. A stopped
@@ -162,8 +174,8 @@ impl FakeWatch {
         // stays open: one that ended at once would have kube's watcher ask
         // again at once, without pause.
         state.feed = Some(tx);
-        let waiting: Vec<Bytes> = state.waiting.drain(..).collect();
-        WatchStream::open(std::sync::Weak::new(), 0, info, waiting, rx, timeout, false)
+        initial.extend(state.waiting.drain(..));
+        WatchStream::open(std::sync::Weak::new(), 0, info, initial, rx, timeout, false)
     }
 }
 

@@ -209,7 +209,12 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         && let Some(watch) = shared.watch_reactor(&route.info.plural)
     {
         let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).map(Duration::from_secs);
-        return watch_response(watch.open(route.info, timeout));
+        let target = Target { info: route.info.clone(), namespace: route.namespace.clone(), name: route.name.clone() };
+        let initial = match shared.lock_store().reactor_initial_events(&target, &query) {
+            Ok(initial) => initial,
+            Err(err) => return error_response(&err),
+        };
+        return watch_response(watch.open(route.info, initial, timeout));
     }
     let reactors = shared.lock_reactors().clone();
     match react(&reactors, &action) {

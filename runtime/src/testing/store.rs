@@ -890,22 +890,40 @@ impl Store {
             }
             // No version, "0", or a streaming list: the current objects
             // first, as synthetic ADDED events.
-            _ => {
-                if let Some(objects) = self.objects.get(&info.key()) {
-                    for obj in objects.values().filter(|o| filter.matches(o)) {
-                        initial.push(watch_line("ADDED", obj));
-                    }
-                }
-                if send_initial && bookmarks {
-                    initial.push(self.bookmark(info, true));
-                }
-            }
+            _ => initial = self.initial_events(info, &filter, send_initial && bookmarks),
         }
         let (tx, rx) = mpsc::unbounded_channel();
         self.next_watcher_id += 1;
         let id = self.next_watcher_id;
         self.watchers.push(Watcher { id, key: info.key(), filter, tx });
         Ok(WatchStart::Open { id, initial, rx })
+    }
+
+    /// The current objects `filter` lets through, as ADDED events, then
+    /// with `end_bookmark` the BOOKMARK that ends a streaming list.
+    fn initial_events(&self, info: &ResourceInfo, filter: &WatchFilter, end_bookmark: bool) -> Vec<Bytes> {
+        let mut initial = Vec::new();
+        if let Some(objects) = self.objects.get(&info.key()) {
+            for obj in objects.values().filter(|o| filter.matches(o)) {
+                initial.push(watch_line("ADDED", obj));
+            }
+        }
+        if end_bookmark {
+            initial.push(self.bookmark(info, true));
+        }
+        initial
+    }
+
+    /// For a watch a [`FakeWatch`](super::FakeWatch) answers: with
+    /// `sendInitialEvents`, the streaming list's initial events of the
+    /// server's objects (as a list before the watch would give them);
+    /// otherwise nothing.
+    pub(crate) fn reactor_initial_events(&self, t: &Target, q: &Query) -> Result<Vec<Bytes>, ApiError> {
+        if !q.flag("sendInitialEvents") {
+            return Ok(Vec::new());
+        }
+        let filter = Self::filter(t, q)?;
+        Ok(self.initial_events(&t.info, &filter, q.flag("allowWatchBookmarks")))
     }
 
     /// A BOOKMARK event at the current resourceVersion.
