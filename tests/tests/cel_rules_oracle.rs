@@ -18,8 +18,16 @@ use kube::api::{Api, DeleteParams, PostParams};
 const MOD_RS: &str = "codegen_macros::group_name!(\"cel.example.com\");\n\nmod types;\npub use types::*;\n";
 
 /// The CRD kube-codegen writes for a Scaler whose spec carries `rule`, or
-/// the rendered warnings about the rule.
-fn generate(root: &Path, rule: &str) -> Result<String, String> {
+/// the rendered warnings about the rule. The spec's replica bounds are a
+/// struct flattened into it; with `on_flattened` the rule is written on
+/// that struct, and so it names the spec's other fields from there (the
+/// CRD is the same either way).
+fn generate(root: &Path, rule: &str, on_flattened: bool) -> Result<String, String> {
+    let (on_spec, on_bounds) = if on_flattened {
+        (String::new(), format!("#[validate(rule(rule = {rule:?}))]\n"))
+    } else {
+        (format!("#[validate(rule(rule = {rule:?}))]\n"), String::new())
+    };
     let types = format!(
         "use codegen_macros::{{ApiType, genclient}};\n\
          use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
@@ -31,14 +39,21 @@ fn generate(root: &Path, rule: &str) -> Result<String, String> {
          /// How to scale.\n\
          #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
          #[serde(rename_all = \"camelCase\")]\n\
-         #[validate(rule(rule = {rule:?}))]\n\
+         {on_spec}\
          pub struct ScalerSpec {{\n\
-         \x20   /// Fewest.\n    pub min_replicas: i32,\n\
-         \x20   /// Most.\n    pub max_replicas: i32,\n\
+         \x20   /// The bounds.\n    #[serde(flatten)]\n    pub bounds: Bounds,\n\
          \x20   /// Mode.\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub mode: Option<String>,\n\
          \x20   /// A dashed name.\n    #[serde(rename = \"x-y\", default)]\n    pub x_y: String,\n\
          \x20   /// Labels.\n    #[serde(default)]\n    pub labels: std::collections::BTreeMap<String, String>,\n\
          \x20   /// Targets.\n    #[serde(default)]\n    pub targets: Vec<Target>,\n\
+         }}\n\n\
+         /// Replica bounds.\n\
+         #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+         #[serde(rename_all = \"camelCase\")]\n\
+         {on_bounds}\
+         pub struct Bounds {{\n\
+         \x20   /// Fewest.\n    pub min_replicas: i32,\n\
+         \x20   /// Most.\n    pub max_replicas: i32,\n\
          }}\n\n\
          /// A target.\n\
          #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
@@ -106,26 +121,32 @@ async fn rules_are_warned_of_as_the_api_server_refuses_them() -> Result<()> {
         "[self.minReplicas, self.maxReplicas].all(n, n >= 0)",
         "{'a': self.minReplicas}.a >= 0",
         "self.spec.minReplicas >= 0",
+        "self.?mode.orValue('') != 'off'",
+        "self.?modes.hasValue()",
+        "has(self.mode) && self.minReplicas > 0",
     ];
     let dir = tempfile::tempdir()?;
-    let base = generate(&dir.path().join("base"), "self.minReplicas >= 0").map_err(anyhow::Error::msg)?;
+    let base = generate(&dir.path().join("base"), "self.minReplicas >= 0", false).map_err(anyhow::Error::msg)?;
     let env = TestEnv::shared();
     let crds: Api<CustomResourceDefinition> = Api::all(env.admin_client().await?);
     let mut disagreements = Vec::new();
     let mut refused = 0;
     for (i, rule) in rules.iter().enumerate() {
-        let ours = generate(&dir.path().join(format!("r{i}")), rule);
-        if let Err(rendered) = &ours {
-            assert!(rendered.contains("CEL rule"), "{rule}: a warning for another reason:\n{rendered}");
-            refused += 1;
-        }
         let theirs = server_accepts(&crds, &base, rule, i).await?;
-        if ours.is_ok() != theirs {
-            disagreements.push(format!(
-                "{rule}: kube-codegen {}, kube-apiserver {}",
-                verdict(ours.is_ok()),
-                verdict(theirs)
-            ));
+        for on_flattened in [false, true] {
+            let ours = generate(&dir.path().join(format!("r{i}-{on_flattened}")), rule, on_flattened);
+            if let Err(rendered) = &ours {
+                assert!(rendered.contains("CEL rule"), "{rule}: a warning for another reason:\n{rendered}");
+                refused += 1;
+            }
+            if ours.is_ok() != theirs {
+                let place = if on_flattened { "on the flattened struct" } else { "on the spec" };
+                disagreements.push(format!(
+                    "{rule} ({place}): kube-codegen {}, kube-apiserver {}",
+                    verdict(ours.is_ok()),
+                    verdict(theirs)
+                ));
+            }
         }
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));

@@ -16,6 +16,7 @@ use super::schema::JsonSchemaProps;
 use cel::common::ast::{EntryExpr, Expr};
 
 /// What is wrong with a rule.
+#[derive(Clone, Debug)]
 pub(crate) enum Problem {
     /// It does not parse: the parser's message.
     Syntax(String),
@@ -35,22 +36,31 @@ fn names_in_rules(property: &str) -> Vec<String> {
 
 /// The problems of `rule` on the schema node `node`.
 pub(crate) fn check(rule: &str, node: &JsonSchemaProps) -> Vec<Problem> {
-    let program = match cel::Program::compile(rule) {
-        Ok(program) => program,
+    // The API server's CEL parses optional syntax (`self.?x`, `{?k: v}`).
+    let expr = match cel::parser::Parser::new().enable_optional_syntax(true).parse(rule) {
+        Ok(expr) => expr,
         Err(e) => return vec![Problem::Syntax(e.to_string())],
     };
     let mut problems = Vec::new();
-    walk(&program.expression().expr, node, &mut problems);
+    walk(&expr.expr, node, &mut problems);
     problems
 }
 
-/// A chain of field selections from `self` or `oldSelf`: its names.
+/// A chain of field selections from `self` or `oldSelf`, plain or
+/// optional (`self.?spec.?x`): its names.
 fn chain(expr: &Expr) -> Option<Vec<String>> {
     match expr {
         Expr::Ident(root) if root == "self" || root == "oldSelf" => Some(vec![root.clone()]),
         Expr::Select(select) => {
             let mut path = chain(&select.operand.expr)?;
             path.push(select.field.clone());
+            Some(path)
+        }
+        Expr::Call(call) if call.func_name == cel::common::ast::operators::OPT_SELECT && call.target.is_none() => {
+            let [operand, field] = call.args.as_slice() else { return None };
+            let Expr::Literal(cel::common::ast::LiteralValue::String(field)) = &field.expr else { return None };
+            let mut path = chain(&operand.expr)?;
+            path.push(field.inner().to_owned());
             Some(path)
         }
         _ => None,
@@ -189,5 +199,8 @@ mod tests {
         assert!(unknown("self.labels.anything == 'a' && self.free.whatever", &spec).is_empty());
         assert!(unknown("self.items.all(i, i.name != '')", &spec).is_empty());
         assert_eq!(unknown("self.minReplicas ||", &spec), ["syntax"]);
+        // Optional syntax parses, and its selections are looked up too.
+        assert!(unknown("self.?minReplicas.orValue(0) <= self.maxReplicas", &spec).is_empty());
+        assert_eq!(unknown("self.?maxReplica.hasValue()", &spec), ["self.maxReplica"]);
     }
 }

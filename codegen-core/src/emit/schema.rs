@@ -331,12 +331,24 @@ pub struct SchemaBuilder<'a> {
     options: &'a SchemaOptions,
     diags: &'a mut Diagnostics,
     stack: Vec<TypeKey>,
+    /// Where each CEL rule was written, for the check of the finished
+    /// schema.
+    #[cfg(feature = "cel")]
+    rule_sites: Vec<(String, proc_macro2::Span, Origin)>,
 }
 
 impl<'a> SchemaBuilder<'a> {
     /// A builder over `version`'s types (other packages' types come from `model`).
     pub fn new(model: &'a Model, version: &'a Version, options: &'a SchemaOptions, diags: &'a mut Diagnostics) -> Self {
-        SchemaBuilder { model, version, options, diags, stack: Vec::new() }
+        SchemaBuilder {
+            model,
+            version,
+            options,
+            diags,
+            stack: Vec::new(),
+            #[cfg(feature = "cel")]
+            rule_sites: Vec::new(),
+        }
     }
 
     /// The openAPIV3Schema of a kind's root type.
@@ -370,6 +382,8 @@ impl<'a> SchemaBuilder<'a> {
                 );
             }
         }
+        #[cfg(feature = "cel")]
+        self.check_rules(&schema);
         schema
     }
 
@@ -1130,18 +1144,59 @@ impl<'a> SchemaBuilder<'a> {
     }
 
     /// Applies `#[validate]` markers, checking each fits the schema's type.
-    /// Warns of a rule the API server would likely refuse the CRD for (see
-    /// [`super::cel_check`]). A warning, not an error: the check runs on the
-    /// node the rule is written on, before flattened fields move a rule to
-    /// its parent, and its parser lacks CEL's optional syntax (`self.?x`).
+    /// Warns of the rules the API server would likely refuse the CRD for
+    /// (see [`super::cel_check`]), each checked on the node of the finished
+    /// schema that holds it (after flattened fields moved their rules to
+    /// the parent, and with the field's own markers, such as
+    /// `embedded_resource`), and reported where it was written. A rule
+    /// written once and found on several nodes is reported once.
+    /// Warnings, not errors: only the names a rule reads are checked, not
+    /// its types or its cost.
     #[cfg(feature = "cel")]
-    fn check_rule(&mut self, node: &JsonSchemaProps, rule: &crate::markers::Rule, origin: &Origin) {
-        for problem in super::cel_check::check(&rule.rule.value, node) {
+    fn check_rules(&mut self, schema: &JsonSchemaProps) {
+        fn visit<'s>(node: &'s JsonSchemaProps, found: &mut BTreeMap<&'s str, Vec<super::cel_check::Problem>>) {
+            for rule in node.x_validations.iter().flatten() {
+                if !found.contains_key(rule.rule.as_str()) {
+                    found.insert(&rule.rule, super::cel_check::check(&rule.rule, node));
+                }
+            }
+            let children = node.properties.iter().flat_map(|p| p.values());
+            let children = children.chain(node.items.as_deref()).chain(node.additional_properties.as_deref());
+            let children = children.chain(node.any_of.iter().chain(&node.one_of).flatten());
+            for child in children {
+                visit(child, found);
+            }
+        }
+        let mut found = BTreeMap::new();
+        visit(schema, &mut found);
+        let sites = std::mem::take(&mut self.rule_sites);
+        let mut reported = std::collections::BTreeSet::new();
+        for (rule, span, origin) in &sites {
+            let Some(problems) = found.get(rule.as_str()) else { continue };
+            let at = origin.with_span(*span).location();
+            if reported.insert((rule, at.file, at.line, at.column)) {
+                for problem in problems {
+                    self.report_rule(problem.clone(), rule, *span, origin);
+                }
+            }
+        }
+    }
+
+    /// Reports one problem of `rule`, where it was written.
+    #[cfg(feature = "cel")]
+    fn report_rule(
+        &mut self,
+        problem: super::cel_check::Problem,
+        rule: &str,
+        span: proc_macro2::Span,
+        origin: &Origin,
+    ) {
+        {
             match problem {
                 super::cel_check::Problem::Syntax(message) => self.warn(
                     origin,
-                    Some(rule.rule.span),
-                    format!("CEL rule `{}` does not parse: {message}", rule.rule.value),
+                    Some(span),
+                    format!("CEL rule `{}` does not parse: {message}", rule),
                     "the API server compiles every rule when the CRD is created, and refuses the CRD for one that does not",
                 ),
                 super::cel_check::Problem::UnknownField { path, field, known } => {
@@ -1151,8 +1206,8 @@ impl<'a> SchemaBuilder<'a> {
                         .unwrap_or_default();
                     self.warn(
                         origin,
-                        Some(rule.rule.span),
-                        format!("CEL rule `{}` names `{path}`, which the schema does not declare", rule.rule.value),
+                        Some(span),
+                        format!("CEL rule `{}` names `{path}`, which the schema does not declare", rule),
                         format!(
                             "{hint}rules name properties by their JSON names ({}); the API server refuses the CRD for an undefined field",
                             known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
@@ -1374,9 +1429,7 @@ impl<'a> SchemaBuilder<'a> {
             }
         }
         #[cfg(feature = "cel")]
-        for r in &v.rules {
-            self.check_rule(s, r, origin);
-        }
+        self.rule_sites.extend(v.rules.iter().map(|r| (r.rule.value.clone(), r.rule.span, origin.clone())));
         for r in &v.rules {
             s.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
                 field_path: r.field_path.clone(),
