@@ -198,6 +198,9 @@ mod tests {
         // through comprehension variables.
         assert!(unknown("self.labels.anything == 'a' && self.free.whatever", &spec).is_empty());
         assert!(unknown("self.items.all(i, i.name != '')", &spec).is_empty());
+        // An embedded resource holds more than its declared properties.
+        let embedded = JsonSchemaProps { x_embedded_resource: Some(true), ..spec.clone() };
+        assert!(unknown("self.spec.replicas > 0 && self.maxReplica > 0", &embedded).is_empty());
         assert_eq!(unknown("self.minReplicas ||", &spec), ["syntax"]);
         // Optional syntax parses, and its selections are looked up too.
         assert!(unknown("self.?minReplicas.orValue(0) <= self.maxReplicas", &spec).is_empty());
