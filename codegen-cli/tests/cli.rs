@@ -392,6 +392,13 @@ bad_input!(
     bad_type_of_a_module_that_is_no_package,
     replace("    pub school: String,", "    pub school: crate::pkg::apis::example::common::School,")
 );
+bad_input!(
+    bad_generic_alias_arguments,
+    replace(
+        "    pub school: String,\n}",
+        "    pub school: Pair<String, String>,\n}\n\n/// Two of a kind.\npub type Pair<T> = Vec<T>;"
+    )
+);
 bad_input!(bad_unknown_field_type, replace("    pub school: String,", "    pub school: School,"));
 bad_input!(bad_signed_non_zero, replace("    pub school: String,", "    pub school: std::num::NonZeroI32,"));
 bad_input!(bad_std_duration, replace("    pub school: String,", "    pub school: std::time::Duration,"));

@@ -211,11 +211,11 @@ fn blank_unkept(items: &mut [syn::Item]) {
     }
 }
 
-/// Keeps what the engine reads of a macro-mode package: API types, `use`
-/// items, `group_name!`, `impl Clone` and modules.
+/// Keeps what the engine reads of a macro-mode package: API types, type
+/// aliases, `use` items, `group_name!`, `impl Clone` and modules.
 fn keep(item: &syn::Item) -> bool {
     match item {
-        syn::Item::Use(_) | syn::Item::Mod(_) => true,
+        syn::Item::Use(_) | syn::Item::Mod(_) | syn::Item::Type(_) => true,
         syn::Item::Macro(m) => markers::is_group_name_macro(&m.mac.path),
         syn::Item::Impl(i) => {
             i.trait_.as_ref().is_some_and(|(p, _)| p.segments.last().is_some_and(|s| s.ident == "Clone"))

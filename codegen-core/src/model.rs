@@ -374,13 +374,17 @@ pub enum NumFormat {
     Double,
 }
 
-/// The range of a Rust integer type, where its schema format allows more.
+/// The range of a Rust integer type, where its schema format allows more,
+/// and the type's name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IntBounds {
     /// Smallest value (`0` for unsigned types).
     pub min: Option<i64>,
     /// Largest value (for 8- and 16-bit types).
     pub max: Option<i64>,
+    /// The Rust type as generated code names it (`u64`,
+    /// `::std::num::NonZeroU32`), when known.
+    pub rust: Option<&'static str>,
 }
 
 /// Types from outside the Kubernetes table with a fixed schema.

@@ -33,6 +33,39 @@ fn generated_code_compiles_without_warnings() {
             "/// The `{name}` fixture.\npub mod {name} {{\n    #[allow(missing_docs)]\n    pub mod apis;\n    pub mod client;\n}}\n"
         ));
     }
+    // Apply configurations take the API types' own values: an integer
+    // field keeps its Rust type, and a literal takes the item's type.
+    lib.push_str(
+        r#"/// Apply configurations built from the API types' values.
+pub mod usage {
+    use crate::student::apis::example::v1::rooms::Room;
+    use crate::student::client::applyconfigurations::example::v1::RoomApplyConfiguration;
+    use crate::twokinds::apis::shop::v1::{Invoice, OrderSpec};
+    use crate::twokinds::client::applyconfigurations::shop::v1::{
+        InvoiceApplyConfiguration, OrderSpecApplyConfiguration,
+    };
+
+    /// A room's configuration from a room (`u32`, `NonZeroU32`).
+    pub fn room(room: &Room) -> RoomApplyConfiguration {
+        let config = RoomApplyConfiguration::default().with_number(room.number);
+        match room.seats {
+            Some(seats) => config.with_seats(seats),
+            None => config,
+        }
+    }
+
+    /// An invoice's configuration (`u16`), and discounts from literals and
+    /// from a spec (`u8` values).
+    pub fn order(invoice: &Invoice, spec: &OrderSpec) -> (InvoiceApplyConfiguration, OrderSpecApplyConfiguration) {
+        let discounts = spec.discounts.iter().map(|(tier, percent)| (format!("{tier:?}"), *percent));
+        (
+            InvoiceApplyConfiguration::default().with_days(invoice.days),
+            OrderSpecApplyConfiguration::default().with_discounts([("gold", 10)]).with_discounts(discounts),
+        )
+    }
+}
+"#,
+    );
     std::fs::write(src.join("lib.rs"), lib).unwrap();
     krate.write_manifest("");
     let out = krate.cargo("build", &[]);

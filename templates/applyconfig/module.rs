@@ -126,18 +126,18 @@ impl {{ t.name }} {
     #[doc = {{ f.builder_doc|rust_str }}]
     #[must_use]
 {%- if f.mode == "list" %}
-    pub fn {{ f.builder }}(mut self, values: impl IntoIterator<Item = impl Into<{{ f.item }}>>) -> Self {
+    pub fn {{ f.builder }}(mut self, values: impl IntoIterator<Item = {{ f.item_param }}>) -> Self {
 {%- match f.same %}
 {%- when Some with (same) %}
-        {{ p.rt }}::apply::merge_items(&mut self.{{ f.ident }}, values.into_iter().map(Into::into), |a: &{{ f.item }}, b: &{{ f.item }}| { {{ same }} });
+        {{ p.rt }}::apply::merge_items(&mut self.{{ f.ident }}, {% if f.item_into %}values.into_iter().map(Into::into){% else %}values{% endif %}, |a: &{{ f.item }}, b: &{{ f.item }}| { {{ same }} });
 {%- when None %}
-        {{ p.rt }}::apply::push_items(&mut self.{{ f.ident }}, values.into_iter().map(Into::into));
+        {{ p.rt }}::apply::push_items(&mut self.{{ f.ident }}, {% if f.item_into %}values.into_iter().map(Into::into){% else %}values{% endif %});
 {%- endmatch %}
         self
     }
 {%- else if f.mode == "map" %}
-    pub fn {{ f.builder }}(mut self, entries: impl IntoIterator<Item = (impl Into<String>, impl Into<{{ f.item }}>)>) -> Self {
-        {{ p.rt }}::apply::insert_entries(&mut self.{{ f.ident }}, entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+    pub fn {{ f.builder }}(mut self, entries: impl IntoIterator<Item = (impl Into<String>, {{ f.item_param }})>) -> Self {
+        {{ p.rt }}::apply::insert_entries(&mut self.{{ f.ident }}, entries.into_iter().map(|(k, v)| (k.into(), v{% if f.item_into %}.into(){% endif %})));
         self
     }
 {%- else %}

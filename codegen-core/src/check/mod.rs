@@ -123,7 +123,7 @@ fn lower_external_types(
         let Some((module, item)) = types.items.get(&key.name) else { continue };
         let ctx = TypeCtx {
             file: pkg.file_of(&pkg.modules[*module]),
-            site: Site { tree, pkg: idx, module: *module, generic: &types.generic },
+            site: Site { tree, pkg: idx, module: *module, generic: &types.generic, bound: None },
         };
         if let Some(def) = lower_type(&ctx, item, types.clone_impls.contains(&key.name), diags) {
             def.visit_types(&mut |t| collect_named(t, &mut stack));
@@ -293,7 +293,10 @@ fn lower_package(
     let mut roots = Vec::new();
     for (name, (module, item)) in &types_of_pkg.items {
         let file = pkg.file_of(&pkg.modules[*module]);
-        let ctx = TypeCtx { file, site: Site { tree, pkg: idx, module: *module, generic: &types_of_pkg.generic } };
+        let ctx = TypeCtx {
+            file,
+            site: Site { tree, pkg: idx, module: *module, generic: &types_of_pkg.generic, bound: None },
+        };
         if let Some(def) = lower_type(&ctx, item, types_of_pkg.clone_impls.contains(name), diags) {
             let attrs = item_attrs(item);
             let genclient = attrs.iter().find(|a| markers::is_genclient(a));

@@ -52,8 +52,9 @@ pub struct PackageScopes<'a> {
     pub crate_path: Option<Vec<String>>,
     /// Where every type of the package is defined: module index.
     pub type_modules: BTreeMap<String, usize>,
-    /// `type X = Y;` aliases: module index and target.
-    aliases: BTreeMap<String, (usize, syn::Type)>,
+    /// `type X<T, ..> = Y;` aliases: module index, type parameters and
+    /// target.
+    aliases: BTreeMap<String, (usize, Vec<String>, syn::Type)>,
 }
 
 impl<'a> PackageScopes<'a> {
@@ -74,8 +75,19 @@ impl<'a> PackageScopes<'a> {
                     }
                     syn::Item::Type(t) => {
                         scope.types.insert(t.ident.to_string());
-                        if t.generics.params.is_empty() {
-                            aliases.insert(t.ident.to_string(), (idx, (*t.ty).clone()));
+                        let params: Option<Vec<String>> = t
+                            .generics
+                            .params
+                            .iter()
+                            .map(|p| match p {
+                                syn::GenericParam::Type(p) => Some(p.ident.to_string()),
+                                _ => None,
+                            })
+                            .collect();
+                        // Lifetime and const parameters make no schema
+                        // difference, but are not followed.
+                        if let Some(params) = params {
+                            aliases.insert(t.ident.to_string(), (idx, params, (*t.ty).clone()));
                         }
                     }
                     syn::Item::Mod(md) => {
@@ -395,6 +407,19 @@ pub struct Site<'t, 'a> {
     pub module: usize,
     /// Generic types of the package.
     pub generic: &'t BTreeSet<String>,
+    /// Inside a generic alias's target: its parameters' arguments.
+    pub bound: Option<&'t Bound<'t, 'a>>,
+}
+
+/// The arguments of a generic alias (`Map<Foo>` for `type Map<T> =
+/// BTreeMap<String, T>`), resolved where they are written.
+pub struct Bound<'t, 'a> {
+    /// The alias's type parameters, in order.
+    params: &'t [String],
+    /// The arguments, in the same order.
+    args: Vec<&'t syn::Type>,
+    /// Where the arguments are written.
+    site: &'t Site<'t, 'a>,
 }
 
 /// Names the prelude brings into every module.
@@ -586,11 +611,31 @@ impl Site<'_, '_> {
             }
         };
         let tree = self.tree;
+        // A type parameter of the generic alias being expanded: its
+        // argument, resolved where it is written.
+        if let (Some(bound), [_], None) = (self.bound, written.as_slice(), path.leading_colon)
+            && let Some(i) = bound.params.iter().position(|p| *p == name)
+        {
+            return bound.site.resolve_at(bound.args[i], markers);
+        }
         let resolved = tree.resolve_path(self.pkg, self.module, &written, path.leading_colon.is_some(), 0);
         let full = match resolved {
             Ok(Res::Type(p, type_name)) => {
-                if let Some((module, target)) = tree.packages[p].aliases.get(&type_name) {
-                    let site = Site { tree, pkg: p, module: *module, generic: self.generic };
+                if let Some((module, params, target)) = tree.packages[p].aliases.get(&type_name) {
+                    if args.len() != params.len() {
+                        return Err(err(
+                            last.span(),
+                            format!(
+                                "type alias `{type_name}` takes {} type argument(s), but {} are given",
+                                params.len(),
+                                args.len()
+                            ),
+                            format!("write it as `{type_name}<{}>`", params.join(", ")),
+                        ));
+                    }
+                    let bound = Bound { params, args: args.clone(), site: self };
+                    let bound = (!params.is_empty()).then_some(&bound);
+                    let site = Site { tree, pkg: p, module: *module, generic: self.generic, bound };
                     return site.resolve_at(target, markers);
                 }
                 let pkg_key = tree.packages[p].pkg.key();
@@ -712,9 +757,16 @@ impl Site<'_, '_> {
                         "use an unsigned `NonZero` (its schema has `minimum: 1`), or the integer with a `rule = \"self != 0\"`".to_string(),
                     ));
                 }
+                let rust = match written.as_str() {
+                    "u8" => "::std::num::NonZeroU8",
+                    "u16" => "::std::num::NonZeroU16",
+                    "u32" => "::std::num::NonZeroU32",
+                    "u64" => "::std::num::NonZeroU64",
+                    _ => "::std::num::NonZeroUsize",
+                };
                 match primitive(&written)? {
                     TypeRef::Integer(format, bounds) => {
-                        Ok(TypeRef::Integer(format, crate::model::IntBounds { min: Some(1), ..bounds }))
+                        Ok(TypeRef::Integer(format, IntBounds { min: Some(1), rust: Some(rust), ..bounds }))
                     }
                     other => Ok(other),
                 }
@@ -782,7 +834,7 @@ impl Site<'_, '_> {
                     _ => return Err(format!("struct `{name}` is a JSON object, not a string")),
                 };
                 let generic = if p == self.pkg { self.generic } else { &NO_GENERICS };
-                let site = Site { tree, pkg: p, module, generic };
+                let site = Site { tree, pkg: p, module, generic, bound: None };
                 match site.resolve_at(&field.ty, None) {
                     Ok(TypeRef::String) => Ok(()),
                     Ok(TypeRef::Named(inner)) if depth < MAX_DEPTH => site.string_key(&inner, depth + 1),
@@ -932,18 +984,22 @@ fn serde_flags(attrs: &[syn::Attribute]) -> Vec<String> {
 }
 
 fn primitive(name: &str) -> Result<TypeRef, ResolveError> {
+    let int = |format, min: Option<i64>, max: Option<i64>, rust| {
+        TypeRef::Integer(format, IntBounds { min, max, rust: Some(rust) })
+    };
     Ok(match name {
         "bool" => TypeRef::Bool,
         "char" | "str" => TypeRef::String,
-        "i8" => TypeRef::Integer(NumFormat::Int32, IntBounds { min: Some(i8::MIN.into()), max: Some(i8::MAX.into()) }),
-        "i16" => {
-            TypeRef::Integer(NumFormat::Int32, IntBounds { min: Some(i16::MIN.into()), max: Some(i16::MAX.into()) })
-        }
-        "u8" => TypeRef::Integer(NumFormat::Int32, IntBounds { min: Some(0), max: Some(u8::MAX.into()) }),
-        "u16" => TypeRef::Integer(NumFormat::Int32, IntBounds { min: Some(0), max: Some(u16::MAX.into()) }),
-        "i32" => TypeRef::Integer(NumFormat::Int32, IntBounds::default()),
-        "i64" | "isize" => TypeRef::Integer(NumFormat::Int64, IntBounds::default()),
-        "u32" | "u64" | "usize" => TypeRef::Integer(NumFormat::Int64, IntBounds { min: Some(0), max: None }),
+        "i8" => int(NumFormat::Int32, Some(i8::MIN.into()), Some(i8::MAX.into()), "i8"),
+        "i16" => int(NumFormat::Int32, Some(i16::MIN.into()), Some(i16::MAX.into()), "i16"),
+        "u8" => int(NumFormat::Int32, Some(0), Some(u8::MAX.into()), "u8"),
+        "u16" => int(NumFormat::Int32, Some(0), Some(u16::MAX.into()), "u16"),
+        "i32" => int(NumFormat::Int32, None, None, "i32"),
+        "i64" => int(NumFormat::Int64, None, None, "i64"),
+        "isize" => int(NumFormat::Int64, None, None, "isize"),
+        "u32" => int(NumFormat::Int64, Some(0), None, "u32"),
+        "u64" => int(NumFormat::Int64, Some(0), None, "u64"),
+        "usize" => int(NumFormat::Int64, Some(0), None, "usize"),
         "f32" => TypeRef::Number(NumFormat::Float),
         _ => TypeRef::Number(NumFormat::Double),
     })

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::builtin::{self, KubeVersion, OBJECT_META};
 use crate::ident::{rust_ident, snake_case, unraw};
-use crate::model::{Body, Field, Kind, Model, NumFormat, TypeDef, TypeKey, TypeMetaForm, TypeRef};
+use crate::model::{Body, Field, IntBounds, Kind, Model, NumFormat, TypeDef, TypeKey, TypeMetaForm, TypeRef};
 
 use super::views::Paths;
 
@@ -84,6 +84,12 @@ pub struct AcField {
     pub into: bool,
     /// For `list`/`map`: the item or value type.
     pub item: String,
+    /// For `list`/`map`: the parameter type of one item or value:
+    /// `impl Into<item>`, or a primitive number itself, so that a literal
+    /// (`[("gold", 10)]`) takes the item's type.
+    pub item_param: String,
+    /// For `list`/`map`: whether an item goes through `.into()`.
+    pub item_into: bool,
     /// For `list`: when two items are the same entry (`a.name == b.name`
     /// for a list-map, `a == b` for a set); `None` for atomic lists.
     pub same: Option<String>,
@@ -408,6 +414,9 @@ impl Builder<'_> {
         match t {
             TypeRef::String => Mapped { string: true, ..Mapped::plain("String") },
             TypeRef::Bool => Mapped::plain("bool"),
+            // The field's own integer type, so that a value of the type
+            // goes in as it is (`with_port(spec.port)` for a `u64`).
+            TypeRef::Integer(_, IntBounds { rust: Some(rust), .. }) => Mapped::plain(*rust),
             TypeRef::Integer(NumFormat::Int32, _) => Mapped::plain("i32"),
             TypeRef::Integer(..) => Mapped::plain("i64"),
             TypeRef::Number(NumFormat::Float) => Mapped::plain("f32"),
@@ -601,6 +610,8 @@ impl Builder<'_> {
             param: mapped.ty.clone(),
             into: false,
             item: String::new(),
+            item_param: String::new(),
+            item_into: false,
             same: None,
             builder_doc: format!(" Sets `{json}`."),
             ident,
@@ -618,6 +629,7 @@ impl Builder<'_> {
             Shape::List(item) => {
                 f.mode = "list";
                 f.item = item.ty.clone();
+                (f.item_param, f.item_into) = item_param(&item.ty);
                 let (same, doc) = match list {
                     ListKind::Atomic => (None, format!("Adds items to `{json}` (an atomic list: sent whole).")),
                     ListKind::Set if item.eq => {
@@ -643,6 +655,7 @@ impl Builder<'_> {
             }
             Shape::Map(value) => {
                 f.mode = "map";
+                (f.item_param, f.item_into) = item_param(&value.ty);
                 f.item = value.ty;
                 f.builder_doc = format!(" Adds entries to `{json}` (a key given twice keeps the last value).");
             }
@@ -955,6 +968,14 @@ mod erased {
             serde_json::to_string(self).unwrap_or_default()
         }
     }
+}
+
+/// The parameter type of one item of a list or value of a map whose items
+/// are `ty` (see [`AcField::item_param`]), and whether it goes through
+/// `.into()`.
+fn item_param(ty: &str) -> (String, bool) {
+    const NUMBERS: [&str; 12] = ["i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64"];
+    if NUMBERS.contains(&ty) { (ty.to_string(), false) } else { (format!("impl Into<{ty}>"), true) }
 }
 
 #[cfg(test)]

@@ -29,7 +29,15 @@ type OrderSpec struct {
 	Discounts map[Tier]Percent `json:"discounts,omitempty"`
 	// How to pay.
 	Payment Payment `json:"payment"`
+	// Notes on some products (a generic type alias; controller-gen
+	// refuses those, so the twin writes the map out).
+	// +optional
+	Notes map[ProductName]Note `json:"notes,omitempty"`
 }
+
+// A note.
+// +kubebuilder:validation:MaxLength=200
+type Note = string
 
 // The name of a product.
 type ProductName string
