@@ -43,7 +43,12 @@ async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
     assert!(out.is_empty() || out.contains("No resources"), "{out}");
 
     kubectl_result(env.kubectl_as("admin", &["create", "-f", "-"], Some(&student_yaml(&ns, "wang", "china"))))?;
-    let school = eventually("the ConfigMap", Duration::from_secs(60), || config_map_school(env, &ns, "wang")).await?;
+    // The controller's log goes with a timeout, to tell a slow start (RBAC,
+    // discovery) from a lost event.
+    let log = |e: anyhow::Error| e.context(format!("controller log:\n{}", controller.log_text()));
+    let school = eventually("the ConfigMap", Duration::from_secs(60), || config_map_school(env, &ns, "wang"))
+        .await
+        .map_err(log)?;
     assert_eq!(school, "china");
 
     let students: Api<Student> = Api::namespaced(env.admin_client().await?, &ns);
@@ -58,7 +63,8 @@ async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
             Ok(ok.then_some(s))
         }
     })
-    .await?;
+    .await
+    .map_err(log)?;
     assert!(ready.metadata.finalizers.clone().unwrap_or_default().iter().any(|f| f == FINALIZER));
 
     // Both writes are typed server-side applies by the controller's field
