@@ -220,6 +220,26 @@ impl Diagnostics {
         self.items.iter().any(|d| d.severity == Severity::Error)
     }
 
+    /// How many diagnostics were recorded: a mark for [`Self::rewind`].
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Forgets what was recorded after `mark` (a [`Self::len`]).
+    pub fn rewind(&mut self, mark: usize) {
+        self.items.truncate(mark);
+    }
+
+    /// Whether an error was recorded after `mark` (a [`Self::len`]).
+    pub fn has_errors_since(&self, mark: usize) -> bool {
+        self.items.iter().skip(mark).any(|d| d.severity == Severity::Error)
+    }
+
     /// Everything recorded so far.
     pub fn items(&self) -> &[Diagnostic] {
         &self.items

@@ -233,3 +233,43 @@ fn variants_sharing_a_field_that_differs_only_in_its_docs() {
     let rendered = try_generate(dir.path(), spec, &source("^[a-z0-9]+$")).unwrap_err();
     assert!(rendered.contains("declare property `name` with different schemas (`pattern` differs)"), "{rendered}");
 }
+
+/// `preserve_unknown_fields` (or `schema_json`) on a field, or on its
+/// items, lets it hold a type with no structural schema (an untagged enum
+/// of mixed shapes, a type that holds itself): it is free-form JSON there,
+/// as controller-gen's `Schemaless`. A struct with a schema keeps it.
+#[test]
+fn schemaless_positions_take_types_without_a_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// A string, a list or a map (Tekton's ParamValue).\n\
+                 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(untagged)]\n\
+                 pub enum ParamValue {\n    String(String),\n    Array(Vec<String>),\n    Object(std::collections::BTreeMap<String, String>),\n}\n\n\
+                 /// A condition tree.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 pub struct When {\n    /// The key.\n    pub key: String,\n    /// Nested conditions.\n    #[serde(default)]\n    #[validate(items(preserve_unknown_fields))]\n    pub any: Vec<When>,\n}\n";
+    let spec = "    /// A value of any shape.\n\
+                \x20   #[serde(default, skip_serializing_if = \"Option::is_none\")]\n\
+                \x20   #[validate(preserve_unknown_fields)]\n    pub value: Option<ParamValue>,\n\
+                \x20   /// Values by name.\n\
+                \x20   #[serde(default)]\n\
+                \x20   #[validate(values(schema_json = r#\"{\"type\": \"string\"}\"#))]\n    pub values: std::collections::BTreeMap<String, ParamValue>,\n\
+                \x20   /// A condition tree.\n\
+                \x20   #[serde(default)]\n    pub when: Vec<When>,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let preserved = |v: &serde_yaml::Value| v["x-kubernetes-preserve-unknown-fields"] == serde_yaml::Value::Bool(true);
+    assert!(preserved(&spec["value"]) && spec["value"].get("type").is_none(), "{crd}");
+    assert_eq!(spec["values"]["additionalProperties"]["type"], "string", "{crd}");
+    // The struct keeps its own schema; only its nested list is free-form.
+    let when = &spec["when"]["items"];
+    assert_eq!(when["properties"]["key"]["type"], "string", "{crd}");
+    assert!(preserved(&when["properties"]["any"]["items"]), "{crd}");
+
+    // Without the marker, the same types are errors.
+    let bare = "    /// A value.\n    pub value: ParamValue,";
+    let err = try_generate(&dir.path().join("bare"), bare, extra).unwrap_err();
+    assert!(err.contains("has no structural schema"), "{err}");
+}

@@ -689,7 +689,7 @@ impl<'a> SchemaBuilder<'a> {
         // A named or built-in type brings its own doc; the field's doc wins
         // (controller-gen's rule, which also puts a type's doc on the items
         // of lists and the values of maps of it).
-        let mut schema = self.type_schema(&f.ty, &f.origin);
+        let mut schema = self.type_schema_at(&f.ty, Some(&f.validate), &f.origin);
         if let Some(doc) = &f.doc {
             schema.description = Some(doc.as_str().into());
         }
@@ -802,6 +802,34 @@ impl<'a> SchemaBuilder<'a> {
         }
     }
 
+    /// The schema of `ty` at a position whose markers are `v` (a field's,
+    /// or its `items(..)` / `values(..)`). Where the markers replace the
+    /// schema (`preserve_unknown_fields`, `schema_json`), a type that has
+    /// none (an untagged enum of mixed shapes, a recursive type) is free-form
+    /// JSON there instead of an error, as controller-gen's `Schemaless`;
+    /// a type that has one keeps it.
+    fn type_schema_at(&mut self, ty: &TypeRef, v: Option<&Validate>, origin: &Origin) -> JsonSchemaProps {
+        let mark = self.diags.len();
+        let schema = match ty {
+            TypeRef::Option(inner) => self.type_schema_at(inner, v, origin),
+            TypeRef::List(inner) => {
+                let items = self.type_schema_at(inner, v.and_then(|v| v.items.as_deref()), origin);
+                JsonSchemaProps { items: Some(Arc::new(items)), ..typed("array") }
+            }
+            TypeRef::Set(inner) => set_schema(self.type_schema_at(inner, v.and_then(|v| v.items.as_deref()), origin)),
+            TypeRef::Map(inner) => {
+                let values = self.type_schema_at(inner, v.and_then(|v| v.values.as_deref()), origin);
+                JsonSchemaProps { additional_properties: Some(Arc::new(values)), ..typed("object") }
+            }
+            _ => self.type_schema(ty, origin),
+        };
+        if v.is_some_and(Validate::replaces_schema) && self.diags.has_errors_since(mark) {
+            self.diags.rewind(mark);
+            return JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() };
+        }
+        schema
+    }
+
     fn type_schema(&mut self, ty: &TypeRef, origin: &Origin) -> JsonSchemaProps {
         match ty {
             TypeRef::String => typed("string"),
@@ -821,12 +849,7 @@ impl<'a> SchemaBuilder<'a> {
             }
             TypeRef::Set(inner) => {
                 let items = self.type_schema(inner, origin);
-                let scalar = matches!(items.type_.as_deref(), Some("string" | "integer" | "number" | "boolean"));
-                JsonSchemaProps {
-                    items: Some(Arc::new(items)),
-                    x_list_type: if scalar { Some("set".into()) } else { None },
-                    ..typed("array")
-                }
+                set_schema(items)
             }
             TypeRef::Map(inner) => JsonSchemaProps {
                 additional_properties: Some(Arc::new(self.type_schema(inner, origin))),
@@ -1836,6 +1859,17 @@ fn not_a_regex(pattern: &str) -> Option<String> {
             | K::EscapeUnexpectedEof
     )
     .then(|| e.kind().to_string())
+}
+
+/// The schema of a set of `items`: a list, `x-kubernetes-list-type: set`
+/// when its items are scalars.
+fn set_schema(items: JsonSchemaProps) -> JsonSchemaProps {
+    let scalar = matches!(items.type_.as_deref(), Some("string" | "integer" | "number" | "boolean"));
+    JsonSchemaProps {
+        items: Some(Arc::new(items)),
+        x_list_type: if scalar { Some("set".into()) } else { None },
+        ..typed("array")
+    }
 }
 
 #[cfg(test)]
