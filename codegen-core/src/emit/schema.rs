@@ -26,6 +26,8 @@ pub struct JsonSchemaProps {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub additional_properties: Option<Arc<JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub all_of: Option<Vec<JsonSchemaProps>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub any_of: Option<Vec<JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
@@ -63,6 +65,8 @@ pub struct JsonSchemaProps {
     pub minimum: Option<serde_json::Number>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub multiple_of: Option<serde_json::Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not: Option<Arc<JsonSchemaProps>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nullable: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -163,6 +167,7 @@ impl Emit for JsonSchemaProps {
             return e.raw("{}");
         }
         e.opt("additionalProperties", self.additional_properties.as_deref());
+        e.opt("allOf", self.all_of.as_ref());
         e.opt("anyOf", self.any_of.as_ref());
         e.opt("default", self.default.as_ref());
         e.opt("description", self.description.as_ref());
@@ -182,6 +187,7 @@ impl Emit for JsonSchemaProps {
         e.opt("minProperties", self.min_properties.as_ref());
         e.opt("minimum", self.minimum.as_ref());
         e.opt("multipleOf", self.multiple_of.as_ref());
+        e.opt("not", self.not.as_deref());
         e.opt("nullable", self.nullable.as_ref());
         e.opt("oneOf", self.one_of.as_ref());
         e.opt("pattern", self.pattern.as_ref());

@@ -200,6 +200,7 @@ fn fold_all_of(node: &Map<String, Value>) -> Option<Map<String, Value>> {
 /// `schema_json` can carry).
 const SCHEMA_KEYS: &[&str] = &[
     "additionalProperties",
+    "allOf",
     "anyOf",
     "default",
     "description",
@@ -219,6 +220,7 @@ const SCHEMA_KEYS: &[&str] = &[
     "minProperties",
     "minimum",
     "multipleOf",
+    "not",
     "nullable",
     "oneOf",
     "pattern",
@@ -491,9 +493,10 @@ impl<'a> TypeBuilder<'a> {
                     continue;
                 }
                 "additionalProperties" => self.schema_only(x, &format!("{path}.*")),
-                "anyOf" | "oneOf" => Value::Array(
+                "allOf" | "anyOf" | "oneOf" => Value::Array(
                     x.as_array().map(|a| a.iter().map(|s| self.schema_only(s, path)).collect()).unwrap_or_default(),
                 ),
+                "not" => self.schema_only(x, path),
                 _ => x.clone(),
             };
             out.insert(k.clone(), x);
