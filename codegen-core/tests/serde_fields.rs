@@ -273,3 +273,24 @@ fn schemaless_positions_take_types_without_a_schema() {
     let err = try_generate(&dir.path().join("bare"), bare, extra).unwrap_err();
     assert!(err.contains("has no structural schema"), "{err}");
 }
+
+/// A generic alias's default type parameters stand in for missing
+/// arguments, as rustc reads them; a default may name an earlier parameter.
+#[test]
+fn generic_aliases_with_default_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// Strings by name, or other values.\n\
+                 pub type Map<V = String> = std::collections::BTreeMap<String, V>;\n\n\
+                 /// Values by key, of the key's type unless given.\n\
+                 pub type Pairs<K, V = K> = std::collections::BTreeMap<K, V>;\n\n\
+                 /// Counts by name.\n\
+                 pub type Counts = Map<u16>;\n";
+    let spec = "    /// Labels.\n    pub labels: Map,\n    /// Counts.\n    pub counts: Counts,\n    /// Renames.\n    pub renames: Pairs<String>,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert_eq!(spec["labels"]["additionalProperties"]["type"], "string", "{crd}");
+    assert_eq!(spec["counts"]["additionalProperties"]["maximum"], 65535, "{crd}");
+    assert_eq!(spec["renames"]["additionalProperties"]["type"], "string", "{crd}");
+}

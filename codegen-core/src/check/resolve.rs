@@ -52,9 +52,9 @@ pub struct PackageScopes<'a> {
     pub crate_path: Option<Vec<String>>,
     /// Where every type of the package is defined: module index.
     pub type_modules: BTreeMap<String, usize>,
-    /// `type X<T, ..> = Y;` aliases: module index, type parameters and
-    /// target.
-    aliases: BTreeMap<String, (usize, Vec<String>, syn::Type)>,
+    /// `type X<T, ..> = Y;` aliases: module index, type parameters (with
+    /// their defaults) and target.
+    aliases: BTreeMap<String, (usize, Vec<(String, Option<syn::Type>)>, syn::Type)>,
 }
 
 impl<'a> PackageScopes<'a> {
@@ -75,12 +75,14 @@ impl<'a> PackageScopes<'a> {
                     }
                     syn::Item::Type(t) => {
                         scope.types.insert(t.ident.to_string());
-                        let params: Option<Vec<String>> = t
+                        let params: Option<Vec<(String, Option<syn::Type>)>> = t
                             .generics
                             .params
                             .iter()
                             .map(|p| match p {
-                                syn::GenericParam::Type(p) => Some(p.ident.to_string()),
+                                syn::GenericParam::Type(p) => {
+                                    Some((p.ident.to_string(), p.default.clone().map(|(_, t)| t)))
+                                }
                                 _ => None,
                             })
                             .collect();
@@ -414,9 +416,9 @@ pub struct Site<'t, 'a> {
 /// The arguments of a generic alias (`Map<Foo>` for `type Map<T> =
 /// BTreeMap<String, T>`), resolved where they are written.
 pub struct Bound<'t, 'a> {
-    /// The alias's type parameters, in order.
-    params: &'t [String],
-    /// The arguments, in the same order.
+    /// The alias's type parameters, in order, with their defaults.
+    params: &'t [(String, Option<syn::Type>)],
+    /// The arguments given, in the same order (the rest take defaults).
     args: Vec<&'t syn::Type>,
     /// Where the arguments are written.
     site: &'t Site<'t, 'a>,
@@ -614,23 +616,35 @@ impl Site<'_, '_> {
         // A type parameter of the generic alias being expanded: its
         // argument, resolved where it is written.
         if let (Some(bound), [_], None) = (self.bound, written.as_slice(), path.leading_colon)
-            && let Some(i) = bound.params.iter().position(|p| *p == name)
+            && let Some(i) = bound.params.iter().position(|(p, _)| *p == name)
         {
-            return bound.site.resolve_at(bound.args[i], markers);
+            return match (bound.args.get(i), &bound.params[i].1) {
+                (Some(arg), _) => bound.site.resolve_at(arg, markers),
+                // A default is written beside the alias (and may name the
+                // parameters before it).
+                (None, Some(default)) => self.resolve_at(default, markers),
+                (None, None) => Err(err(last.span(), format!("no argument for `{name}`"), None)),
+            };
         }
         let resolved = tree.resolve_path(self.pkg, self.module, &written, path.leading_colon.is_some(), 0);
         let full = match resolved {
             Ok(Res::Type(p, type_name)) => {
                 if let Some((module, params, target)) = tree.packages[p].aliases.get(&type_name) {
-                    if args.len() != params.len() {
+                    let needed = params.iter().filter(|(_, default)| default.is_none()).count();
+                    if args.len() < needed || args.len() > params.len() {
+                        let names: Vec<&str> = params.iter().map(|(p, _)| p.as_str()).collect();
+                        let count = if needed == params.len() {
+                            needed.to_string()
+                        } else {
+                            format!("{needed} to {}", params.len())
+                        };
                         return Err(err(
                             last.span(),
                             format!(
-                                "type alias `{type_name}` takes {} type argument(s), but {} are given",
-                                params.len(),
+                                "type alias `{type_name}` takes {count} type argument(s), but {} are given",
                                 args.len()
                             ),
-                            format!("write it as `{type_name}<{}>`", params.join(", ")),
+                            format!("write it as `{type_name}<{}>`", names.join(", ")),
                         ));
                     }
                     let bound = Bound { params, args: args.clone(), site: self };
