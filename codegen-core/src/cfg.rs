@@ -272,6 +272,9 @@ fn expand_cfg_attr(attrs: &mut Vec<syn::Attribute>, build: Build, file: &SourceF
         let holds = match eval(&predicate, build) {
             Cfg::True => true,
             Cfg::False => false,
+            // Attributes that cannot change what is generated (a derive of
+            // other traits, lints, schemars'): no warning, and kept.
+            Cfg::Unknown(_) if inner.iter().all(|meta| !matters(meta)) => true,
             Cfg::Unknown(written) => {
                 diags.push(
                     Diagnostic::warning(format!(
@@ -290,6 +293,26 @@ fn expand_cfg_attr(attrs: &mut Vec<syn::Attribute>, build: Build, file: &SourceF
     *attrs = out;
 }
 
+/// Whether an attribute can change what kube-codegen generates: serde's
+/// and our markers, docs, and the derives generated code relies on (or
+/// reads, like `Default` and `PartialEq`).
+fn matters(meta: &syn::Meta) -> bool {
+    const NO_EFFECT: [&str; 6] = ["allow", "warn", "deny", "expect", "must_use", "schemars"];
+    const DERIVES: [&str; 11] =
+        ["ApiType", "Clone", "Copy", "Debug", "Default", "Deserialize", "Eq", "Hash", "Ord", "PartialEq", "Serialize"];
+    let path = meta.path();
+    if path.is_ident("derive") {
+        let Ok(list) = meta.require_list() else { return true };
+        let Ok(paths) =
+            list.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+        else {
+            return true;
+        };
+        return paths.iter().any(|p| p.segments.last().is_none_or(|s| DERIVES.iter().any(|d| s.ident == d)));
+    }
+    !NO_EFFECT.iter().any(|n| path.is_ident(n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,6 +320,22 @@ mod tests {
     fn cfg_of(src: &str) -> Cfg {
         let item: syn::ItemStruct = syn::parse_str(&format!("{src} struct X;")).unwrap();
         of_attrs(&item.attrs, Build::Normal)
+    }
+
+    #[test]
+    fn undecidable_attributes_that_change_nothing_are_not_warned_of() {
+        let file = SourceFile::new("types.rs", "");
+        let warnings = |src: &str| {
+            let mut item: syn::ItemStruct = syn::parse_str(&format!("{src} struct X;")).unwrap();
+            let mut diags = Diagnostics::new();
+            expand_cfg_attr(&mut item.attrs, Build::Normal, &file, &mut diags);
+            diags.len()
+        };
+        assert_eq!(warnings("#[cfg_attr(feature = \"schemars\", derive(schemars::JsonSchema))]"), 0);
+        assert_eq!(warnings("#[cfg_attr(feature = \"x\", allow(dead_code), schemars(rename = \"y\"))]"), 0);
+        assert_eq!(warnings("#[cfg_attr(feature = \"x\", derive(JsonSchema, PartialEq))]"), 1);
+        assert_eq!(warnings("#[cfg_attr(feature = \"x\", serde(rename_all = \"camelCase\"))]"), 1);
+        assert_eq!(warnings("#[cfg_attr(feature = \"x\", doc = \"More.\")]"), 1);
     }
 
     #[test]
