@@ -40,6 +40,9 @@ pub struct Scope {
     globs: Vec<UsePath>,
 }
 
+/// A type alias's type parameters, with their defaults.
+type AliasParams = Vec<(String, Option<syn::Type>)>;
+
 /// The scopes of one package.
 #[derive(Debug)]
 pub struct PackageScopes<'a> {
@@ -54,7 +57,7 @@ pub struct PackageScopes<'a> {
     pub type_modules: BTreeMap<String, usize>,
     /// `type X<T, ..> = Y;` aliases: module index, type parameters (with
     /// their defaults) and target.
-    aliases: BTreeMap<String, (usize, Vec<(String, Option<syn::Type>)>, syn::Type)>,
+    aliases: BTreeMap<String, (usize, AliasParams, syn::Type)>,
 }
 
 impl<'a> PackageScopes<'a> {
@@ -75,7 +78,7 @@ impl<'a> PackageScopes<'a> {
                     }
                     syn::Item::Type(t) => {
                         scope.types.insert(t.ident.to_string());
-                        let params: Option<Vec<(String, Option<syn::Type>)>> = t
+                        let params: Option<AliasParams> = t
                             .generics
                             .params
                             .iter()
