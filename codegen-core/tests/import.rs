@@ -167,3 +167,23 @@ fn warnings_name_what_is_not_imported() {
     let owner = imported.output.files.iter().find(|f| f.path.ends_with("v1/gadget.rs")).unwrap();
     assert!(owner.contents.contains("#[validate(nullable, required)]"), "{}", owner.contents);
 }
+
+/// `kubectl get crds -o yaml` output imports as it is: each CRD of the
+/// `List`, without kubectl's last-applied annotation, and the API server's
+/// default conversion (`strategy: None`) is no difference.
+#[test]
+fn a_list_from_kubectl_imports_each_crd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let settings =
+        ImportSettings { crds: vec!["tests/import/kubectl_list.yaml".into()], apis_dir: tmp.path().join("apis") };
+    let imported = import(&settings).unwrap();
+    assert_eq!(codegen_core::diag::render_all(&imported.warnings), "", "no warnings");
+    let file = |name: &str| {
+        let f = imported.output.files.iter().find(|f| f.path.ends_with(name)).unwrap_or_else(|| panic!("{name}"));
+        f.contents.clone()
+    };
+    let gizmo = file("listed/v1/gizmo.rs");
+    assert!(gizmo.contains("\"team=gadgets\""), "{gizmo}");
+    assert!(!gizmo.contains("last-applied"), "{gizmo}");
+    assert!(file("listed/v1/widget.rs").contains("cluster_scoped"));
+}

@@ -24,9 +24,28 @@ pub fn read_crds(files: &[PathBuf]) -> BTreeMap<String, Value> {
             if v.is_null() {
                 continue;
             }
-            let name =
-                v["metadata"]["name"].as_str().unwrap_or_else(|| panic!("{}: a CRD without name", path.display()));
-            out.insert(name.to_string(), v);
+            // A `List` (`kubectl get crds -o yaml`) holds CRDs as the API
+            // server keeps them: what it sets itself is no part of the
+            // definition.
+            let crds = match v {
+                Value::Object(mut list) if list.get("kind").and_then(Value::as_str) == Some("List") => {
+                    list.remove("items").and_then(|i| i.as_array().cloned()).unwrap_or_default()
+                }
+                v => vec![v],
+            };
+            for mut v in crds {
+                if let Some(crd) = v.as_object_mut() {
+                    crd.remove("status");
+                }
+                if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+                    for key in ["creationTimestamp", "generation", "managedFields", "resourceVersion", "uid"] {
+                        meta.remove(key);
+                    }
+                }
+                let name =
+                    v["metadata"]["name"].as_str().unwrap_or_else(|| panic!("{}: a CRD without name", path.display()));
+                out.insert(name.to_string(), v);
+            }
         }
     }
     out

@@ -126,9 +126,20 @@ pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
             if doc.is_null() {
                 continue;
             }
-            let provenance = Provenance { file: file.clone(), document, line };
-            if let Some(crd) = check(doc, provenance, diags) {
-                out.push(crd);
+            // `kubectl get crds -o yaml` writes a `List` of them.
+            let listed = str_at(&doc, &["kind"]) == Some("List") && str_at(&doc, &["apiVersion"]) == Some("v1");
+            let docs = match doc {
+                Value::Object(mut list) if listed => match list.remove("items") {
+                    Some(Value::Array(items)) => items,
+                    _ => Vec::new(),
+                },
+                doc => vec![doc],
+            };
+            for doc in docs {
+                let provenance = Provenance { file: file.clone(), document, line };
+                if let Some(crd) = check(doc, provenance, diags) {
+                    out.push(crd);
+                }
             }
         }
         if !any {
@@ -312,7 +323,10 @@ fn check(doc: Value, provenance: Provenance, diags: &mut Diagnostics) -> Option<
     }
     let spec = &doc["spec"];
     for key in spec.as_object().into_iter().flat_map(|m| m.keys()) {
-        if !matches!(key.as_str(), "group" | "names" | "scope" | "versions") {
+        // `conversion: {strategy: None}` is what the API server defaults to
+        // (and writes back in `kubectl get -o yaml`).
+        let default_conversion = key == "conversion" && spec[key] == serde_json::json!({"strategy": "None"});
+        if !matches!(key.as_str(), "group" | "names" | "scope" | "versions") && !default_conversion {
             dropped.push(format!("spec.{key}"));
         }
     }

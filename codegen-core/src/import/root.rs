@@ -13,8 +13,9 @@ use super::types::{Field, Item, Ty, TypeBuilder, escape_rules, lit, type_name};
 use crate::emit::crd::required_annotations;
 use crate::ident::pluralize;
 
-/// Annotations no user writes: controller-gen's version stamp.
-const STAMPS: &[&str] = &["controller-gen.kubebuilder.io/version"];
+/// Annotations no user writes: controller-gen's version stamp, and the
+/// copy `kubectl apply` keeps of what it applied (in `kubectl get -o yaml`).
+const STAMPS: &[&str] = &["controller-gen.kubebuilder.io/version", "kubectl.kubernetes.io/last-applied-configuration"];
 
 /// The Rust name of a kind (the kind itself when it is an identifier).
 pub(crate) fn kind_type_name(kind: &str) -> String {
@@ -120,7 +121,10 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
         let l = lit(&crd.kind);
         res.push(quote!(kind = #l));
     }
-    if crd.plural != pluralize(&crd.kind, &BTreeMap::new()) {
+    // Written out also where controller-gen's plural differs from ours
+    // (which would be a warning), so the CRD keeps its name either way.
+    let ours = pluralize(&crd.kind, &BTreeMap::new());
+    if crd.plural != ours || crate::plural::controller_gen_plural(&crd.kind) != ours {
         let l = lit(&crd.plural);
         res.push(quote!(plural = #l));
     }
