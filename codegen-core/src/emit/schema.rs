@@ -1357,7 +1357,7 @@ impl<'a> SchemaBuilder<'a> {
             );
         }
         if let Some(p) = &v.pattern {
-            if let Some(detail) = not_a_regex(&p.value) {
+            if let Some(detail) = go_regex_problem(&p.value) {
                 self.error(
                     origin,
                     Some(p.span),
@@ -1847,24 +1847,114 @@ fn structural<'s>(
     }
 }
 
-/// Why `pattern` is no regular expression to Go's RE2 as well as to Rust's
-/// parser, or `None`. Only mistakes both refuse count (an unclosed group or
-/// class, a reversed range, a repetition of nothing, a trailing backslash):
-/// Rust's parser refuses some text RE2 reads, such as a `{` that starts no
-/// repetition (a literal in RE2) or `\Q..\E`.
-fn not_a_regex(pattern: &str) -> Option<String> {
+/// Why `pattern` is no regular expression to Go's RE2, or `None`. Counted:
+/// mistakes both RE2 and Rust's parser refuse (an unclosed group or class,
+/// a reversed range, a repetition of nothing, a trailing backslash), and
+/// what Rust's parser reads but RE2 refuses: look-around, back-references,
+/// possessive or nested repetitions (`a++`, `a**`) and the flags `x`, `u`
+/// and `R`. Rust's parser refuses some text RE2 reads, such as a `{` that
+/// starts no repetition (a literal in RE2) or `\Q..\E`: those pass.
+pub fn go_regex_problem(pattern: &str) -> Option<String> {
     use regex_syntax::ast::ErrorKind as K;
-    let e = regex_syntax::ast::parse::Parser::new().parse(pattern).err()?;
-    matches!(
-        e.kind(),
-        K::GroupUnclosed
-            | K::GroupUnopened
-            | K::ClassUnclosed
-            | K::ClassRangeInvalid
-            | K::RepetitionMissing
-            | K::EscapeUnexpectedEof
-    )
-    .then(|| e.kind().to_string())
+    let pattern = rust_spelling(pattern);
+    match regex_syntax::ast::parse::Parser::new().parse(&pattern) {
+        Ok(ast) => re2_refuses(&ast),
+        Err(e) => {
+            let refused = match e.kind() {
+                K::EscapeUnrecognized
+                | K::UnsupportedBackreference
+                | K::GroupUnclosed
+                | K::GroupUnopened
+                | K::ClassUnclosed
+                | K::ClassRangeInvalid
+                | K::RepetitionMissing
+                | K::EscapeUnexpectedEof
+                | K::UnsupportedLookAround
+                | K::FlagUnrecognized
+                | K::FlagDanglingNegation
+                | K::FlagRepeatedNegation { .. }
+                | K::FlagUnexpectedEof => true,
+                _ => false,
+            };
+            refused.then(|| e.kind().to_string())
+        }
+    }
+}
+
+/// `pattern` with what RE2 reads and Rust's parser does not written as
+/// Rust reads it: quoted text (`\Q..\E`, to the end without `\E`) escaped,
+/// and octal escapes (`\0`, `\012`, `\12`; a lone `\1` is a back-reference
+/// to both) as `\x{..}`.
+fn rust_spelling(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(quoted) = after.strip_prefix('Q') {
+            let (text, tail) = quoted.split_once("\\E").unwrap_or((quoted, ""));
+            out.push_str(&regex_syntax::escape(text));
+            rest = tail;
+            continue;
+        }
+        let octal = after.bytes().take_while(|b| (b'0'..=b'7').contains(b)).take(3).count();
+        if octal > 0 && (after.starts_with('0') || octal >= 2) {
+            let value = u32::from_str_radix(&after[..octal], 8).unwrap_or_default();
+            out.push_str(&format!("\\x{{{value:x}}}"));
+            rest = &after[octal..];
+            continue;
+        }
+        // Any other escape as written, with its character (so that `\\` is
+        // one escape).
+        let len = after.chars().next().map_or(0, char::len_utf8);
+        out.push('\\');
+        out.push_str(&after[..len]);
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What RE2 refuses in a pattern Rust's parser read.
+fn re2_refuses(ast: &regex_syntax::ast::Ast) -> Option<String> {
+    use regex_syntax::ast::{Ast, Flag, Flags, FlagsItemKind, GroupKind};
+    let flags = |f: &Flags| {
+        f.items.iter().find_map(|item| match item.kind {
+            FlagsItemKind::Flag(Flag::IgnoreWhitespace) => {
+                Some("the flag `x` (RE2 has `i`, `m`, `s` and `U`)".to_string())
+            }
+            FlagsItemKind::Flag(Flag::Unicode) => Some("the flag `u` (RE2 has `i`, `m`, `s` and `U`)".to_string()),
+            FlagsItemKind::Flag(Flag::CRLF) => Some("the flag `R` (RE2 has `i`, `m`, `s` and `U`)".to_string()),
+            _ => None,
+        })
+    };
+    match ast {
+        Ast::Repetition(r) if matches!(*r.ast, Ast::Repetition(_)) => Some(
+            "a repetition of a repetition (`a++`, `a*+`, `a{2}{3}`): RE2 has no possessive or nested repetitions"
+                .into(),
+        ),
+        Ast::Repetition(r) if repeat_count(&r.op.kind) > 1000 => Some("a repeat count over 1000, RE2's limit".into()),
+        Ast::Repetition(r) => re2_refuses(&r.ast),
+        Ast::Flags(f) => flags(&f.flags),
+        Ast::Group(g) => match &g.kind {
+            GroupKind::NonCapturing(f) => flags(f),
+            _ => None,
+        }
+        .or_else(|| re2_refuses(&g.ast)),
+        Ast::Concat(c) => c.asts.iter().find_map(re2_refuses),
+        Ast::Alternation(a) => a.asts.iter().find_map(re2_refuses),
+        _ => None,
+    }
+}
+
+/// The largest count a repetition writes (`{2,1001}` → 1001).
+fn repeat_count(kind: &regex_syntax::ast::RepetitionKind) -> u32 {
+    use regex_syntax::ast::{RepetitionKind, RepetitionRange};
+    match kind {
+        RepetitionKind::Range(RepetitionRange::Exactly(n) | RepetitionRange::AtLeast(n)) => *n,
+        RepetitionKind::Range(RepetitionRange::Bounded(a, b)) => (*a).max(*b),
+        _ => 0,
+    }
 }
 
 /// The schema of a set of `items`: a list, `x-kubernetes-list-type: set`
@@ -1884,11 +1974,25 @@ mod tests {
     #[test]
     fn patterns_both_regex_dialects_refuse() {
         for bad in ["([a-z", "(a", "a)", "[z-a]", "*a", "a\\"] {
-            assert!(not_a_regex(bad).is_some(), "{bad}");
+            assert!(go_regex_problem(bad).is_some(), "{bad}");
+        }
+        // Rust's parser reads these; RE2 (Go's regexp) refuses them.
+        for bad in ["^(?=.*[a-z]).+$", "(?x) ^ [a-z]+ $", "^[a-z]++$", "a**", "(?:a{2}){3}{4}", "(?u:a)", "(a)\\1"] {
+            assert!(go_regex_problem(bad).is_some(), "{bad}");
         }
         // RE2 reads these (a `{` that starts no repetition is a literal there).
-        for ok in ["^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "say {{ x }}", "a{", "a{1,2}", "\\Qa.b\\E", "(?P<n>x)"] {
-            assert_eq!(not_a_regex(ok), None, "{ok}");
+        for ok in [
+            "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+            "say {{ x }}",
+            "a{",
+            "a{1,2}",
+            "\\Qa.b\\E",
+            "(?P<n>x)",
+            "a+?",
+            "(?i)a",
+            "(?:a+)+",
+        ] {
+            assert_eq!(go_regex_problem(ok), None, "{ok}");
         }
     }
 
