@@ -1860,22 +1860,22 @@ pub fn go_regex_problem(pattern: &str) -> Option<String> {
     match regex_syntax::ast::parse::Parser::new().parse(&pattern) {
         Ok(ast) => re2_refuses(&ast),
         Err(e) => {
-            let refused = match e.kind() {
+            let refused = matches!(
+                e.kind(),
                 K::EscapeUnrecognized
-                | K::UnsupportedBackreference
-                | K::GroupUnclosed
-                | K::GroupUnopened
-                | K::ClassUnclosed
-                | K::ClassRangeInvalid
-                | K::RepetitionMissing
-                | K::EscapeUnexpectedEof
-                | K::UnsupportedLookAround
-                | K::FlagUnrecognized
-                | K::FlagDanglingNegation
-                | K::FlagRepeatedNegation { .. }
-                | K::FlagUnexpectedEof => true,
-                _ => false,
-            };
+                    | K::UnsupportedBackreference
+                    | K::GroupUnclosed
+                    | K::GroupUnopened
+                    | K::ClassUnclosed
+                    | K::ClassRangeInvalid
+                    | K::RepetitionMissing
+                    | K::EscapeUnexpectedEof
+                    | K::UnsupportedLookAround
+                    | K::FlagUnrecognized
+                    | K::FlagDanglingNegation
+                    | K::FlagRepeatedNegation { .. }
+                    | K::FlagUnexpectedEof
+            );
             refused.then(|| e.kind().to_string())
         }
     }
