@@ -344,6 +344,8 @@ pub struct Variant {
     pub doc: Option<String>,
     /// Shape.
     pub body: VariantBody,
+    /// The markers of a newtype variant's field (`A(#[validate(..)] T)`).
+    pub validate: Validate,
     /// The variant's ident.
     pub origin: Origin,
 }

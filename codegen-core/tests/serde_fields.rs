@@ -294,3 +294,64 @@ fn generic_aliases_with_default_parameters() {
     assert_eq!(spec["counts"]["additionalProperties"]["maximum"], 65535, "{crd}");
     assert_eq!(spec["renames"]["additionalProperties"]["type"], "string", "{crd}");
 }
+
+/// Markers on a newtype variant's field reach its schema; an untagged
+/// integer-or-string enum keeps the integer variant's bounds and the string
+/// variant's (its newtype's) pattern; a misspelled marker there is an error.
+#[test]
+fn newtype_variant_markers_reach_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// A number or a percentage.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(untagged)]\n\
+                 pub enum IntOrPercent {\n    Int(#[validate(minimum = 1, maximum = 100)] u32),\n    Percent(Percent),\n}\n\n\
+                 /// A percentage like `25%`.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[validate(pattern = \"^[0-9]+%$\")]\n\
+                 pub struct Percent(pub String);\n\n\
+                 /// One of two.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(rename_all = \"camelCase\")]\n\
+                 pub enum Choice {\n    Name(#[validate(max_length = 5)] String),\n    Count(u8),\n}\n";
+    let (crd, warnings) = generate(dir.path(), spec_text(), extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let surge = &spec["max_surge"];
+    assert_eq!(surge["x-kubernetes-int-or-string"], true, "{crd}");
+    assert_eq!((surge["minimum"].as_i64(), surge["maximum"].as_i64()), (Some(1), Some(100)), "{crd}");
+    assert_eq!(surge["pattern"], "^[0-9]+%$", "{crd}");
+    assert_eq!(spec["choice"]["properties"]["name"]["maxLength"], 5, "{crd}");
+
+    let typo = extra.replace("minimum = 1", "minimun = 1");
+    let err = try_generate(&dir.path().join("typo"), spec_text(), &typo).unwrap_err();
+    assert!(err.contains("unknown `validate` marker `minimun`") && err.contains("did you mean `minimum`"), "{err}");
+}
+
+/// The spec of [`newtype_variant_markers_reach_the_schema`].
+fn spec_text() -> &'static str {
+    "    /// Surge.\n    pub max_surge: IntOrPercent,\n    /// Choice.\n    pub choice: Choice,"
+}
+
+/// A field every variant of an internally tagged (or untagged) enum
+/// requires is required of the enum's object, so it may key a list map.
+#[test]
+fn fields_every_variant_requires_are_required() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// Credentials (Crossplane's FunctionCredentials).\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(tag = \"source\", rename_all_fields = \"camelCase\")]\n\
+                 pub enum Credentials {\n    /// None.\n    None {\n        /// Its name.\n        name: String,\n    },\n    /// From a Secret.\n    Secret {\n        /// Its name.\n        name: String,\n        /// The Secret.\n        secret_ref: String,\n    },\n}\n\n\
+                 /// A reference by name or by label.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(untagged)]\n\
+                 pub enum Target {\n    /// By name.\n    Name {\n        /// Its kind.\n        kind: String,\n        /// Its name.\n        name: String,\n    },\n    /// By label.\n    Label {\n        /// Its kind.\n        kind: String,\n        /// Its selector.\n        selector: String,\n    },\n}\n";
+    let spec = "    /// Credentials by name.\n    #[serde(default)]\n    #[validate(list_type = \"map\", list_map_keys(\"name\"))]\n    pub credentials: Vec<Credentials>,\n    /// The target.\n    pub target: Target,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let required = |v: &serde_yaml::Value| -> Vec<String> { serde_yaml::from_value(v["required"].clone()).unwrap() };
+    assert_eq!(required(&spec["credentials"]["items"]), ["name", "source"], "{crd}");
+    assert_eq!(required(&spec["target"]), ["kind"], "{crd}");
+}

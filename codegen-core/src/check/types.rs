@@ -101,10 +101,12 @@ pub(crate) fn lower_type(
                     .rename
                     .clone()
                     .unwrap_or_else(|| serde.rename_all.map_or(rust_name.clone(), |r| r.apply_to_variant(&rust_name)));
+                let mut validate = markers::Validate::default();
                 let body = match &v.fields {
                     syn::Fields::Unit => VariantBody::Unit,
                     syn::Fields::Unnamed(un) if un.unnamed.len() == 1 => {
-                        match ctx.site.resolve(&un.unnamed[0].ty, None) {
+                        validate = validate_markers(&un.unnamed[0].attrs, &ctx.file.source, diags);
+                        match ctx.site.resolve(&un.unnamed[0].ty, Some(&validate)) {
                             Ok(t) => VariantBody::Newtype(t),
                             Err(e) => {
                                 diags.push(e.into_diag(ctx));
@@ -123,6 +125,7 @@ pub(crate) fn lower_type(
                     json_name,
                     doc: doc_comment(&v.attrs),
                     body,
+                    validate,
                     origin: ctx.origin(v.ident.span()),
                 });
             }

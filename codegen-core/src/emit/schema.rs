@@ -1009,7 +1009,11 @@ impl<'a> SchemaBuilder<'a> {
     fn variant_object(&mut self, v: &Variant) -> Option<JsonSchemaProps> {
         match &v.body {
             VariantBody::Unit => Some(JsonSchemaProps { properties: Some(Default::default()), ..typed("object") }),
-            VariantBody::Newtype(t) => Some(self.type_schema(t, &v.origin)),
+            VariantBody::Newtype(t) => {
+                let mut schema = self.type_schema_at(t, Some(&v.validate), &v.origin);
+                self.apply(&mut schema, &v.validate, &v.origin, &v.rust_name);
+                Some(schema)
+            }
             VariantBody::Struct(fields) => {
                 let fake = TypeDef {
                     name: v.rust_name.clone(),
@@ -1071,8 +1075,18 @@ impl<'a> SchemaBuilder<'a> {
 
     fn internally_tagged(&mut self, def: &TypeDef, variants: &[Variant], tag: &str) -> JsonSchemaProps {
         let mut properties: BTreeMap<String, JsonSchemaProps> = BTreeMap::new();
+        // The fields every variant requires are required whatever the tag.
+        let mut everywhere: Option<Vec<String>> = None;
         for v in variants {
             let Some(obj) = self.variant_object(v) else { continue };
+            let required = obj.required.clone().unwrap_or_default();
+            everywhere = Some(match everywhere {
+                None => required,
+                Some(mut all) => {
+                    all.retain(|r| required.contains(r));
+                    all
+                }
+            });
             if obj.type_.as_deref() != Some("object") {
                 self.error(
                     &v.origin,
@@ -1103,11 +1117,10 @@ impl<'a> SchemaBuilder<'a> {
                 ..typed("string")
             },
         );
-        JsonSchemaProps {
-            properties: Some(Arc::new(properties)),
-            required: Some(vec![tag.to_string()]),
-            ..typed("object")
-        }
+        let mut required = vec![tag.to_string()];
+        required.extend(everywhere.unwrap_or_default().into_iter().filter(|r| r != tag));
+        required.sort();
+        JsonSchemaProps { properties: Some(Arc::new(properties)), required: Some(required), ..typed("object") }
     }
 
     /// Adds a variant's property to the union of the variants' properties:
@@ -1151,9 +1164,29 @@ impl<'a> SchemaBuilder<'a> {
         }
         let types: Vec<Option<&str>> = schemas.iter().map(|s| s.type_.as_deref()).collect();
         if types.len() == 2 && types.contains(&Some("integer")) && types.contains(&Some("string")) {
-            return int_or_string();
+            // The string variant's bounds hold for strings and the integer
+            // variant's for numbers (the API server checks each kind of
+            // bound on values of its kind only).
+            let of = |t: &str| schemas.iter().find(|s| s.type_.as_deref() == Some(t)).cloned().unwrap_or_default();
+            let (int, string) = (of("integer"), of("string"));
+            return JsonSchemaProps {
+                minimum: int.minimum,
+                maximum: int.maximum,
+                exclusive_minimum: int.exclusive_minimum,
+                exclusive_maximum: int.exclusive_maximum,
+                multiple_of: int.multiple_of,
+                pattern: string.pattern,
+                min_length: string.min_length,
+                max_length: string.max_length,
+                ..int_or_string()
+            };
         }
         if !schemas.is_empty() && types.iter().all(|t| *t == Some("object")) {
+            // The fields every variant requires are required of any value.
+            let mut required: Vec<String> = schemas[0].required.clone().unwrap_or_default();
+            for s in &schemas[1..] {
+                required.retain(|r| s.required.as_ref().is_some_and(|all| all.contains(r)));
+            }
             let mut properties: BTreeMap<String, JsonSchemaProps> = BTreeMap::new();
             for (v, s) in variants.iter().zip(schemas) {
                 for (k, p) in s.properties.map(Arc::unwrap_or_clone).unwrap_or_default() {
@@ -1161,7 +1194,11 @@ impl<'a> SchemaBuilder<'a> {
                     self.merge_property(&mut properties, k, p, v, &what);
                 }
             }
-            return JsonSchemaProps { properties: Some(Arc::new(properties)), ..typed("object") };
+            return JsonSchemaProps {
+                properties: Some(Arc::new(properties)),
+                required: (!required.is_empty()).then_some(required),
+                ..typed("object")
+            };
         }
         self.error(
             &def.origin,
