@@ -355,3 +355,24 @@ fn fields_every_variant_requires_are_required() {
     assert_eq!(required(&spec["credentials"]["items"]), ["name", "source"], "{crd}");
     assert_eq!(required(&spec["target"]), ["kind"], "{crd}");
 }
+
+/// Go markers kept in doc comments of ported types are warnings naming
+/// the Rust spelling, and are left out of descriptions (as controller-gen
+/// leaves them out).
+#[test]
+fn go_markers_in_doc_comments_are_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "    /// How many.\n    ///\n    /// +optional\n    /// +kubebuilder:validation:Minimum=1\n    #[serde(default)]\n    pub replicas: Option<i32>,";
+    let (crd, warnings) = generate(dir.path(), spec, "");
+    assert_eq!(
+        warnings,
+        [
+            "Go marker `+optional` in a doc comment has no effect",
+            "Go marker `+kubebuilder:validation:Minimum=1` in a doc comment has no effect"
+        ]
+    );
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let replicas =
+        &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"];
+    assert_eq!(replicas["description"], "How many.", "{crd}");
+}

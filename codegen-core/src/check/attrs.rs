@@ -74,7 +74,7 @@ fn kubernetes_doc(lines: &[String]) -> Vec<&str> {
             in_code = !in_code;
         }
         if !in_code {
-            if line.starts_with("TODO") {
+            if line.starts_with("TODO") || go_marker(line).is_some() {
                 continue;
             }
             if line.starts_with("---") {
@@ -87,6 +87,67 @@ fn kubernetes_doc(lines: &[String]) -> Vec<&str> {
         out.push(line);
     }
     out
+}
+
+/// A Go marker line of a doc comment (`+optional`,
+/// `+kubebuilder:validation:Minimum=1`, `+listType=map`): the marker
+/// without its `+`. controller-gen leaves such lines out of descriptions.
+pub(crate) fn go_marker(line: &str) -> Option<&str> {
+    let marker = line.trim_start().strip_prefix('+')?;
+    marker.starts_with(|c: char| c.is_ascii_alphabetic()).then_some(marker.trim_end())
+}
+
+/// The Rust spelling of a Go marker (without its `+`), where one is known.
+pub(crate) fn rust_spelling_of_go_marker(marker: &str) -> Option<String> {
+    let (name, value) = marker.split_once('=').map_or((marker, None), |(n, v)| (n, Some(v)));
+    let validation = name.strip_prefix("kubebuilder:validation:");
+    let keyed = |key: &str| value.map(|v| format!("#[validate({key} = {v})]"));
+    let quoted = |key: &str| value.map(|v| format!("#[validate({key} = {:?})]", v.trim_matches('`').trim_matches('"')));
+    match (name, validation) {
+        ("optional", _) | (_, Some("Optional")) => Some("an `Option<..>` field, or `#[validate(optional)]`".into()),
+        ("required", _) | (_, Some("Required")) => Some("#[validate(required)]".into()),
+        (_, Some("Minimum")) => keyed("minimum"),
+        (_, Some("Maximum")) => keyed("maximum"),
+        (_, Some("MultipleOf")) => keyed("multiple_of"),
+        (_, Some("MinLength")) => keyed("min_length"),
+        (_, Some("MaxLength")) => keyed("max_length"),
+        (_, Some("MinItems")) => keyed("min_items"),
+        (_, Some("MaxItems")) => keyed("max_items"),
+        (_, Some("MinProperties")) => keyed("min_properties"),
+        (_, Some("MaxProperties")) => keyed("max_properties"),
+        (_, Some("ExclusiveMinimum")) => Some("#[validate(exclusive_minimum)]".into()),
+        (_, Some("ExclusiveMaximum")) => Some("#[validate(exclusive_maximum)]".into()),
+        (_, Some("Pattern")) => quoted("pattern"),
+        (_, Some("Format")) => quoted("format"),
+        (_, Some("Enum")) => value.map(|v| {
+            let values: Vec<String> = v.split(';').map(|e| format!("{:?}", e.trim_matches('"'))).collect();
+            format!("#[validate(enum_values({}))]", values.join(", "))
+        }),
+        (_, Some("XValidation")) => Some("#[validate(rule(rule = \"..\", message = \"..\"))]".into()),
+        (_, Some("XIntOrString")) => Some("#[validate(int_or_string)]".into()),
+        (_, Some("EmbeddedResource")) => Some("#[validate(embedded_resource)]".into()),
+        (_, Some("Schemaless")) | ("kubebuilder:pruning:PreserveUnknownFields", _) => {
+            Some("#[validate(preserve_unknown_fields)]".into())
+        }
+        ("kubebuilder:default", _) => keyed("default"),
+        ("listType", _) => quoted("list_type"),
+        ("listMapKey", _) => value.map(|v| format!("#[validate(list_map_keys({v:?}))]")),
+        ("mapType", _) => quoted("map_type"),
+        ("kubebuilder:subresource:status", _) => Some("#[resource(subresource(status))]".into()),
+        ("kubebuilder:resource:shortName", _) => value.map(|v| {
+            let names: Vec<String> = v.split(';').map(|n| format!("{n:?}")).collect();
+            format!("#[resource(short_names({}))]", names.join(", "))
+        }),
+        ("kubebuilder:storageversion", _) => Some("#[resource(storage)]".into()),
+        _ if marker.starts_with("kubebuilder:printcolumn") => {
+            Some("#[resource(printcolumn(name = \"..\", type = \"..\", json_path = \"..\"))]".into())
+        }
+        ("genclient", _) => Some("#[genclient]".into()),
+        ("kubebuilder:object:root" | "k8s:deepcopy-gen" | "kubebuilder:object:generate", _) => {
+            Some("nothing: kube-codegen finds kinds by `#[genclient]` and needs no deepcopy".into())
+        }
+        _ => None,
+    }
 }
 
 pub(crate) fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
@@ -331,6 +392,32 @@ mod tests {
     fn doc_of(item: &str) -> Option<String> {
         let item: syn::ItemStruct = syn::parse_str(item).unwrap();
         doc_comment(&item.attrs)
+    }
+
+    #[test]
+    fn go_markers_get_their_rust_spelling() {
+        let rust = |line: &str| go_marker(line).and_then(rust_spelling_of_go_marker);
+        assert_eq!(rust(" +kubebuilder:validation:MaxLength=63").as_deref(), Some("#[validate(max_length = 63)]"));
+        assert_eq!(
+            rust("+kubebuilder:validation:Pattern=`^[a-z]+$`").as_deref(),
+            Some("#[validate(pattern = \"^[a-z]+$\")]")
+        );
+        assert_eq!(
+            rust("+kubebuilder:validation:Enum=bash;zsh").as_deref(),
+            Some("#[validate(enum_values(\"bash\", \"zsh\"))]")
+        );
+        assert_eq!(rust("+listType=map").as_deref(), Some("#[validate(list_type = \"map\")]"));
+        assert_eq!(rust("+listMapKey=name").as_deref(), Some("#[validate(list_map_keys(\"name\"))]"));
+        assert_eq!(rust("+kubebuilder:default=5").as_deref(), Some("#[validate(default = 5)]"));
+        assert_eq!(
+            rust("+kubebuilder:resource:shortName=a;b").as_deref(),
+            Some("#[resource(short_names(\"a\", \"b\"))]")
+        );
+        assert_eq!(rust("+kubebuilder:unknown"), None);
+        // Not markers: prose, a sum, an empty `+`.
+        for line in ["a + b", "+1 for that", "+", " + x"] {
+            assert_eq!(go_marker(line), None, "{line}");
+        }
     }
 
     #[test]

@@ -517,6 +517,9 @@ fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnosti
             }
         }
         for attr in attrs {
+            if is_api {
+                go_markers_in_docs(attr, &file.source, diags);
+            }
             let Some(name) = attr.path().get_ident().map(ToString::to_string) else { continue };
             if MARKER_ATTRIBUTES.contains(&name.as_str()) {
                 continue;
@@ -539,6 +542,30 @@ fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnosti
                 );
             }
         }
+    }
+}
+
+/// Go markers kept in a doc comment of an API type, ported from Go
+/// (`/// +kubebuilder:validation:Minimum=1`): kube-codegen reads Rust
+/// markers only, so the bound would be missing from the CRD. The lines are
+/// left out of descriptions, as controller-gen leaves them out.
+fn go_markers_in_docs(attr: &syn::Attribute, source: &crate::diag::SourceFile, diags: &mut Diagnostics) {
+    let syn::Meta::NameValue(nv) = &attr.meta else { return };
+    let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(doc), .. }) = &nv.value else { return };
+    if !nv.path.is_ident("doc") {
+        return;
+    }
+    for line in doc.value().lines() {
+        let Some(marker) = attrs::go_marker(line) else { continue };
+        let help = match attrs::rust_spelling_of_go_marker(marker) {
+            Some(rust) => format!("write {rust} instead (docs/markers.md lists every marker's Rust spelling)"),
+            None => "docs/markers.md lists the Rust spelling of kubebuilder's markers".to_string(),
+        };
+        diags.push(
+            Diagnostic::warning(format!("Go marker `+{marker}` in a doc comment has no effect"))
+                .at(source.location(attr.span()))
+                .help(help),
+        );
     }
 }
 
