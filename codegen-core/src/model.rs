@@ -290,6 +290,11 @@ pub struct FieldSerde {
     pub skip_serializing_if: bool,
     /// `flatten`.
     pub flatten: bool,
+    /// `alias = ".."`: other names it is read by.
+    pub aliases: Vec<String>,
+    /// `other` (on a unit variant): read from any value no other variant
+    /// names.
+    pub other: bool,
     /// An attribute serde itself would refuse, or a name read differently
     /// from the one written: where, what is wrong, how to fix it.
     pub problem: Option<(proc_macro2::Span, String, String)>,
@@ -346,6 +351,10 @@ pub struct Variant {
     pub body: VariantBody,
     /// The markers of a newtype variant's field (`A(#[validate(..)] T)`).
     pub validate: Validate,
+    /// `#[serde(alias = "..")]`: other names it is read by.
+    pub aliases: Vec<String>,
+    /// `#[serde(other)]`: read from any value no other variant names.
+    pub other: bool,
     /// The variant's ident.
     pub origin: Origin,
 }

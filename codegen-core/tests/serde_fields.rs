@@ -376,3 +376,26 @@ fn go_markers_in_doc_comments_are_warnings() {
         &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"];
     assert_eq!(replicas["description"], "How many.", "{crd}");
 }
+
+/// A string enum reads its variants' aliases too, and with a
+/// `#[serde(other)]` variant any string: the schema takes what the type
+/// reads.
+#[test]
+fn string_enums_take_aliases_and_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// An address type.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 pub enum AddressType {\n    Hostname,\n    #[serde(alias = \"InternalIp\", alias = \"internal-ip\")]\n    InternalIP,\n}\n\n\
+                 /// A phase, open to new ones.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 pub enum Phase {\n    Running,\n    #[serde(other)]\n    Unknown,\n}\n";
+    let spec =
+        "    /// The address type.\n    pub address_type: AddressType,\n    /// The phase.\n    pub phase: Phase,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let values: Vec<String> = serde_yaml::from_value(spec["address_type"]["enum"].clone()).unwrap();
+    assert_eq!(values, ["Hostname", "InternalIP", "InternalIp", "internal-ip"], "{crd}");
+    assert!(spec["phase"].get("enum").is_none() && spec["phase"]["type"] == "string", "{crd}");
+}

@@ -315,6 +315,8 @@ pub(crate) fn field_serde(attrs: &[syn::Attribute], variant: bool) -> FieldSerde
                     m.value()?.parse::<syn::LitStr>()?;
                 }
                 "flatten" => out.flatten = true,
+                "alias" => out.aliases.push(m.value()?.parse::<syn::LitStr>()?.value()),
+                "other" if variant => out.other = true,
                 _ => {
                     let known = if variant { SERDE_VARIANT_KEYS } else { SERDE_FIELD_KEYS };
                     if !known.contains(&key.as_str()) {

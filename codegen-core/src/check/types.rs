@@ -126,6 +126,8 @@ pub(crate) fn lower_type(
                     doc: doc_comment(&v.attrs),
                     body,
                     validate,
+                    aliases: vserde.aliases.clone(),
+                    other: vserde.other,
                     origin: ctx.origin(v.ident.span()),
                 });
             }

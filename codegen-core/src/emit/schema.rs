@@ -985,10 +985,17 @@ impl<'a> SchemaBuilder<'a> {
         let mut schema = if c.untagged {
             self.untagged(def, variants)
         } else if all_unit && c.tag.is_none() {
-            JsonSchemaProps {
-                enum_: Some(variants.iter().map(|v| Value::String(v.json_name.clone())).collect()),
-                ..typed("string")
+            // The names each variant is read by (`alias`es too); with a
+            // `#[serde(other)]` variant any string is read, so there is no
+            // `enum`.
+            let mut names: Vec<Value> = Vec::new();
+            for name in variants.iter().flat_map(|v| std::iter::once(&v.json_name).chain(&v.aliases)) {
+                if !names.iter().any(|n| n == name.as_str()) {
+                    names.push(Value::String(name.clone()));
+                }
             }
+            let any = variants.iter().any(|v| v.other);
+            JsonSchemaProps { enum_: (!any).then_some(names), ..typed("string") }
         } else if let (Some(_), Some(_)) = (&c.tag, &c.content) {
             self.error(
                 &def.origin,
