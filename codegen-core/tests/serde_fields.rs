@@ -399,3 +399,16 @@ fn string_enums_take_aliases_and_other() {
     assert_eq!(values, ["Hostname", "InternalIP", "InternalIp", "internal-ip"], "{crd}");
     assert!(spec["phase"].get("enum").is_none() && spec["phase"]["type"] == "string", "{crd}");
 }
+
+/// `#[doc = concat!(..)]` of literals is read as its text; another macro
+/// (`include_str!`) is a warning, not a silently missing description.
+#[test]
+fn doc_attributes_written_with_macros() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "    #[doc = concat!(\"How many \", \"replicas.\")]\n    pub replicas: i32,\n    #[doc = include_str!(\"mode.md\")]\n    pub mode: String,";
+    let (crd, warnings) = generate(dir.path(), spec, "");
+    assert_eq!(warnings, ["this doc attribute is not read: the description leaves it out"]);
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert_eq!(spec["replicas"]["description"], "How many replicas.", "{crd}");
+}

@@ -18,9 +18,8 @@ pub fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
     for attr in attrs {
         if let syn::Meta::NameValue(nv) = &attr.meta
             && nv.path.is_ident("doc")
-            && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value
+            && let Some(value) = doc_text(&nv.value)
         {
-            let value = s.value();
             // A bare `///` is an empty attribute: a blank line of the text (a paragraph break).
             if value.is_empty() {
                 lines.push(String::new());
@@ -32,6 +31,30 @@ pub fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
     }
     let text = kubernetes_doc(&lines).join("\n").trim().to_string();
     if text.is_empty() { None } else { Some(text) }
+}
+
+/// The text of a doc attribute's value: a string literal, or `concat!` of
+/// literals. `None` for other macros (`include_str!`), which are not read.
+pub(crate) fn doc_text(value: &syn::Expr) -> Option<String> {
+    match value {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+        syn::Expr::Macro(m) if m.mac.path.is_ident("concat") => {
+            let parts =
+                m.mac.parse_body_with(syn::punctuated::Punctuated::<syn::Lit, syn::Token![,]>::parse_terminated);
+            let mut out = String::new();
+            for lit in parts.ok()? {
+                match lit {
+                    syn::Lit::Str(s) => out.push_str(&s.value()),
+                    syn::Lit::Char(c) => out.push(c.value()),
+                    syn::Lit::Int(i) => out.push_str(i.base10_digits()),
+                    syn::Lit::Bool(b) => out.push_str(if b.value { "true" } else { "false" }),
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    }
 }
 
 /// The lines of a doc attribute. A block comment (`/** .. */`, one

@@ -551,11 +551,18 @@ fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnosti
 /// left out of descriptions, as controller-gen leaves them out.
 fn go_markers_in_docs(attr: &syn::Attribute, source: &crate::diag::SourceFile, diags: &mut Diagnostics) {
     let syn::Meta::NameValue(nv) = &attr.meta else { return };
-    let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(doc), .. }) = &nv.value else { return };
     if !nv.path.is_ident("doc") {
         return;
     }
-    for line in doc.value().lines() {
+    let Some(doc) = attrs::doc_text(&nv.value) else {
+        diags.push(
+            Diagnostic::warning("this doc attribute is not read: the description leaves it out")
+                .at(source.location(attr.span()))
+                .help("kube-codegen reads doc comments, string literals and `concat!` of literals; write the text as `///` lines"),
+        );
+        return;
+    };
+    for line in doc.lines() {
         let Some(marker) = attrs::go_marker(line) else { continue };
         let help = match attrs::rust_spelling_of_go_marker(marker) {
             Some(rust) => format!("write {rust} instead (docs/markers.md lists every marker's Rust spelling)"),
