@@ -476,9 +476,19 @@ impl<'a> SchemaBuilder<'a> {
                         }
                         // A flattened externally tagged enum that must be
                         // there: exactly one of its variants' keys, here as
-                        // in the enum (an optional one may have none).
+                        // in the enum; an optional one: none of them, or
+                        // exactly one (the `not` branch, as a proto one-of).
                         let present = !matches!(f.ty, TypeRef::Option(_)) && !f.serde.default;
-                        if let Some(one_of) = inner.one_of.take().filter(|_| present) {
+                        let one_of = inner.one_of.take().map(|branches| {
+                            if present {
+                                return branches;
+                            }
+                            let none = JsonSchemaProps { any_of: Some(branches.clone()), ..Default::default() };
+                            let mut all = vec![JsonSchemaProps { not: Some(Arc::new(none)), ..Default::default() }];
+                            all.extend(branches);
+                            all
+                        });
+                        if let Some(one_of) = one_of {
                             if merged.one_of.is_some() {
                                 self.diags.push(
                                     Diagnostic::warning(format!(
