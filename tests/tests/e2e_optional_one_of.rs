@@ -1,0 +1,128 @@
+//! A flattened `Option` of an externally tagged enum (a proto one-of, as
+//! Istio's and KubeVirt's types hold it) on kube-apiserver: the CRD
+//! kube-codegen writes installs, and the server takes an object with none
+//! of the variants' keys or one of them, and refuses one with two.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+use codegen_core::{GeneratorKind, GroupVersions, Mode, Settings};
+use codegen_testenv::TestEnv;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use serde_json::json;
+
+const MOD_RS: &str = "codegen_macros::group_name!(\"oneof.example.com\");\n\nmod types;\npub use types::*;\n";
+
+const TYPES_RS: &str = r#"use codegen_macros::{ApiType, genclient};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+/// A traffic policy.
+#[genclient(no_status)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+pub struct Policy {
+    #[serde(flatten, default)]
+    pub types: kube::core::TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: PolicySpec,
+}
+
+/// The policy.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicySpec {
+    /// How long to warm up.
+    #[serde(default)]
+    pub warmup_seconds: i32,
+    /// The load balancer, if any.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub load_balancer: Option<LoadBalancer>,
+}
+
+/// One way to balance.
+#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub enum LoadBalancer {
+    /// A simple policy.
+    Simple(String),
+    /// By a hash.
+    ConsistentHash {
+        /// The header hashed.
+        header: String,
+    },
+}
+"#;
+
+fn generate(root: &Path) -> CustomResourceDefinition {
+    let dir = root.join("apis/oneof/v1");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mod.rs"), MOD_RS).unwrap();
+    std::fs::write(dir.join("types.rs"), TYPES_RS).unwrap();
+    let settings = Settings::new(root.join("apis"))
+        .with_output_dir(root.join("client"))
+        .with_crd_dir(root.join("crd"))
+        .with_generators([GeneratorKind::Crd])
+        .with_group(GroupVersions::parse("oneof:v1").unwrap());
+    if let Err(diags) = codegen_core::run(&settings, Mode::Write) {
+        panic!("{}", codegen_core::diag::render_all(&diags));
+    }
+    let text = std::fs::read_to_string(root.join("crd/oneof.example.com_policies.yaml")).unwrap();
+    serde_yaml::from_str(&text).unwrap()
+}
+
+#[tokio::test]
+async fn a_flattened_optional_enum_gives_at_most_one_variant() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let crd = generate(dir.path());
+    let env = TestEnv::shared();
+    let client = env.admin_client().await?;
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let _ = crds.delete("policies.oneof.example.com", &Default::default()).await;
+    let mut created = None;
+    for _ in 0..50 {
+        match crds.create(&PostParams::default(), &crd).await {
+            Ok(c) => {
+                created = Some(c);
+                break;
+            }
+            // The deletion of an earlier run's CRD may still be going on.
+            Err(kube::Error::Api(s)) if s.code == 409 => tokio::time::sleep(Duration::from_millis(200)).await,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    assert!(created.is_some(), "the CRD is created");
+    env.wait_crd_established("policies.oneof.example.com", Duration::from_secs(60)).await?;
+    let ns = env.create_namespace("oneof").await?;
+    let gvk = GroupVersionKind::gvk("oneof.example.com", "v1", "Policy");
+    let api: Api<DynamicObject> = Api::namespaced_with(client, &ns, &ApiResource::from_gvk(&gvk));
+    let object = |name: &str, spec: serde_json::Value| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": "oneof.example.com/v1",
+            "kind": "Policy",
+            "metadata": {"name": name},
+            "spec": spec,
+        }))
+        .unwrap()
+    };
+    let verdict = |r: kube::Result<DynamicObject>| match r {
+        Ok(_) => "created".to_string(),
+        Err(kube::Error::Api(s)) => format!("refused {}", s.code),
+        Err(e) => format!("error {e}"),
+    };
+    let pp = PostParams { dry_run: true, ..Default::default() };
+    let cases = [
+        ("none", json!({"warmupSeconds": 5}), "created"),
+        ("simple", json!({"simple": "RANDOM"}), "created"),
+        ("hash", json!({"consistentHash": {"header": "x-user"}}), "created"),
+        ("both", json!({"simple": "RANDOM", "consistentHash": {"header": "x-user"}}), "refused 422"),
+    ];
+    for (name, spec, expected) in cases {
+        let got = verdict(api.create(&pp, &object(name, spec)).await);
+        assert_eq!(got, expected, "{name}");
+    }
+    crds.delete("policies.oneof.example.com", &Default::default()).await?;
+    Ok(())
+}
