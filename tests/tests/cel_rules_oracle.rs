@@ -124,6 +124,8 @@ async fn rules_are_warned_of_as_the_api_server_refuses_them() -> Result<()> {
         "self.?mode.orValue('') != 'off'",
         "self.?modes.hasValue()",
         "has(self.mode) && self.minReplicas > 0",
+        "self.targets.all(t, t.nmae != '')",
+        "self.targets.all(t, t.?name.orValue('') != '')",
     ];
     let dir = tempfile::tempdir()?;
     let base = generate(&dir.path().join("base"), "self.minReplicas >= 0", false).map_err(anyhow::Error::msg)?;

@@ -7,9 +7,11 @@
 //! Only what is certain is reported: a property is unknown only in an
 //! object node that declares its properties and keeps no others (no
 //! `additionalProperties`, no `x-kubernetes-preserve-unknown-fields`, no
-//! embedded resource); paths through lists, maps, comprehension variables
-//! and anything else are left to the API server, and so are type errors
-//! and the cost budget. `tests/tests/cel_rules_oracle.rs` checks the
+//! embedded resource). Paths start at `self`, `oldSelf` or the variable
+//! of a comprehension over a list whose items' schema is known
+//! (`self.targets.all(t, t.name != '')`); map keys, index access and
+//! anything else are left to the API server, and so are type errors and
+//! the cost budget. `tests/tests/cel_rules_oracle.rs` checks the
 //! verdicts against kube-apiserver's.
 
 use super::schema::JsonSchemaProps;
@@ -42,24 +44,31 @@ pub(crate) fn check(rule: &str, node: &JsonSchemaProps) -> Vec<Problem> {
         Err(e) => return vec![Problem::Syntax(e.to_string())],
     };
     let mut problems = Vec::new();
-    walk(&expr.expr, node, &mut problems);
+    let scope = vec![("self".to_string(), Some(node)), ("oldSelf".to_string(), Some(node))];
+    walk(&expr.expr, &scope, &mut problems);
     problems
 }
 
-/// A chain of field selections from `self` or `oldSelf`, plain or
-/// optional (`self.?spec.?x`): its names.
-fn chain(expr: &Expr) -> Option<Vec<String>> {
+/// The names a rule can start a path from: `self`, `oldSelf` and the
+/// variables of the comprehensions around (`c` in `self.items.all(c, ..)`),
+/// each with the schema node it stands for, if known. The last binding of
+/// a name wins.
+type Scope<'s> = Vec<(String, Option<&'s JsonSchemaProps>)>;
+
+/// A chain of field selections from a name of `scope`, plain or optional
+/// (`self.?spec.?x`): its names.
+fn chain(expr: &Expr, scope: &Scope<'_>) -> Option<Vec<String>> {
     match expr {
-        Expr::Ident(root) if root == "self" || root == "oldSelf" => Some(vec![root.clone()]),
+        Expr::Ident(root) if scope.iter().any(|(name, _)| name == root) => Some(vec![root.clone()]),
         Expr::Select(select) => {
-            let mut path = chain(&select.operand.expr)?;
+            let mut path = chain(&select.operand.expr, scope)?;
             path.push(select.field.clone());
             Some(path)
         }
         Expr::Call(call) if call.func_name == cel::common::ast::operators::OPT_SELECT && call.target.is_none() => {
             let [operand, field] = call.args.as_slice() else { return None };
             let Expr::Literal(cel::common::ast::LiteralValue::String(field)) = &field.expr else { return None };
-            let mut path = chain(&operand.expr)?;
+            let mut path = chain(&operand.expr, scope)?;
             path.push(field.inner().to_owned());
             Some(path)
         }
@@ -67,39 +76,63 @@ fn chain(expr: &Expr) -> Option<Vec<String>> {
     }
 }
 
-fn walk(expr: &Expr, node: &JsonSchemaProps, problems: &mut Vec<Problem>) {
-    if let Some(path) = chain(expr) {
-        check_path(&path, node, problems);
+/// The node a path's root stands for.
+fn root<'s>(path: &[String], scope: &Scope<'s>) -> Option<&'s JsonSchemaProps> {
+    scope.iter().rev().find(|(name, _)| *name == path[0]).and_then(|(_, node)| *node)
+}
+
+fn walk<'s>(expr: &Expr, scope: &Scope<'s>, problems: &mut Vec<Problem>) {
+    if let Some(path) = chain(expr, scope) {
+        if let Some(node) = root(&path, scope) {
+            follow(&path, node, Some(problems));
+        }
         return;
     }
     match expr {
-        Expr::Select(select) => walk(&select.operand.expr, node, problems),
+        Expr::Select(select) => walk(&select.operand.expr, scope, problems),
         Expr::Call(call) => {
             if let Some(target) = &call.target {
-                walk(&target.expr, node, problems);
+                walk(&target.expr, scope, problems);
             }
             for arg in &call.args {
-                walk(&arg.expr, node, problems);
+                walk(&arg.expr, scope, problems);
             }
         }
         Expr::Comprehension(c) => {
-            for part in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
-                walk(&part.expr, node, problems);
+            walk(&c.iter_range.expr, scope, problems);
+            walk(&c.accu_init.expr, scope, problems);
+            // The variable stands for a list's items; a map's keys, or
+            // anything unknown, are not looked into.
+            let range = chain(&c.iter_range.expr, scope)
+                .and_then(|path| root(&path, scope).and_then(|node| follow(&path, node, None)));
+            let items = range.filter(|n| n.type_.as_deref() == Some("array")).and_then(|n| n.items.as_deref());
+            let mut inner = scope.clone();
+            match &c.iter_var2 {
+                // `all(i, v, ..)` over a list: an index and an item.
+                Some(second) => {
+                    inner.push((c.iter_var.clone(), None));
+                    inner.push((second.clone(), items));
+                }
+                None => inner.push((c.iter_var.clone(), items)),
+            }
+            inner.push((c.accu_var.clone(), None));
+            for part in [&c.loop_cond, &c.loop_step, &c.result] {
+                walk(&part.expr, &inner, problems);
             }
         }
-        Expr::List(list) => list.elements.iter().for_each(|e| walk(&e.expr, node, problems)),
+        Expr::List(list) => list.elements.iter().for_each(|e| walk(&e.expr, scope, problems)),
         Expr::Map(map) => {
             for entry in &map.entries {
                 if let EntryExpr::MapEntry(e) = &entry.expr {
-                    walk(&e.key.expr, node, problems);
-                    walk(&e.value.expr, node, problems);
+                    walk(&e.key.expr, scope, problems);
+                    walk(&e.value.expr, scope, problems);
                 }
             }
         }
         Expr::Struct(s) => {
             for entry in &s.entries {
                 if let EntryExpr::StructField(f) = &entry.expr {
-                    walk(&f.value.expr, node, problems);
+                    walk(&f.value.expr, scope, problems);
                 }
             }
         }
@@ -107,14 +140,21 @@ fn walk(expr: &Expr, node: &JsonSchemaProps, problems: &mut Vec<Problem>) {
     }
 }
 
-/// Follows `path` (`["self", "spec", "replicas"]`) through the schema.
-fn check_path(path: &[String], node: &JsonSchemaProps, problems: &mut Vec<Problem>) {
+/// Follows `path` (`["self", "spec", "replicas"]`) from `node`, the node of
+/// its root, through the schema: the node it ends at, if the schema says.
+/// With `problems`, a name an object that declares all its properties does
+/// not declare is reported.
+fn follow<'s>(
+    path: &[String],
+    node: &'s JsonSchemaProps,
+    mut problems: Option<&mut Vec<Problem>>,
+) -> Option<&'s JsonSchemaProps> {
     let mut node = node;
     for (i, field) in path.iter().enumerate().skip(1) {
         // A resource's own `apiVersion`, `kind` and `metadata` (at the root,
         // or an embedded resource) are the API server's to judge.
         if matches!(field.as_str(), "apiVersion" | "kind" | "metadata") {
-            return;
+            return None;
         }
         let closed = node.type_.as_deref() == Some("object")
             && node.additional_properties.is_none()
@@ -122,22 +162,25 @@ fn check_path(path: &[String], node: &JsonSchemaProps, problems: &mut Vec<Proble
             && node.x_embedded_resource != Some(true)
             && node.properties.as_ref().is_some_and(|p| !p.is_empty());
         if !closed {
-            return;
+            return None;
         }
         let properties = node.properties.as_ref().expect("checked above");
         let found = properties.iter().find(|(name, _)| names_in_rules(name).contains(field));
         match found {
             Some((_, child)) => node = child,
             None => {
-                problems.push(Problem::UnknownField {
-                    path: path[..=i].join("."),
-                    field: field.clone(),
-                    known: properties.keys().cloned().collect(),
-                });
-                return;
+                if let Some(problems) = problems.as_deref_mut() {
+                    problems.push(Problem::UnknownField {
+                        path: path[..=i].join("."),
+                        field: field.clone(),
+                        known: properties.keys().cloned().collect(),
+                    });
+                }
+                return None;
             }
         }
     }
+    Some(node)
 }
 
 #[cfg(test)]
@@ -194,10 +237,24 @@ mod tests {
             ["self.mode", "oldSelf.modes"]
         );
         assert!(unknown("self.x__dash__y == 'a' && self.__namespace__ == self.namespace", &spec).is_empty());
-        // Nothing certain below a map, an open object or a list, nor
-        // through comprehension variables.
+        // Nothing certain below a map, an open object, a list of unknown
+        // items, or in index access.
         assert!(unknown("self.labels.anything == 'a' && self.free.whatever", &spec).is_empty());
         assert!(unknown("self.items.all(i, i.name != '')", &spec).is_empty());
+        // Comprehension variables stand for a list's items.
+        let targets = JsonSchemaProps {
+            items: Some(std::sync::Arc::new(object(&[("name", typed("string"))]))),
+            ..typed("array")
+        };
+        let with_list =
+            object(&[("targets", targets), ("labels", spec.properties.as_ref().unwrap()["labels"].clone())]);
+        assert!(unknown("self.targets.all(t, t.name != '')", &with_list).is_empty());
+        assert_eq!(unknown("self.targets.all(t, t.nmae != '')", &with_list), ["t.nmae"]);
+        assert_eq!(unknown("self.targets.exists(t, t.?nom.hasValue())", &with_list), ["t.nom"]);
+        assert_eq!(unknown("self.targets.all(t, self.targets.exists(u, u.nam == t.name))", &with_list), ["u.nam"]);
+        // A map's keys, and a variable shadowing another, are not looked into.
+        assert!(unknown("self.labels.all(k, k.size() < 64)", &with_list).is_empty());
+        assert!(unknown("self.targets.all(t, self.labels.all(t, t.x == ''))", &with_list).is_empty());
         // An embedded resource holds more than its declared properties.
         let embedded = JsonSchemaProps { x_embedded_resource: Some(true), ..spec.clone() };
         assert!(unknown("self.spec.replicas > 0 && self.maxReplica > 0", &embedded).is_empty());
