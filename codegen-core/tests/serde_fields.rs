@@ -275,6 +275,16 @@ fn schemaless_positions_take_types_without_a_schema() {
     assert_eq!(when["properties"]["key"]["type"], "string", "{crd}");
     assert!(preserved(&when["properties"]["any"]["items"]), "{crd}");
 
+    // A type with a schema keeps it, and its errors.
+    let typed = "    /// Free-form on top.\n    #[validate(preserve_unknown_fields)]\n    pub when: When,";
+    let bad_extra = extra.replace(
+        "    /// The key.\n    pub key: String,",
+        "    /// The key.\n    #[validate(minimum = 1)]\n    pub key: String,",
+    );
+    assert_ne!(bad_extra, extra);
+    let err = try_generate(&dir.path().join("typed"), typed, &bad_extra).unwrap_err();
+    assert!(err.contains("minimum"), "{err}");
+
     // Without the marker, the same types are errors.
     let bare = "    /// A value.\n    pub value: ParamValue,";
     let err = try_generate(&dir.path().join("bare"), bare, extra).unwrap_err();
@@ -395,9 +405,17 @@ fn string_enums_take_aliases_and_other() {
                  pub enum AddressType {\n    Hostname,\n    #[serde(alias = \"InternalIp\", alias = \"internal-ip\")]\n    InternalIP,\n}\n\n\
                  /// A phase, open to new ones.\n\
                  #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
-                 pub enum Phase {\n    Running,\n    #[serde(other)]\n    Unknown,\n}\n";
-    let spec =
-        "    /// The address type.\n    pub address_type: AddressType,\n    /// The phase.\n    pub phase: Phase,";
+                 pub enum Phase {\n    Running,\n    #[serde(other)]\n    Unknown,\n}\n\n\
+                 /// A source, by its type.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(tag = \"type\")]\n\
+                 pub enum Source {\n    #[serde(alias = \"git\")]\n    Git {\n        /// Where.\n        url: String,\n    },\n    #[serde(other)]\n    Unknown,\n}\n\n\
+                 /// A mode, by its type.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(tag = \"type\")]\n\
+                 pub enum Mode {\n    #[serde(alias = \"fast\")]\n    Fast {\n        /// How fast.\n        speed: u8,\n    },\n    Slow,\n}\n";
+    let spec = "    /// The address type.\n    pub address_type: AddressType,\n    /// The phase.\n    pub phase: Phase,\n    \
+                /// The source.\n    pub source: Source,\n    /// The mode.\n    pub mode: Mode,";
     let (crd, warnings) = generate(dir.path(), spec, extra);
     assert_eq!(warnings, Vec::<String>::new());
     let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
@@ -405,6 +423,11 @@ fn string_enums_take_aliases_and_other() {
     let values: Vec<String> = serde_yaml::from_value(spec["address_type"]["enum"].clone()).unwrap();
     assert_eq!(values, ["Hostname", "InternalIP", "InternalIp", "internal-ip"], "{crd}");
     assert!(spec["phase"].get("enum").is_none() && spec["phase"]["type"] == "string", "{crd}");
+    // The tag of an internally tagged enum alike.
+    let tag = &spec["source"]["properties"]["type"];
+    assert!(tag.get("enum").is_none() && tag["type"] == "string", "{crd}");
+    let values: Vec<String> = serde_yaml::from_value(spec["mode"]["properties"]["type"]["enum"].clone()).unwrap();
+    assert_eq!(values, ["Fast", "fast", "Slow"], "{crd}");
 }
 
 /// `#[doc = concat!(..)]` of literals is read as its text; another macro

@@ -159,3 +159,49 @@ async fn rules_are_warned_of_as_the_api_server_refuses_them() -> Result<()> {
 fn verdict(accepted: bool) -> &'static str {
     if accepted { "accepts" } else { "refuses" }
 }
+
+/// One rule text written on two types is judged on each type's own node:
+/// the warning goes to the type whose schema lacks the names, only.
+#[test]
+fn a_rule_is_judged_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let types = "use codegen_macros::{ApiType, genclient};\n\
+                 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
+                 use serde::{Deserialize, Serialize};\n\n\
+                 /// A scaler.\n\
+                 #[genclient(no_status)]\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 pub struct Scaler {\n    #[serde(flatten, default)]\n    pub types: kube::core::TypeMeta,\n    #[serde(default)]\n    pub metadata: ObjectMeta,\n    pub spec: ScalerSpec,\n}\n\n\
+                 /// Both ranges.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 pub struct ScalerSpec {\n    /// Short names.\n    pub short: Short,\n    /// Long names.\n    pub long: Long,\n}\n\n\
+                 /// A range with short names.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 #[validate(rule(rule = \"self.min <= self.max\"))]\n\
+                 pub struct Short {\n    /// Low.\n    pub min: i32,\n    /// High.\n    pub max: i32,\n}\n\n\
+                 /// A range with long names.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 #[validate(rule(rule = \"self.min <= self.max\"))]\n\
+                 pub struct Long {\n    /// Low.\n    pub minimum: i32,\n    /// High.\n    pub maximum: i32,\n}\n";
+    let dir = root.join("apis/cel/v1");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mod.rs"), MOD_RS).unwrap();
+    std::fs::write(dir.join("types.rs"), types).unwrap();
+    let settings = Settings::new(root.join("apis"))
+        .with_output_dir(root.join("client"))
+        .with_crd_dir(root.join("crd"))
+        .with_generators([GeneratorKind::Crd])
+        .with_group(GroupVersions::parse("cel:v1").unwrap());
+    let report =
+        codegen_core::run(&settings, Mode::Write).unwrap_or_else(|d| panic!("{}", codegen_core::diag::render_all(&d)));
+    let lines: Vec<(String, usize)> =
+        report.warnings.iter().map(|d| (d.message.clone(), d.location.as_ref().map_or(0, |l| l.line))).collect();
+    let long_rule_line = types.lines().position(|l| l.contains("struct Long")).unwrap();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for (message, line) in &lines {
+        assert!(message.contains("self.min") || message.contains("self.max"), "{message}");
+        // The rule's line, just above `pub struct Long` (1-based).
+        assert_eq!(*line, long_rule_line, "{lines:?}");
+    }
+}

@@ -61,7 +61,7 @@ pub(crate) fn doc_text(value: &syn::Expr) -> Option<String> {
 /// attribute of several lines) loses its blank first and last lines and,
 /// when every other line starts with a `*` after its indentation, that
 /// `*`, as rustdoc renders it.
-fn block_comment_lines(value: &str) -> Vec<&str> {
+pub(crate) fn block_comment_lines(value: &str) -> Vec<&str> {
     let mut lines: Vec<&str> = value.lines().collect();
     if lines.len() < 2 {
         return lines;

@@ -40,6 +40,8 @@ pub fn check_package(
     let other_pkgs: Vec<&Package> = others.iter().map(|(p, _)| p).collect();
     let mut tree = resolve::tree(&[pkg], &other_pkgs, apis);
     tree.packages[0].crate_path = crate_path;
+    // The macro's code is expanded inside the package.
+    tree.root_sees_private_uses = true;
     let mut model = Model::default();
     if let Some((name, version)) = lower_package(settings, &apis_module, &tree, 0, diags) {
         model.groups.push(Group { name, package: pkg.group_package.clone(), versions: vec![version] });
@@ -473,6 +475,7 @@ fn unreachable_types(
         let path = tree.module_path(idx, *module).join("::");
         let error = match tree.reachable_at_root(idx, name) {
             resolve::AtRoot::Yes => continue,
+            resolve::AtRoot::PrivateUse if tree.root_sees_private_uses => continue,
             resolve::AtRoot::PrivateUse => Diagnostic::error(format!(
                 "`{name}` is defined in module `{path}` and brought to the package's root only by a private `use`"
             )),
@@ -516,9 +519,11 @@ fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnosti
                 _ => {}
             }
         }
+        // Inside fenced code of a doc comment (kept in descriptions as it is).
+        let mut in_code = false;
         for attr in attrs {
             if is_api {
-                go_markers_in_docs(attr, &file.source, diags);
+                go_markers_in_docs(attr, &mut in_code, &file.source, diags);
             }
             let Some(name) = attr.path().get_ident().map(ToString::to_string) else { continue };
             if MARKER_ATTRIBUTES.contains(&name.as_str()) {
@@ -549,7 +554,12 @@ fn misspelled_markers(pkg: &Package, types: &PackageTypes, diags: &mut Diagnosti
 /// (`/// +kubebuilder:validation:Minimum=1`): kube-codegen reads Rust
 /// markers only, so the bound would be missing from the CRD. The lines are
 /// left out of descriptions, as controller-gen leaves them out.
-fn go_markers_in_docs(attr: &syn::Attribute, source: &crate::diag::SourceFile, diags: &mut Diagnostics) {
+fn go_markers_in_docs(
+    attr: &syn::Attribute,
+    in_code: &mut bool,
+    source: &crate::diag::SourceFile,
+    diags: &mut Diagnostics,
+) {
     let syn::Meta::NameValue(nv) = &attr.meta else { return };
     if !nv.path.is_ident("doc") {
         return;
@@ -562,7 +572,15 @@ fn go_markers_in_docs(attr: &syn::Attribute, source: &crate::diag::SourceFile, d
         );
         return;
     };
-    for line in doc.lines() {
+    // The lines as the description reads them (`doc_comment`).
+    for line in attrs::block_comment_lines(&doc) {
+        let line = line.strip_prefix(' ').unwrap_or(line);
+        if line.starts_with("```") || line.starts_with("~~~") {
+            *in_code = !*in_code;
+        }
+        if *in_code {
+            continue;
+        }
         let Some(marker) = attrs::go_marker(line) else { continue };
         let help = match attrs::rust_spelling_of_go_marker(marker) {
             Some(rust) => format!("write {rust} instead (docs/markers.md lists every marker's Rust spelling)"),

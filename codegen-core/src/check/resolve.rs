@@ -199,6 +199,9 @@ pub struct Tree<'a> {
     pub packages: Vec<PackageScopes<'a>>,
     /// The crate path of the apis module (`["pkg", "apis"]`), if known.
     pub apis: Option<Vec<String>>,
+    /// Whether generated code sits inside the packages (macro mode), where
+    /// a private `use` at a package's root is visible to it.
+    pub root_sees_private_uses: bool,
 }
 
 const MAX_DEPTH: usize = 32;
@@ -1035,7 +1038,7 @@ pub fn tree<'a>(requested: &[&'a Package], others: &[&'a Package], apis: Option<
         })
     };
     let packages = requested.iter().chain(others).map(|p| PackageScopes::new(p, crate_path(p))).collect();
-    Tree { packages, apis }
+    Tree { packages, apis, root_sees_private_uses: false }
 }
 
 /// Indexes of the `crate::` path segments of an apis module path

@@ -134,10 +134,15 @@ impl Emit for ExternalDocumentation {
 }
 
 /// One `x-kubernetes-validations` entry.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct ValidationRule {
+    /// Where the rule was written (an index into the builder's rule
+    /// sites), for the CEL check of the finished schema; no part of the
+    /// rule (not written, not compared).
+    #[serde(skip)]
+    pub site: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field_path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,6 +207,22 @@ impl Emit for JsonSchemaProps {
         e.opt("x-kubernetes-map-type", self.x_map_type.as_ref());
         e.opt("x-kubernetes-preserve-unknown-fields", self.x_preserve_unknown_fields.as_ref());
         e.opt("x-kubernetes-validations", self.x_validations.as_ref());
+    }
+}
+
+impl PartialEq for ValidationRule {
+    /// The rule as the API server reads it: where it was written is no
+    /// part of it.
+    fn eq(&self, other: &Self) -> bool {
+        (&self.field_path, &self.message, &self.message_expression, &self.optional_old_self, &self.reason, &self.rule)
+            == (
+                &other.field_path,
+                &other.message,
+                &other.message_expression,
+                &other.optional_old_self,
+                &other.reason,
+                &other.rule,
+            )
     }
 }
 
@@ -337,6 +358,10 @@ pub struct SchemaBuilder<'a> {
     options: &'a SchemaOptions,
     diags: &'a mut Diagnostics,
     stack: Vec<TypeKey>,
+    /// How many "has no structural schema" errors were reported (a
+    /// recursive type, an untagged enum of mixed shapes, ...): a position
+    /// that replaces its schema takes such a type as free-form JSON.
+    no_schema: usize,
     /// Where each CEL rule was written, for the check of the finished
     /// schema.
     #[cfg(feature = "cel")]
@@ -352,6 +377,7 @@ impl<'a> SchemaBuilder<'a> {
             options,
             diags,
             stack: Vec::new(),
+            no_schema: 0,
             #[cfg(feature = "cel")]
             rule_sites: Vec::new(),
         }
@@ -397,6 +423,12 @@ impl<'a> SchemaBuilder<'a> {
     fn warn(&mut self, origin: &Origin, span: Option<proc_macro2::Span>, message: String, help: impl Into<String>) {
         let o = span.map_or_else(|| origin.clone(), |s| origin.with_span(s));
         self.diags.push(Diagnostic::warning(message).at(o.location()).help(help));
+    }
+
+    /// An error saying a type has no structural schema (see `no_schema`).
+    fn no_schema_error(&mut self, origin: &Origin, message: String, help: impl Into<String>) {
+        self.no_schema += 1;
+        self.error(origin, None, message, help);
     }
 
     fn error(&mut self, origin: &Origin, span: Option<proc_macro2::Span>, message: String, help: impl Into<String>) {
@@ -658,12 +690,9 @@ impl<'a> SchemaBuilder<'a> {
                 ),
             };
             schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
-                field_path: None,
                 message: Some(message),
-                message_expression: None,
-                optional_old_self: None,
-                reason: None,
                 rule,
+                ..ValidationRule::default()
             });
         }
     }
@@ -825,7 +854,7 @@ impl<'a> SchemaBuilder<'a> {
     /// JSON there instead of an error, as controller-gen's `Schemaless`;
     /// a type that has one keeps it.
     fn type_schema_at(&mut self, ty: &TypeRef, v: Option<&Validate>, origin: &Origin) -> JsonSchemaProps {
-        let mark = self.diags.len();
+        let (mark, no_schema) = (self.diags.len(), self.no_schema);
         let schema = match ty {
             TypeRef::Option(inner) => self.type_schema_at(inner, v, origin),
             TypeRef::List(inner) => {
@@ -839,8 +868,9 @@ impl<'a> SchemaBuilder<'a> {
             }
             _ => self.type_schema(ty, origin),
         };
-        if v.is_some_and(Validate::replaces_schema) && self.diags.has_errors_since(mark) {
+        if v.is_some_and(Validate::replaces_schema) && self.no_schema > no_schema {
             self.diags.rewind(mark);
+            self.no_schema = no_schema;
             return JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() };
         }
         schema
@@ -907,11 +937,14 @@ impl<'a> SchemaBuilder<'a> {
                             },
                         )
                     }
-                    ExpandError::Recursive(_) => (
-                        format!("`{path}` has no CRD schema: {e}"),
-                        "CRD schemas cannot be recursive; hold it in a `serde_json::Value` field marked `#[validate(preserve_unknown_fields)]`"
-                            .to_string(),
-                    ),
+                    ExpandError::Recursive(_) => {
+                        self.no_schema += 1;
+                        (
+                            format!("`{path}` has no CRD schema: {e}"),
+                            "CRD schemas cannot be recursive; hold it in a `serde_json::Value` field marked `#[validate(preserve_unknown_fields)]`"
+                                .to_string(),
+                        )
+                    }
                     ExpandError::Invalid(_) => (e.to_string(), "this is a bug in kube-codegen".to_string()),
                 };
                 self.error(origin, None, message, help);
@@ -924,9 +957,8 @@ impl<'a> SchemaBuilder<'a> {
         let name = key.name.as_str();
         if self.stack.contains(key) {
             let chain: Vec<&str> = self.stack.iter().map(|k| k.name.as_str()).collect();
-            self.error(
+            self.no_schema_error(
                 origin,
-                None,
                 format!("type `{name}` contains itself ({} → {name})", chain.join(" → ")),
                 "a CRD schema cannot be recursive; break the cycle with `serde_json::Value` and `#[validate(preserve_unknown_fields)]`",
             );
@@ -995,21 +1027,10 @@ impl<'a> SchemaBuilder<'a> {
         let mut schema = if c.untagged {
             self.untagged(def, variants)
         } else if all_unit && c.tag.is_none() {
-            // The names each variant is read by (`alias`es too); with a
-            // `#[serde(other)]` variant any string is read, so there is no
-            // `enum`.
-            let mut names: Vec<Value> = Vec::new();
-            for name in variants.iter().flat_map(|v| std::iter::once(&v.json_name).chain(&v.aliases)) {
-                if !names.iter().any(|n| n == name.as_str()) {
-                    names.push(Value::String(name.clone()));
-                }
-            }
-            let any = variants.iter().any(|v| v.other);
-            JsonSchemaProps { enum_: (!any).then_some(names), ..typed("string") }
+            JsonSchemaProps { enum_: variant_names(variants), ..typed("string") }
         } else if let (Some(_), Some(_)) = (&c.tag, &c.content) {
-            self.error(
+            self.no_schema_error(
                 &def.origin,
-                None,
                 format!("adjacently tagged enum `{}` has no structural schema", def.name),
                 "use an externally tagged enum (no `tag`/`content`) or an internally tagged one (`tag` only)",
             );
@@ -1049,9 +1070,8 @@ impl<'a> SchemaBuilder<'a> {
                 Some(self.struct_schema(&fake, fields))
             }
             VariantBody::Tuple => {
-                self.error(
+                self.no_schema_error(
                     &v.origin,
-                    None,
                     format!("tuple variant `{}` has no structural schema", v.rust_name),
                     "use a struct variant `{ .. }` or a newtype variant",
                 );
@@ -1096,6 +1116,7 @@ impl<'a> SchemaBuilder<'a> {
         let mut everywhere: Option<Vec<String>> = None;
         for v in variants {
             let Some(obj) = self.variant_object(v) else { continue };
+            self.lost_in_union(v, &obj, &def.name);
             let required = obj.required.clone().unwrap_or_default();
             everywhere = Some(match everywhere {
                 None => required,
@@ -1127,17 +1148,39 @@ impl<'a> SchemaBuilder<'a> {
                 self.merge_property(&mut properties, k, s, v, &what);
             }
         }
-        properties.insert(
-            tag.to_string(),
-            JsonSchemaProps {
-                enum_: Some(variants.iter().map(|v| Value::String(v.json_name.clone())).collect()),
-                ..typed("string")
-            },
-        );
+        properties.insert(tag.to_string(), JsonSchemaProps { enum_: variant_names(variants), ..typed("string") });
         let mut required = vec![tag.to_string()];
         required.extend(everywhere.unwrap_or_default().into_iter().filter(|r| r != tag));
         required.sort();
         JsonSchemaProps { properties: Some(Arc::new(properties)), required: Some(required), ..typed("object") }
+    }
+
+    /// Warns of what a variant's own schema says beyond its properties and
+    /// bounds (CEL rules, an `enum`, property counts), which the enum's
+    /// one schema for all its variants cannot keep.
+    fn lost_in_union(&mut self, v: &Variant, schema: &JsonSchemaProps, enum_name: &str) {
+        let mut lost = Vec::new();
+        if schema.x_validations.is_some() {
+            lost.push("CEL rules");
+        }
+        if schema.enum_.is_some() {
+            lost.push("allowed values");
+        }
+        if schema.min_properties.is_some() || schema.max_properties.is_some() {
+            lost.push("property counts");
+        }
+        if lost.is_empty() {
+            return;
+        }
+        self.diags.push(
+            Diagnostic::warning(format!(
+                "the {} of variant `{}` are not in the CRD: the variants of `{enum_name}` share one schema",
+                lost.join(", "),
+                v.rust_name
+            ))
+            .at(v.origin.location())
+            .help("put the markers on the enum's fields or on the field holding the enum, or use an externally tagged enum"),
+        );
     }
 
     /// Adds a variant's property to the union of the variants' properties:
@@ -1176,6 +1219,7 @@ impl<'a> SchemaBuilder<'a> {
         let mut schemas = Vec::new();
         for v in variants {
             if let Some(s) = self.variant_object(v) {
+                self.lost_in_union(v, &s, &def.name);
                 schemas.push(s);
             }
         }
@@ -1217,9 +1261,8 @@ impl<'a> SchemaBuilder<'a> {
                 ..typed("object")
             };
         }
-        self.error(
+        self.no_schema_error(
             &def.origin,
-            None,
             format!("untagged enum `{}` has no structural schema", def.name),
             "untagged enums must be all-object variants or exactly an integer and a string variant; otherwise mark the field `#[validate(preserve_unknown_fields)]`",
         );
@@ -1237,15 +1280,22 @@ impl<'a> SchemaBuilder<'a> {
     /// its types or its cost.
     #[cfg(feature = "cel")]
     fn check_rules(&mut self, schema: &JsonSchemaProps) {
-        fn visit<'s>(node: &'s JsonSchemaProps, found: &mut BTreeMap<&'s str, Vec<super::cel_check::Problem>>) {
+        use super::cel_check::Problem;
+        /// The problems of each site's rule, on every node that holds it
+        /// (a type used twice is checked in both places).
+        fn visit(node: &JsonSchemaProps, found: &mut BTreeMap<usize, Vec<Problem>>) {
             for rule in node.x_validations.iter().flatten() {
-                if !found.contains_key(rule.rule.as_str()) {
-                    found.insert(&rule.rule, super::cel_check::check(&rule.rule, node));
+                let Some(site) = rule.site else { continue };
+                let problems = found.entry(site).or_default();
+                for problem in super::cel_check::check(&rule.rule, node) {
+                    if !problems.iter().any(|p| format!("{p:?}") == format!("{problem:?}")) {
+                        problems.push(problem);
+                    }
                 }
             }
             let children = node.properties.iter().flat_map(|p| p.values());
             let children = children.chain(node.items.as_deref()).chain(node.additional_properties.as_deref());
-            let children = children.chain(node.any_of.iter().chain(&node.one_of).flatten());
+            let children = children.chain(node.any_of.iter().chain(&node.one_of).chain(&node.all_of).flatten());
             for child in children {
                 visit(child, found);
             }
@@ -1253,13 +1303,15 @@ impl<'a> SchemaBuilder<'a> {
         let mut found = BTreeMap::new();
         visit(schema, &mut found);
         let sites = std::mem::take(&mut self.rule_sites);
+        // A type's rules are applied once per use of the type: each place
+        // it is written is reported once.
         let mut reported = std::collections::BTreeSet::new();
-        for (rule, span, origin) in &sites {
-            let Some(problems) = found.get(rule.as_str()) else { continue };
-            let at = origin.with_span(*span).location();
-            if reported.insert((rule, at.file, at.line, at.column)) {
-                for problem in problems {
-                    self.report_rule(problem.clone(), rule, *span, origin);
+        for (site, problems) in found {
+            let Some((rule, span, origin)) = sites.get(site) else { continue };
+            for problem in problems {
+                let at = origin.with_span(*span).location();
+                if reported.insert((rule.clone(), at.file, at.line, at.column, format!("{problem:?}"))) {
+                    self.report_rule(problem, rule, *span, origin);
                 }
             }
         }
@@ -1511,10 +1563,16 @@ impl<'a> SchemaBuilder<'a> {
                 s.x_embedded_resource = Some(true);
             }
         }
-        #[cfg(feature = "cel")]
-        self.rule_sites.extend(v.rules.iter().map(|r| (r.rule.value.clone(), r.rule.span, origin.clone())));
         for r in &v.rules {
+            #[cfg(feature = "cel")]
+            let site = {
+                self.rule_sites.push((r.rule.value.clone(), r.rule.span, origin.clone()));
+                Some(self.rule_sites.len() - 1)
+            };
+            #[cfg(not(feature = "cel"))]
+            let site = None;
             s.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
+                site,
                 field_path: r.field_path.clone(),
                 message: r.message.clone(),
                 message_expression: r.message_expression.clone(),
@@ -1910,7 +1968,10 @@ fn structural<'s>(
 /// starts no repetition (a literal in RE2) or `\Q..\E`: those pass.
 pub fn go_regex_problem(pattern: &str) -> Option<String> {
     use regex_syntax::ast::ErrorKind as K;
-    let pattern = rust_spelling(pattern);
+    let pattern = match rust_spelling(pattern) {
+        Ok(pattern) => pattern,
+        Err(refused) => return Some(refused),
+    };
     match regex_syntax::ast::parse::Parser::new().parse(&pattern) {
         Ok(ast) => re2_refuses(&ast),
         Err(e) => {
@@ -1929,6 +1990,7 @@ pub fn go_regex_problem(pattern: &str) -> Option<String> {
                     | K::FlagDanglingNegation
                     | K::FlagRepeatedNegation { .. }
                     | K::FlagUnexpectedEof
+                    | K::RepetitionCountInvalid
             );
             refused.then(|| e.kind().to_string())
         }
@@ -1937,36 +1999,91 @@ pub fn go_regex_problem(pattern: &str) -> Option<String> {
 
 /// `pattern` with what RE2 reads and Rust's parser does not written as
 /// Rust reads it: quoted text (`\Q..\E`, to the end without `\E`) escaped,
-/// and octal escapes (`\0`, `\012`, `\12`; a lone `\1` is a back-reference
-/// to both) as `\x{..}`.
-fn rust_spelling(pattern: &str) -> String {
+/// octal escapes (`\0`, `\012`, `\12`; a lone `\1` is a back-reference
+/// to both) as `\x{..}`, and a `[`, `&&` or `~~` inside a class (literals
+/// to RE2) escaped. `Err` for what Rust reads but RE2 refuses before
+/// parsing: `\u` and `\U`.
+fn rust_spelling(pattern: &str) -> Result<String, String> {
     let mut out = String::with_capacity(pattern.len());
     let mut rest = pattern;
-    while let Some(i) = rest.find('\\') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        if let Some(quoted) = after.strip_prefix('Q') {
-            let (text, tail) = quoted.split_once("\\E").unwrap_or((quoted, ""));
-            out.push_str(&regex_syntax::escape(text));
-            rest = tail;
-            continue;
+    // Inside a character class, and whether a `]` there would be its
+    // first character (a literal, in both dialects).
+    let mut class: Option<bool> = None;
+    while let Some(c) = rest.chars().next() {
+        let after = &rest[c.len_utf8()..];
+        match (c, class) {
+            ('\\', _) => {
+                if let Some(quoted) = after.strip_prefix('Q') {
+                    let (text, tail) = quoted.split_once("\\E").unwrap_or((quoted, ""));
+                    out.push_str(&regex_syntax::escape(text));
+                    rest = tail;
+                    continue;
+                }
+                if after.starts_with(['u', 'U']) {
+                    return Err(format!("`\\{}` (RE2 writes a code point as `\\x{{..}}`)", &after[..1]));
+                }
+                let octal = after.bytes().take_while(|b| (b'0'..=b'7').contains(b)).take(3).count();
+                if octal > 0 && (after.starts_with('0') || octal >= 2) {
+                    let value = u32::from_str_radix(&after[..octal], 8).unwrap_or_default();
+                    out.push_str(&format!("\\x{{{value:x}}}"));
+                    rest = &after[octal..];
+                    continue;
+                }
+                // Any other escape as written, with its character (so that
+                // `\\` is one escape).
+                let len = after.chars().next().map_or(0, char::len_utf8);
+                out.push('\\');
+                out.push_str(&after[..len]);
+                if class.is_some() {
+                    class = Some(false);
+                }
+                rest = &after[len..];
+                continue;
+            }
+            ('[', None) => {
+                out.push('[');
+                let negated = after.starts_with('^');
+                if negated {
+                    out.push('^');
+                }
+                class = Some(true);
+                rest = if negated { &after[1..] } else { after };
+                continue;
+            }
+            // A `[:alpha:]` class stays; another `[` in a class is a
+            // literal to RE2 (a nested class to Rust), as are `&&` and `~~`
+            // (set operations to Rust).
+            ('[', Some(_)) if after.starts_with(':') => {
+                let end = after.find(":]").map_or(after.len(), |i| i + 2);
+                out.push('[');
+                out.push_str(&after[..end]);
+                rest = &after[end..];
+            }
+            ('[', Some(_)) => {
+                out.push_str("\\[");
+                rest = after;
+            }
+            ('&' | '~', Some(_)) if after.starts_with(c) => {
+                out.push('\\');
+                out.push(c);
+                rest = after;
+            }
+            (']', Some(false)) => {
+                out.push(']');
+                class = None;
+                rest = after;
+                continue;
+            }
+            _ => {
+                out.push(c);
+                rest = after;
+            }
         }
-        let octal = after.bytes().take_while(|b| (b'0'..=b'7').contains(b)).take(3).count();
-        if octal > 0 && (after.starts_with('0') || octal >= 2) {
-            let value = u32::from_str_radix(&after[..octal], 8).unwrap_or_default();
-            out.push_str(&format!("\\x{{{value:x}}}"));
-            rest = &after[octal..];
-            continue;
+        if class.is_some() {
+            class = Some(false);
         }
-        // Any other escape as written, with its character (so that `\\` is
-        // one escape).
-        let len = after.chars().next().map_or(0, char::len_utf8);
-        out.push('\\');
-        out.push_str(&after[..len]);
-        rest = &after[len..];
     }
-    out.push_str(rest);
-    out
+    Ok(out)
 }
 
 /// What RE2 refuses in a pattern Rust's parser read.
@@ -2009,6 +2126,22 @@ fn repeat_count(kind: &regex_syntax::ast::RepetitionKind) -> u32 {
         RepetitionKind::Range(RepetitionRange::Bounded(a, b)) => (*a).max(*b),
         _ => 0,
     }
+}
+
+/// The names the variants are read by (`alias`es too), as a string enum's
+/// values; `None` (no `enum`) with a `#[serde(other)]` variant, which reads
+/// any string.
+fn variant_names(variants: &[Variant]) -> Option<Vec<Value>> {
+    if variants.iter().any(|v| v.other) {
+        return None;
+    }
+    let mut names: Vec<Value> = Vec::new();
+    for name in variants.iter().flat_map(|v| std::iter::once(&v.json_name).chain(&v.aliases)) {
+        if !names.iter().any(|n| n == name.as_str()) {
+            names.push(Value::String(name.clone()));
+        }
+    }
+    Some(names)
 }
 
 /// The schema of a set of `items`: a list, `x-kubernetes-list-type: set`

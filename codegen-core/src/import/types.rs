@@ -864,7 +864,8 @@ fn escape_bare_names(rule: &str, declared: impl Fn(&str) -> bool) -> String {
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
     while !rest.is_empty() {
         let at_boundary = !out.chars().last().is_some_and(|c| ident(c) || c == '.');
-        if let Some(root) = ["self.", "oldSelf."].into_iter().find(|r| rest.starts_with(r)).filter(|_| at_boundary) {
+        let roots = ["self.?", "oldSelf.?", "self.", "oldSelf."];
+        if let Some(root) = roots.into_iter().find(|r| rest.starts_with(r)).filter(|_| at_boundary) {
             out.push_str(root);
             rest = &rest[root.len()..];
             let len = rest.find(|c: char| !(ident(c) || c == '-')).unwrap_or(rest.len());
@@ -887,7 +888,9 @@ fn escape_bare_names(rule: &str, declared: impl Fn(&str) -> bool) -> String {
         let c = rest.chars().next().unwrap_or_default();
         if c == '\'' || c == '"' {
             // A string literal: copied as it is, through its closing quote.
-            let raw = out.chars().last().is_some_and(|p| p == 'r' || p == 'R');
+            // A raw string's prefix: `r`, or `rb` / `br` in either case.
+            let prefix: String = out.chars().rev().take(2).collect::<String>().to_lowercase();
+            let raw = prefix.starts_with('r') || prefix == "br";
             let triple = if c == '\'' { "'''" } else { "\"\"\"" };
             let delim = if rest.starts_with(triple) { triple } else { &rest[..1] };
             let mut i = delim.len();
@@ -1003,6 +1006,9 @@ mod tests {
         // The longest declared name wins; the rest is a subtraction.
         assert_eq!(esc("self.a-b-1 > 0"), "self.a__dash__b-1 > 0");
         assert_eq!(esc("self.x == 'it\\'s' && self.in"), "self.x == 'it\\'s' && self.__in__");
+        assert_eq!(esc("self.?service-name.hasValue()"), "self.?service__dash__name.hasValue()");
+        assert_eq!(esc(r"self.x == rb'\' && self.in"), r"self.x == rb'\' && self.__in__");
+        assert_eq!(esc(r"self.x == BR'\' && self.in"), r"self.x == BR'\' && self.__in__");
         // Left as they are: escaped names, subtractions (with or without
         // spaces), names the node does not declare, nested fields, string
         // literals of every kind and names that only end in `self`.

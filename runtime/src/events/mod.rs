@@ -1021,7 +1021,11 @@ mod tests {
     /// flush writes it, and it is not counted as failed.
     #[tokio::test]
     async fn a_queue_leaves_failed_counts_to_the_next_flush() {
-        let (client, seen) = flaky_client(|method, _| *method == Method::PATCH);
+        let down = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let patches_fail = down.clone();
+        let (client, seen) = flaky_client(move |method, _| {
+            *method == Method::PATCH && patches_fail.load(std::sync::atomic::Ordering::SeqCst)
+        });
         let events = EventRecorder::new(client, "ctl", None).queue();
         let cm = config_map();
         events.normal(&cm, "Synced", "fine");
@@ -1029,6 +1033,11 @@ mod tests {
         events.flush().await;
         assert_eq!(reasons(&seen), ["POST Synced"], "the PATCHes failed in transport");
         assert_eq!(events.failed(), 0);
+        // Back: the next flush writes the count.
+        down.store(false, std::sync::atomic::Ordering::SeqCst);
+        events.flush().await;
+        assert_eq!(methods(&seen), [Method::POST, Method::PATCH]);
+        assert_eq!(seen.lock().unwrap()[1].body["series"]["count"], 2);
     }
 
     /// `flush` waits for the events queued before it, not for an empty

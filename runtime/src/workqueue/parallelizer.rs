@@ -26,9 +26,10 @@ use crate::signal::ShutdownSignal;
 /// # Panics
 ///
 /// If `work` panics, the other workers finish the piece they are on and
-/// take no more, and the first panic goes on, with its own message, in the
-/// calling thread (client-go's `HandleCrash` logs the panic and crashes
-/// too).
+/// take no more, and a panic goes on, with its own message, in the calling
+/// thread: the calling thread's own if it panicked, else the first spawned
+/// worker's to have panicked in spawn order (client-go's `HandleCrash` logs
+/// the panic and crashes too).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -79,8 +80,8 @@ where
                 panic.get_or_insert(payload);
             }
         }
-        // The first panic seen, as it was raised (not the scope's "a
-        // scoped thread panicked").
+        // A worker's panic as it was raised (not the scope's "a scoped
+        // thread panicked").
         if let Some(payload) = panic {
             std::panic::resume_unwind(payload);
         }
