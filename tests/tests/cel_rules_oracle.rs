@@ -59,6 +59,18 @@ fn generate(root: &Path, rule: &str, on_flattened: bool) -> Result<String, Strin
          #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
          pub struct Target {{\n    /// Its name.\n    pub name: String,\n}}\n"
     );
+    match write_crd(root, &types) {
+        Ok(report) if report.warnings.is_empty() => {
+            Ok(std::fs::read_to_string(root.join("crd/cel.example.com_scalers.yaml")).unwrap())
+        }
+        Ok(report) => Err(codegen_core::diag::render_all(&report.warnings)),
+        Err(diags) => panic!("{}", codegen_core::diag::render_all(&diags)),
+    }
+}
+
+/// Writes the package `cel/v1` with `types` under `root` and generates its
+/// CRD into `root/crd`.
+fn write_crd(root: &Path, types: &str) -> Result<codegen_core::Report, Vec<codegen_core::Diagnostic>> {
     let dir = root.join("apis/cel/v1");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("mod.rs"), MOD_RS).unwrap();
@@ -68,13 +80,7 @@ fn generate(root: &Path, rule: &str, on_flattened: bool) -> Result<String, Strin
         .with_crd_dir(root.join("crd"))
         .with_generators([GeneratorKind::Crd])
         .with_group(GroupVersions::parse("cel:v1").unwrap());
-    match codegen_core::run(&settings, Mode::Write) {
-        Ok(report) if report.warnings.is_empty() => {
-            Ok(std::fs::read_to_string(root.join("crd/cel.example.com_scalers.yaml")).unwrap())
-        }
-        Ok(report) => Err(codegen_core::diag::render_all(&report.warnings)),
-        Err(diags) => panic!("{}", codegen_core::diag::render_all(&diags)),
-    }
+    codegen_core::run(&settings, Mode::Write)
 }
 
 /// Whether the API server creates the CRD `base` with `rule` as the spec's
@@ -184,17 +190,7 @@ fn a_rule_is_judged_where_it_is_written() {
                  #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
                  #[validate(rule(rule = \"self.min <= self.max\"))]\n\
                  pub struct Long {\n    /// Low.\n    pub minimum: i32,\n    /// High.\n    pub maximum: i32,\n}\n";
-    let dir = root.join("apis/cel/v1");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("mod.rs"), MOD_RS).unwrap();
-    std::fs::write(dir.join("types.rs"), types).unwrap();
-    let settings = Settings::new(root.join("apis"))
-        .with_output_dir(root.join("client"))
-        .with_crd_dir(root.join("crd"))
-        .with_generators([GeneratorKind::Crd])
-        .with_group(GroupVersions::parse("cel:v1").unwrap());
-    let report =
-        codegen_core::run(&settings, Mode::Write).unwrap_or_else(|d| panic!("{}", codegen_core::diag::render_all(&d)));
+    let report = write_crd(root, types).unwrap_or_else(|d| panic!("{}", codegen_core::diag::render_all(&d)));
     let lines: Vec<(String, usize)> =
         report.warnings.iter().map(|d| (d.message.clone(), d.location.as_ref().map_or(0, |l| l.line))).collect();
     let long_rule_line = types.lines().position(|l| l.contains("struct Long")).unwrap();
