@@ -163,6 +163,10 @@ mod tests {
                     panic!("piece 5");
                 }
                 done.fetch_add(1, Ordering::SeqCst);
+                // Slow enough that the panic hook (a backtrace, under
+                // `RUST_BACKTRACE`) ends long before the other worker could
+                // run every piece.
+                std::thread::sleep(std::time::Duration::from_micros(500));
             });
         }));
         let payload = result.unwrap_err();
