@@ -10,9 +10,10 @@
 //! last word of a longer name and in upper case; the short names of every
 //! built-in Kubernetes type; and kinds of real operators.
 
+#[path = "../support/go_oracle.rs"]
+mod go_oracle;
+
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use codegen_core::KubeVersion;
 use codegen_core::plural::controller_gen_plural;
@@ -232,24 +233,13 @@ fn names() -> BTreeSet<String> {
 
 #[test]
 fn controller_gen_plurals_match_flect() {
-    let go = codegen_testenv::go_program(
-        &workspace().join("tests/go/flect-plurals"),
-        "flect-plurals",
-        "the flect_plurals differential test",
-    )
-    .unwrap_or_else(|e| panic!("{e:#}"));
     let names = names();
     assert!(names.len() > 1_000, "{} names", names.len());
-    let mut child =
-        Command::new(&go).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("running flect-plurals");
-    let input: String = names.iter().map(|n| format!("{n}\n")).collect();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "flect-plurals failed");
-    let text = String::from_utf8(output.stdout).unwrap();
+    let answers =
+        go_oracle::ask("flect-plurals", "the flect_plurals differential test", names.iter().map(String::as_str));
     let mut mismatches = Vec::new();
     let mut seen = 0;
-    for line in text.lines() {
+    for line in &answers {
         let (kind, theirs) = line.split_once('\t').unwrap_or_else(|| panic!("bad line {line:?}"));
         seen += 1;
         let ours = controller_gen_plural(kind);

@@ -5,11 +5,10 @@
 //! the API server refuse the whole CRD at install time; one Go takes must
 //! never be an error here.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+#[path = "../support/go_oracle.rs"]
+mod go_oracle;
 
 use codegen_core::emit::schema::go_regex_problem;
-use kube_codegen_tests::workspace;
 
 /// Patterns of real CRDs, and the mistakes and other dialects' syntax
 /// people bring (PCRE, JavaScript, Python).
@@ -103,19 +102,7 @@ const PATTERNS: &[&str] = &[
 
 #[test]
 fn patterns_are_refused_as_go_refuses_them() {
-    let go = codegen_testenv::go_program(
-        &workspace().join("tests/go/go-regexp"),
-        "go-regexp",
-        "the go_regex_patterns differential test",
-    )
-    .unwrap_or_else(|e| panic!("{e:#}"));
-    let mut child = Command::new(&go).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("running go-regexp");
-    let input: String = PATTERNS.iter().map(|p| format!("{p}\n")).collect();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "go-regexp failed");
-    let text = String::from_utf8(output.stdout).unwrap();
-    let verdicts: Vec<&str> = text.lines().collect();
+    let verdicts = go_oracle::ask("go-regexp", "the go_regex_patterns differential test", PATTERNS.iter().copied());
     assert_eq!(verdicts.len(), PATTERNS.len(), "one answer per pattern");
     let mut disagreements = Vec::new();
     for (pattern, go) in PATTERNS.iter().zip(verdicts) {

@@ -18,7 +18,7 @@ use super::schema::JsonSchemaProps;
 use cel::common::ast::{EntryExpr, Expr};
 
 /// What is wrong with a rule.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Problem {
     /// It does not parse: the parser's message.
     Syntax(String),

@@ -866,18 +866,6 @@ impl<'a> SchemaBuilder<'a> {
                 let values = self.type_schema_at(inner, v.and_then(|v| v.values.as_deref()), origin);
                 JsonSchemaProps { additional_properties: Some(Arc::new(values)), ..typed("object") }
             }
-            _ => self.type_schema(ty, origin),
-        };
-        if v.is_some_and(Validate::replaces_schema) && self.no_schema > no_schema {
-            self.diags.rewind(mark);
-            self.no_schema = no_schema;
-            return JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() };
-        }
-        schema
-    }
-
-    fn type_schema(&mut self, ty: &TypeRef, origin: &Origin) -> JsonSchemaProps {
-        match ty {
             TypeRef::String => typed("string"),
             TypeRef::Bool => typed("boolean"),
             TypeRef::Integer(format, bounds) => JsonSchemaProps {
@@ -889,22 +877,21 @@ impl<'a> SchemaBuilder<'a> {
             TypeRef::Number(_) => with_format("number", "double"),
             TypeRef::Json => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() },
             TypeRef::JsonObject => JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..typed("object") },
-            TypeRef::Option(inner) => self.type_schema(inner, origin),
-            TypeRef::List(inner) => {
-                JsonSchemaProps { items: Some(Arc::new(self.type_schema(inner, origin))), ..typed("array") }
-            }
-            TypeRef::Set(inner) => {
-                let items = self.type_schema(inner, origin);
-                set_schema(items)
-            }
-            TypeRef::Map(inner) => JsonSchemaProps {
-                additional_properties: Some(Arc::new(self.type_schema(inner, origin))),
-                ..typed("object")
-            },
             TypeRef::Known(k) => known_schema(*k),
             TypeRef::Named(n) => self.named(n, origin),
             TypeRef::Builtin(d) => self.builtin(d, origin),
+        };
+        if v.is_some_and(Validate::replaces_schema) && self.no_schema > no_schema {
+            self.diags.rewind(mark);
+            self.no_schema = no_schema;
+            return JsonSchemaProps { x_preserve_unknown_fields: Some(true), ..Default::default() };
         }
+        schema
+    }
+
+    /// The schema of `ty` where no markers apply.
+    fn type_schema(&mut self, ty: &TypeRef, origin: &Origin) -> JsonSchemaProps {
+        self.type_schema_at(ty, None, origin)
     }
 
     /// A Kubernetes type from the built-in table, expanded for the run's version.
@@ -1288,7 +1275,7 @@ impl<'a> SchemaBuilder<'a> {
                 let Some(site) = rule.site else { continue };
                 let problems = found.entry(site).or_default();
                 for problem in super::cel_check::check(&rule.rule, node) {
-                    if !problems.iter().any(|p| format!("{p:?}") == format!("{problem:?}")) {
+                    if !problems.contains(&problem) {
                         problems.push(problem);
                     }
                 }
@@ -1310,7 +1297,7 @@ impl<'a> SchemaBuilder<'a> {
             let Some((rule, span, origin)) = sites.get(site) else { continue };
             for problem in problems {
                 let at = origin.with_span(*span).location();
-                if reported.insert((rule.clone(), at.file, at.line, at.column, format!("{problem:?}"))) {
+                if reported.insert((rule.clone(), at.file, at.line, at.column, problem.clone())) {
                     self.report_rule(problem, rule, *span, origin);
                 }
             }
