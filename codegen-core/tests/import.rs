@@ -187,3 +187,24 @@ fn a_list_from_kubectl_imports_each_crd() {
     assert!(!gizmo.contains("last-applied"), "{gizmo}");
     assert!(file("listed/v1/widget.rs").contains("cluster_scoped"));
 }
+
+/// When generating fails after an import, the type files are removed again:
+/// the error points at the CRD node the type came from, down to the schema
+/// keyword, and names the Rust line as a note.
+#[test]
+fn generation_errors_point_into_the_crd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let apis = tmp.path().join("src/apis");
+    let settings = ImportSettings { crds: vec!["tests/import/errors/lookahead.yaml".into()], apis_dir: apis.clone() };
+    let generation = codegen_core::Settings::new(&apis)
+        .with_output_dir(tmp.path().join("src/client"))
+        .with_crd_dir(tmp.path().join("crds"))
+        .with_apis_module("crate::apis");
+    let errors = codegen_core::import::run_import(&settings, Some(generation)).expect_err("the pattern is refused");
+    let rendered =
+        codegen_core::diag::render_all(&errors).replace(&tmp.path().to_string_lossy().replace('\\', "/"), "$TMP");
+    insta::assert_snapshot!(rendered);
+    let at = errors[0].location.as_deref().unwrap();
+    assert_eq!((at.line, at.column), (30, 22), "the `pattern` key of ports[*].name");
+    assert!(!apis.exists(), "nothing is left behind");
+}

@@ -16,15 +16,17 @@
 //! with its scaffold marker line gets the new module lines above it.
 
 mod builtin_index;
+mod origin;
 mod read;
 mod render;
 mod root;
+mod spots;
 mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, Location};
 use crate::write::{GeneratedFile, Output};
 
 use read::{Crd, CrdVersion, display};
@@ -50,6 +52,8 @@ pub struct Imported {
     /// What the CRDs hold that the Rust types do not carry over (one warning
     /// per CRD, the schema paths as notes).
     pub warnings: Vec<Diagnostic>,
+    /// The CRD node behind each type file, for the generator's errors.
+    origins: Vec<origin::Origin>,
 }
 
 /// What [`run_import`] did.
@@ -97,6 +101,12 @@ pub fn run_import(
     }
     // Formatted like the rest of the user's code (`cargo fmt --check` passes).
     crate::scaffold::rustfmt(&txn.created_files());
+    // The type files as formatted: the generator's errors have their lines.
+    let written: Vec<(PathBuf, String)> = imported
+        .origins
+        .iter()
+        .filter_map(|o| Some((o.file.clone(), std::fs::read_to_string(&o.file).ok()?)))
+        .collect();
     let mut generated = Vec::new();
     if let Some(mut generation) = generate {
         for group in &imported.groups {
@@ -106,6 +116,7 @@ pub fn run_import(
             }
         }
         txn.generate(&generation, &mut generated).map_err(|mut errors| {
+            origin::relocate(&mut errors, &imported.origins, &written);
             // The usual clash: the CRDs imported from the very directory
             // the regenerated ones go to.
             for e in &mut errors {
@@ -232,12 +243,20 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
     let mut modules: BTreeMap<&str, BTreeMap<&str, Vec<KindVersion>>> = BTreeMap::new();
     let mut warnings = Vec::new();
     for crd in &crds {
-        let mut notes: Vec<String> = crd.dropped.iter().map(|d| format!("`{d}` is not imported")).collect();
+        // (note, where) of each part left out.
+        let mut notes: Vec<(String, Location)> = crd
+            .dropped
+            .iter()
+            .map(|d| {
+                let at = crd.at(d);
+                (format!("`{d}` (line {}) is not imported", at.line), at)
+            })
+            .collect();
         for v in imported_versions(crd) {
             if !is_module_name(&v.name) {
                 diags.push(
                     Diagnostic::error(format!("version `{}` of `{}` is not a Rust module name", v.name, crd.name))
-                        .at(crd.provenance.location())
+                        .at(crd.at(&format!("spec.versions[{}].name", v.name)))
                         .help("the version is the name of a directory and module (`v1`, `v1beta1`); rename the version in the CRD"),
                 );
                 continue;
@@ -245,13 +264,14 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
             modules.entry(crd.group.as_str()).or_default().entry(v.name.as_str()).or_default().push((crd, v));
         }
         for v in crd.versions.iter().filter(|v| !v.served && !v.storage) {
-            notes.push(format!("version `{}` is not served and not imported", v.name));
+            let at = crd.at(&format!("spec.versions[{}]", v.name));
+            notes.push((format!("version `{}` (line {}) is not served and not imported", v.name, at.line), at));
         }
-        if !notes.is_empty() {
+        if let Some((_, first)) = notes.first() {
             let mut w = Diagnostic::warning(format!("`{}`: not everything is imported", crd.name))
-                .at(crd.provenance.location())
+                .at(first.clone())
                 .help("add what is missing by hand; `kube-codegen crd` writes the CRD from the Rust types from now on");
-            w.notes = notes;
+            w.notes = notes.into_iter().map(|(note, _)| note).collect();
             warnings.push(w);
         }
     }
@@ -261,6 +281,7 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
     let mut files = Vec::new();
     let mut merges = BTreeSet::new();
     let mut groups = Vec::new();
+    let mut origins = Vec::new();
     for (group, versions) in &modules {
         let dir = &dirs[group];
         for (version, kinds) in versions {
@@ -280,17 +301,17 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
                 let name = root::kind_type_name(&crd.kind);
                 b.dropped.clear();
                 root::root(&mut b, crd, v, multi, &name);
-                if !b.dropped.is_empty() {
+                if let Some((first, _)) = b.dropped.first() {
                     let mut seen = BTreeSet::new();
                     let mut w = Diagnostic::warning(format!(
                         "`{}` version `{}`: parts of the schema are not imported",
                         crd.name, v.name
                     ))
-                    .at(crd.provenance.location())
+                    .at(crd.at(first))
                     .help("add them by hand (`#[validate(..)]` on the field); the round trip drops them");
                     for (path, what) in b.dropped.drain(..) {
                         if seen.insert((path.clone(), what.clone())) {
-                            w.notes.push(format!("{path}: {what}"));
+                            w.notes.push(format!("{path} (line {}): {what}", crd.at(&path).line));
                         }
                     }
                     warnings.push(w);
@@ -306,10 +327,9 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
                     "`{}` of `{}/{}`, imported by `kube-codegen import` from the\nCustomResourceDefinition `{}`. These types are yours to edit: import\nnever overwrites them, and `kube-codegen all` generates the rest from them.",
                     crd.kind, group, version, crd.name
                 );
-                files.push(GeneratedFile {
-                    path: apis.join(dir).join(version).join(format!("{file}.rs")),
-                    contents: render::kind_file(&header, &items, &defaults),
-                });
+                let path = apis.join(dir).join(version).join(format!("{file}.rs"));
+                origins.push(origin::Origin::new(path.clone(), crd, &b.items[*start..*end], &b.paths));
+                files.push(GeneratedFile { path, contents: render::kind_file(&header, &items, &defaults) });
                 module_names.push(file);
             }
             let path = apis.join(dir).join(version).join("mod.rs");
@@ -349,7 +369,7 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
         refuse_existing(f, &mut diags);
     }
     diags.check()?;
-    Ok(Imported { output: Output { files, owned: BTreeSet::new() }, groups, warnings })
+    Ok(Imported { output: Output { files, owned: BTreeSet::new() }, groups, warnings, origins })
 }
 
 /// The versions of a CRD that are imported: the served ones, and the storage

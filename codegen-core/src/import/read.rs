@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::spots::{self, Spots};
 use crate::diag::{Diagnostic, Diagnostics, Location, SourceFile};
 
 /// Where a CRD came from: the file and the document in it.
@@ -18,20 +19,38 @@ pub(crate) struct Provenance {
     pub document: usize,
     /// 1-based line where the document starts.
     pub line: usize,
+    /// Where the document's nodes sit.
+    pub spots: Arc<Spots>,
+    /// The CRD's JSON pointer in the document: empty, or `/items/2` in a
+    /// `List`.
+    pub prefix: String,
 }
 
 impl Provenance {
-    /// The document's first line, for diagnostics about the whole CRD.
+    /// The CRD's first line, for diagnostics about the whole CRD.
     pub fn location(&self) -> Location {
-        let text = self.file.text.lines().nth(self.line.saturating_sub(1)).unwrap_or_default().to_string();
+        self.at("")
+    }
+
+    /// Where the node at `pointer` below the CRD (`spec/versions/0`) sits,
+    /// or the nearest node above it that the file shows.
+    pub fn at(&self, pointer: &str) -> Location {
+        let full = if pointer.is_empty() { self.prefix.clone() } else { format!("{}/{pointer}", self.prefix) };
+        let (line, column) = self.spots.find(&full).unwrap_or((self.line, 0));
+        let text = self.file.text.lines().nth(line.saturating_sub(1)).unwrap_or_default().to_string();
         Location {
             file: self.file.path.clone(),
-            line: self.line,
-            column: 0,
-            end_line: self.line,
-            end_column: text.chars().count(),
+            line,
+            column,
+            end_line: line,
+            end_column: text.trim_end().chars().count().max(column + 1),
             line_text: text,
         }
+    }
+
+    /// Whether the file has a node at `pointer` below the CRD.
+    pub fn has(&self, pointer: &str) -> bool {
+        self.spots.exact(&format!("{}/{pointer}", self.prefix))
     }
 
     /// `document 2 of crds.yaml`.
@@ -80,6 +99,20 @@ pub(crate) struct Crd {
     pub dropped: Vec<String>,
 }
 
+impl Crd {
+    /// The JSON pointer below the CRD of an import path such as
+    /// `spec.versions[v1].schema.openAPIV3Schema.spec.size`.
+    pub fn pointer(&self, path: &str) -> String {
+        let schemas: Vec<_> = self.versions.iter().map(|v| (v.name.as_str(), &v.schema)).collect();
+        spots::pointer(path, &schemas)
+    }
+
+    /// Where the node of an import path sits in the file.
+    pub fn at(&self, path: &str) -> Location {
+        self.provenance.at(&self.pointer(path))
+    }
+}
+
 /// Reads every file; errors for unreadable files, malformed YAML and
 /// documents that are not `apiextensions.k8s.io/v1` CRDs.
 pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
@@ -116,27 +149,34 @@ pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
                 continue;
             }
         };
+        let mut spots: Vec<Arc<Spots>> =
+            spots::read(&file.text).unwrap_or_default().into_iter().map(Arc::new).collect();
+        if spots.len() != docs.len() {
+            spots = docs.iter().map(|_| Arc::default()).collect();
+        }
         let mut starts = document_lines(&file.text);
         if starts.len() != docs.len() {
             // A stream the line scan misreads (`---` inside a block scalar): number the documents only.
             starts = (1..=docs.len()).map(|n| (n, 1)).collect();
         }
         let any = !docs.is_empty();
-        for (doc, (document, line)) in docs.into_iter().zip(starts) {
+        for ((doc, (document, line)), spots) in docs.into_iter().zip(starts).zip(spots) {
             if doc.is_null() {
                 continue;
             }
             // `kubectl get crds -o yaml` writes a `List` of them.
             let listed = str_at(&doc, &["kind"]) == Some("List") && str_at(&doc, &["apiVersion"]) == Some("v1");
-            let docs = match doc {
+            let docs: Vec<(String, Value)> = match doc {
                 Value::Object(mut list) if listed => match list.remove("items") {
-                    Some(Value::Array(items)) => items,
+                    Some(Value::Array(items)) => {
+                        items.into_iter().enumerate().map(|(i, item)| (format!("/items/{i}"), item)).collect()
+                    }
                     _ => Vec::new(),
                 },
-                doc => vec![doc],
+                doc => vec![(String::new(), doc)],
             };
-            for doc in docs {
-                let provenance = Provenance { file: file.clone(), document, line };
+            for (prefix, doc) in docs {
+                let provenance = Provenance { file: file.clone(), document, line, spots: spots.clone(), prefix };
                 if let Some(crd) = check(doc, provenance, diags) {
                     out.push(crd);
                 }
@@ -368,6 +408,23 @@ mod tests {
         let text = "a: 1\n---\n---\nb: 2\n---\n";
         assert_eq!(document_lines(text), [(1, 1), (3, 4)]);
         assert_eq!(parse_documents(text).unwrap().len(), 2);
+    }
+
+    /// Each CRD of a `kubectl get crds -o yaml` list is located at its own
+    /// item, and its nodes below that.
+    #[test]
+    fn crds_of_a_list_have_their_own_lines() {
+        let crds = read(&["tests/import/kubectl_list.yaml".into()], &mut Diagnostics::new());
+        assert_eq!(crds.len(), 2);
+        let text = std::fs::read_to_string("tests/import/kubectl_list.yaml").unwrap();
+        let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        for crd in &crds {
+            let name_line = line_of(&format!("name: {}", crd.name));
+            let first = crd.provenance.location().line;
+            assert!(first < name_line && name_line - first < 10, "{}: {first} vs {name_line}", crd.name);
+            assert_eq!(crd.at("spec.versions[v1]").line_text.trim(), "- name: v1", "{}", crd.name);
+            assert!(crd.at("spec.versions[v1]").line > name_line, "{}", crd.name);
+        }
     }
 
     #[test]

@@ -217,5 +217,6 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
         attrs.push(quote!(#[resource(#(#res),*)]));
     }
     let doc = schema.get("description").and_then(Value::as_str).map(String::from);
+    b.paths.insert(name.to_string(), path);
     b.items.push(Item::Struct { name: name.to_string(), doc, fields: all, validate, root: attrs });
 }

@@ -143,6 +143,8 @@ pub(crate) struct TypeBuilder<'a> {
     pub items: Vec<Item>,
     /// What could not be carried over: (JSON path, what), for warnings.
     pub dropped: Vec<(String, String)>,
+    /// The import path of each struct's schema node, by type name.
+    pub paths: BTreeMap<String, String>,
 }
 
 /// Names a type of the module must not take: the imports of every kind file
@@ -338,7 +340,7 @@ impl<'a> TypeBuilder<'a> {
     pub fn new(index: &'a BuiltinIndex, taken: BTreeSet<String>) -> Self {
         let mut taken = taken;
         taken.extend(RESERVED.iter().map(|s| s.to_string()));
-        TypeBuilder { index, taken, items: Vec::new(), dropped: Vec::new() }
+        TypeBuilder { index, taken, items: Vec::new(), dropped: Vec::new(), paths: BTreeMap::new() }
     }
 
     /// A free type name based on `base`.
@@ -432,6 +434,7 @@ impl<'a> TypeBuilder<'a> {
         }
         let _ = pos;
         let doc = node.get("description").and_then(Value::as_str).map(String::from);
+        self.paths.insert(name.clone(), path.to_string());
         self.items.push(Item::Struct { name: name.clone(), doc, fields, validate: Vec::new(), root: Vec::new() });
         Ty::Named(name)
     }
@@ -447,6 +450,7 @@ impl<'a> TypeBuilder<'a> {
                 // The types made for the node's children go: the node is kept whole.
                 for item in self.items.drain(items..) {
                     self.taken.remove(item.name());
+                    self.paths.remove(item.name());
                 }
                 self.dropped.truncate(dropped);
                 self.whole(node, pos, path)
