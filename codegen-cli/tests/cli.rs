@@ -998,6 +998,39 @@ fn warnings_for_schemars_validations() {
     insta::assert_snapshot!("warnings_for_schemars_validations", stderr);
 }
 
+/// A CEL rule the API server would refuse for its estimated cost: a
+/// warning at the rule, with the API server's factor; bounded, it is not.
+#[test]
+fn warnings_for_rules_over_the_cost_budget() {
+    let field = |bounds: &str| {
+        format!(
+            "    /// Courses.\n    #[validate({bounds}rule(rule = \"self.all(c, c.matches('^[a-z]+[0-9]*$'))\"))]\n    pub courses: Vec<String>,\n    pub school: String,"
+        )
+    };
+    let with = |bounds: &str| {
+        let to = field(bounds);
+        move |s: &str| s.replacen("    pub school: String,", &to, 1)
+    };
+    let (_, stderr) = crd_of(with(""), &[]);
+    insta::assert_snapshot!("warnings_for_rules_over_the_cost_budget", stderr);
+    let (_, stderr) = crd_of(with("max_items = 20, items(max_length = 32), "), &[]);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    // Eleven rules each under the budget, over it together.
+    let rules: String =
+        (0..11).map(|i| format!("    #[validate(rule(rule = \"self.all(c, c.matches('^[a-z]{i}'))\"))]\n")).collect();
+    let many = format!(
+        "    /// Courses.\n{rules}    #[validate(max_items = 9000, items(max_length = 1300))]\n    pub courses: Vec<String>,\n    pub school: String,"
+    );
+    let (_, stderr) = crd_of(move |s: &str| s.replacen("    pub school: String,", &many, 1), &[]);
+    assert!(
+        stderr.contains(
+            "the CEL rules of this schema are over the API server's cost budget for all of them by a factor of 1."
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warning: CEL rule"), "{stderr}");
+}
+
 bad_input!(
     bad_validator_crate_spelling,
     replace("    pub school: String,", "    #[validate(length(min = 1), email)]\n    pub school: String,")

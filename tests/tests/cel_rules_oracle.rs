@@ -132,6 +132,11 @@ async fn rules_are_warned_of_as_the_api_server_refuses_them() -> Result<()> {
         "has(self.mode) && self.minReplicas > 0",
         "self.targets.all(t, t.nmae != '')",
         "self.targets.all(t, t.?name.orValue('') != '')",
+        // The cost budget: the labels and targets have no bounds.
+        "self.targets.all(t, t.name.matches('^[a-z]+$'))",
+        "self.targets.all(t, t.name.startsWith('a'))",
+        "self.labels.all(k, self.labels[k].contains('x'))",
+        "self.labels.all(k, k.matches('^[a-z]+$'))",
     ];
     let dir = tempfile::tempdir()?;
     let base = generate(&dir.path().join("base"), "self.minReplicas >= 0", false).map_err(anyhow::Error::msg)?;

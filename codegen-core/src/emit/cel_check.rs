@@ -10,9 +10,9 @@
 //! embedded resource). Paths start at `self`, `oldSelf` or the variable
 //! of a comprehension over a list whose items' schema is known
 //! (`self.targets.all(t, t.name != '')`); map keys, index access and
-//! anything else are left to the API server, and so are type errors and
-//! the cost budget. `tests/tests/cel_rules_oracle.rs` checks the
-//! verdicts against kube-apiserver's.
+//! anything else are left to the API server, and so are type errors. The
+//! cost budget is [`super::cel_cost`]'s. `tests/tests/cel_rules_oracle.rs`
+//! checks the verdicts against kube-apiserver's.
 
 use super::schema::JsonSchemaProps;
 use cel::common::ast::{EntryExpr, Expr};
@@ -30,7 +30,7 @@ pub(crate) enum Problem {
 /// The names rules give a property: escaped as the API server declares it
 /// (`x-y` → `x__dash__y`, ...), and its own name, which the API server
 /// resolves too for a reserved word (`namespace` as `__namespace__`).
-fn names_in_rules(property: &str) -> Vec<String> {
+pub(crate) fn names_in_rules(property: &str) -> Vec<String> {
     let mut names = vec![property.to_string()];
     names.extend(crate::ident::cel_property(property).filter(|escaped| escaped != property));
     names

@@ -5,6 +5,8 @@
 pub mod applyconfig;
 #[cfg(feature = "cel")]
 mod cel_check;
+#[cfg(feature = "cel")]
+pub mod cel_cost;
 pub mod conversion;
 pub mod crd;
 pub mod schema;

@@ -1302,6 +1302,68 @@ impl<'a> SchemaBuilder<'a> {
                 }
             }
         }
+        self.check_rule_costs(schema, &sites);
+    }
+
+    /// Warns of the rules whose estimated cost the API server would refuse
+    /// the CRD for (see [`super::cel_cost`]): one over 10,000,000 times its
+    /// node's cardinality, and all of the schema's over 100,000,000
+    /// together. Each site is reported once, with its dearest use.
+    #[cfg(feature = "cel")]
+    fn check_rule_costs(&mut self, schema: &JsonSchemaProps, sites: &[(String, proc_macro2::Span, Origin)]) {
+        use super::cel_cost::{RULE_COST_LIMIT, TOTAL_COST_LIMIT, factor};
+        let costs = super::cel_cost::rule_costs(schema);
+        let mut dearest: BTreeMap<usize, &super::cel_cost::RuleCost> = BTreeMap::new();
+        let mut total = 0u64;
+        for cost in &costs {
+            let Some(value) = cost.total() else { continue };
+            total = total.saturating_add(value);
+            let Some(site) = cost.site else { continue };
+            let entry = dearest.entry(site).or_insert(cost);
+            if entry.total() < Some(value) {
+                *entry = cost;
+            }
+        }
+        const HELP: &str = "bound what the rule reads and iterates over: `max_length` on strings (the API server counts 4 bytes a character), `max_items` on lists and `max_properties` on maps, including the lists and maps around the rule's field; or write a cheaper rule (`startsWith` instead of `matches`)";
+        // The total without the rules warned about on their own: a schema
+        // over its budget only through them gets no second warning.
+        let mut rest = total;
+        for (site, cost) in &dearest {
+            let Some((rule, span, origin)) = sites.get(*site) else { continue };
+            let (Some(value), Some(one), Some(times)) = (cost.total(), cost.cost, cost.cardinality) else { continue };
+            if value > RULE_COST_LIMIT {
+                rest = rest.saturating_sub(value);
+                let per = if times > 1 {
+                    format!(", {one} per evaluation times {times} places in one object")
+                } else {
+                    String::new()
+                };
+                self.warn(
+                    origin,
+                    Some(*span),
+                    format!(
+                        "CEL rule `{rule}` is over the API server's cost budget by a factor of {}: its estimated cost is {value}{per}",
+                        factor(value, RULE_COST_LIMIT)
+                    ),
+                    format!("the API server refuses the CRD (estimated rule cost exceeds budget); {HELP}"),
+                );
+            }
+        }
+        if rest > TOTAL_COST_LIMIT
+            && let Some((site, _)) =
+                dearest.iter().filter(|(_, c)| c.total() <= Some(RULE_COST_LIMIT)).max_by_key(|(_, c)| c.total())
+            && let Some((rule, span, origin)) = sites.get(*site)
+        {
+            self.warn(
+                origin,
+                Some(*span),
+                format!(
+                    "the CEL rules of this schema are over the API server's cost budget for all of them by a factor of {}: their estimated cost is {total}, the dearest being `{rule}`",
+                    factor(total, TOTAL_COST_LIMIT)
+                ),
+                format!("the API server refuses the CRD (estimated rule cost total for entire OpenAPIv3 schema exceeds budget); {HELP}"),
+            );
+        }
     }
 
     /// Reports one problem of `rule`, where it was written.
