@@ -219,6 +219,12 @@ struct Node {
     default: Option<Value>,
     nullable: bool,
     int_or_string: bool,
+    /// `allOf`, `anyOf`, `oneOf` and `not`: value validations only (a
+    /// structural schema has its types outside them).
+    all_of: Vec<Node>,
+    any_of: Vec<Node>,
+    one_of: Vec<Node>,
+    not: Option<Box<Node>>,
     /// Whether this node or one below it has CEL rules.
     any_rules: bool,
     #[cfg(feature = "cel")]
@@ -255,6 +261,8 @@ impl Node {
         let f = |k: &str| v.get(k).and_then(Value::as_f64);
         let b = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let nodes =
+            |k: &str| v.get(k).and_then(Value::as_array).map(|a| a.iter().map(Node::new).collect()).unwrap_or_default();
         Node {
             ty: s("type"),
             properties: v
@@ -294,6 +302,10 @@ impl Node {
             default: v.get("default").cloned(),
             nullable: b("nullable"),
             int_or_string: b("x-kubernetes-int-or-string"),
+            all_of: nodes("allOf"),
+            any_of: nodes("anyOf"),
+            one_of: nodes("oneOf"),
+            not: v.get("not").filter(|n| n.is_object()).map(|n| Box::new(Node::new(n))),
             any_rules: false,
             #[cfg(feature = "cel")]
             rules: v
@@ -363,6 +375,7 @@ impl Node {
             out.push(type_error(path, ty, value));
             return;
         }
+        self.validate_composition(value, path, out);
         if let Some(values) = &self.enum_values
             && !values.iter().any(|v| json_equal(v, value))
         {
@@ -481,6 +494,72 @@ impl Node {
         }
     }
 
+    /// `anyOf`, `oneOf`, `allOf` and `not`, in kube-openapi's order and
+    /// words. Where no branch of an `anyOf` or `oneOf` holds, kube-openapi
+    /// adds the errors of the branch with the most checks passed; here,
+    /// that of the first failing branch (the same for branches of one
+    /// shape, such as the `required` of each variant of an enum).
+    fn validate_composition(&self, value: &Value, path: &str, out: &mut Vec<FieldError>) {
+        let errors_of = |branch: &Node| {
+            let mut errors = Vec::new();
+            branch.validate(value, path, &mut errors);
+            errors
+        };
+        if !self.any_of.is_empty() {
+            let mut first_failure = None;
+            let mut held = false;
+            for branch in &self.any_of {
+                let errors = errors_of(branch);
+                if errors.is_empty() {
+                    held = true;
+                    break;
+                }
+                first_failure.get_or_insert(errors);
+            }
+            if !held {
+                out.push(composite(path, "must validate at least one schema (anyOf)"));
+                out.extend(first_failure.unwrap_or_default());
+            }
+        }
+        if !self.one_of.is_empty() {
+            let mut held = 0;
+            let mut first_failure = None;
+            for branch in &self.one_of {
+                let errors = errors_of(branch);
+                if errors.is_empty() {
+                    held += 1;
+                } else if held == 0 {
+                    first_failure.get_or_insert(errors);
+                }
+            }
+            if held != 1 {
+                let found =
+                    if held == 0 { "Found none valid".to_string() } else { format!("Found {held} valid alternatives") };
+                out.push(composite(path, &format!("must validate one and only one schema (oneOf). {found}")));
+                if held == 0 {
+                    out.extend(first_failure.unwrap_or_default());
+                }
+            }
+        }
+        if !self.all_of.is_empty() {
+            let mut held = 0;
+            for branch in &self.all_of {
+                let errors = errors_of(branch);
+                held += usize::from(errors.is_empty());
+                out.extend(errors);
+            }
+            if held != self.all_of.len() {
+                let none = if held == 0 { ". None validated" } else { "" };
+                out.push(composite(path, &format!("must validate all the schemas (allOf){none}")));
+            }
+        }
+        if let Some(not) = &self.not
+            && errors_of(not).is_empty()
+        {
+            out.push(composite(path, "must not validate the schema (not)"));
+        }
+    }
+
     fn validate_object(&self, map: &Map<String, Value>, path: &str, out: &mut Vec<FieldError>) {
         let n = map.len() as u64;
         if let Some(min) = self.min_properties
@@ -592,6 +671,17 @@ fn invalid(path: &str, value: &Value, detail: String) -> FieldError {
         field: field(path),
         reason: "FieldValueInvalid",
         message: format!("Invalid value: {}: {detail}", go_value(value)),
+    }
+}
+
+/// An error of `anyOf`, `oneOf`, `allOf` or `not`: apiextensions reports
+/// it without a field (kube-openapi gives it none), the node's path quoted
+/// in the message.
+fn composite(path: &str, detail: &str) -> FieldError {
+    FieldError {
+        field: "<nil>".into(),
+        reason: "FieldValueInvalid",
+        message: format!("Invalid value: \"\": {} {detail}", go_quote(&name(path))),
     }
 }
 
@@ -1156,6 +1246,44 @@ mod tests {
             Ok(()) => Vec::new(),
             Err(e) => e.0.iter().map(|e| format!("{} | {} | {}", e.field, e.reason, e.message)).collect(),
         }
+    }
+
+    /// kube-openapi's words for `oneOf`, `anyOf`, `allOf` and `not`, which
+    /// apiextensions reports without a field
+    /// (`tests/tests/e2e_optional_one_of.rs` compares them with the
+    /// server's).
+    #[test]
+    fn compositions_read_like_the_servers() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}},
+            "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+            "allOf": [{"properties": {"a": {"maxLength": 1}}}],
+            "not": {"required": ["c"]}}}});
+        assert!(check(schema.clone(), json!({"spec": {"a": "x"}})).is_empty());
+        assert_eq!(
+            check(schema.clone(), json!({"spec": {"c": "x"}})),
+            [
+                "<nil> | FieldValueInvalid | Invalid value: \"\": \"spec\" must validate one and only one schema (oneOf). Found none valid",
+                "spec.a | FieldValueRequired | Required value",
+                "<nil> | FieldValueInvalid | Invalid value: \"\": \"spec\" must not validate the schema (not)",
+            ]
+        );
+        assert_eq!(
+            check(schema.clone(), json!({"spec": {"a": "xy", "b": "y"}})),
+            [
+                "<nil> | FieldValueInvalid | Invalid value: \"\": \"spec\" must validate one and only one schema (oneOf). Found 2 valid alternatives",
+                "spec.a | FieldValueTooLong | Too long: may not be more than 1 byte",
+                "<nil> | FieldValueInvalid | Invalid value: \"\": \"spec\" must validate all the schemas (allOf). None validated",
+            ]
+        );
+        let any = json!({"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]});
+        assert_eq!(
+            check(any, json!({})),
+            [
+                "<nil> | FieldValueInvalid | Invalid value: \"\": \"\" must validate at least one schema (anyOf)",
+                "a | FieldValueRequired | Required value",
+            ]
+        );
     }
 
     #[test]

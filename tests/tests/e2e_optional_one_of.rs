@@ -2,6 +2,12 @@
 //! Istio's and KubeVirt's types hold it) on kube-apiserver: the CRD
 //! kube-codegen writes installs, and the server takes an object with none
 //! of the variants' keys or one of them, and refuses one with two.
+//!
+//! For every object, the runtime's validation (what generated `validate()`
+//! and the fake API server run) gives the server's verdict and the
+//! server's causes, field, reason and message: also for an externally
+//! tagged enum field (`oneOf`) with no variant or two, and for `anyOf`,
+//! `allOf` and `not` written with `schema_json`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -15,7 +21,7 @@ use serde_json::json;
 
 const MOD_RS: &str = "codegen_macros::group_name!(\"oneof.example.com\");\n\nmod types;\npub use types::*;\n";
 
-const TYPES_RS: &str = r#"use codegen_macros::{ApiType, genclient};
+const TYPES_RS: &str = r##"use codegen_macros::{ApiType, genclient};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +46,29 @@ pub struct PolicySpec {
     /// The load balancer, if any.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub load_balancer: Option<LoadBalancer>,
+    /// How fast, if said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<Pace>,
+    /// Extra settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[validate(schema_json = r#"{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}},
+        "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+        "allOf": [{"properties": {"a": {"maxLength": 3}}}, {"properties": {"b": {"minLength": 2}}}],
+        "not": {"required": ["c"]}}"#)]
+    pub extra: Option<serde_json::Value>,
+}
+
+/// A pace.
+#[derive(Clone, Debug, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub enum Pace {
+    /// Fast, at a level.
+    Fast {
+        /// How fast.
+        level: i32,
+    },
+    /// Slow, for a reason.
+    Slow(String),
 }
 
 /// One way to balance.
@@ -54,7 +83,7 @@ pub enum LoadBalancer {
         header: String,
     },
 }
-"#;
+"##;
 
 fn generate(root: &Path) -> CustomResourceDefinition {
     let dir = root.join("apis/oneof/v1");
@@ -107,21 +136,48 @@ async fn a_flattened_optional_enum_gives_at_most_one_variant() -> Result<()> {
         }))
         .unwrap()
     };
-    let verdict = |r: kube::Result<DynamicObject>| match r {
-        Ok(_) => "created".to_string(),
-        Err(kube::Error::Api(s)) => format!("refused {}", s.code),
-        Err(e) => format!("error {e}"),
-    };
     let pp = PostParams { dry_run: true, ..Default::default() };
     let cases = [
         ("none", json!({"warmupSeconds": 5}), "created"),
         ("simple", json!({"simple": "RANDOM"}), "created"),
         ("hash", json!({"consistentHash": {"header": "x-user"}}), "created"),
         ("both", json!({"simple": "RANDOM", "consistentHash": {"header": "x-user"}}), "refused 422"),
+        ("fast", json!({"pace": {"fast": {"level": 2}}}), "created"),
+        ("no-pace", json!({"pace": {}}), "refused 422"),
+        ("two-paces", json!({"pace": {"fast": {"level": 2}, "slow": "tired"}}), "refused 422"),
+        ("extra-a", json!({"extra": {"a": "abc"}}), "created"),
+        ("extra-none", json!({"extra": {}}), "refused 422"),
+        ("extra-long-a", json!({"extra": {"a": "abcd", "b": "x"}}), "refused 422"),
+        ("extra-c", json!({"extra": {"a": "x", "c": "y"}}), "refused 422"),
+        (
+            "all-wrong",
+            json!({"simple": "R", "consistentHash": {"header": "h"}, "pace": {}, "extra": {"c": "y"}}),
+            "refused 422",
+        ),
     ];
+    let schema = serde_json::to_string(&crd.spec.versions[0].schema.as_ref().unwrap().open_api_v3_schema)?;
+    let schema: &'static str = Box::leak(schema.into_boxed_str());
     for (name, spec, expected) in cases {
-        let got = verdict(api.create(&pp, &object(name, spec)).await);
+        let object = object(name, spec);
+        let (got, theirs) = match api.create(&pp, &object).await {
+            Ok(_) => ("created".to_string(), Vec::new()),
+            Err(kube::Error::Api(s)) => {
+                let causes = s.details.map(|d| d.causes).unwrap_or_default();
+                let causes: Vec<_> = causes.into_iter().map(|c| (c.field, c.reason, c.message)).collect();
+                (format!("refused {}", s.code), causes)
+            }
+            Err(e) => (format!("error {e}"), Vec::new()),
+        };
         assert_eq!(got, expected, "{name}");
+        let ours: Vec<_> = match codegen_runtime::validation::validate_value(serde_json::to_value(&object)?, schema) {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors.0.into_iter().map(|e| (e.field, e.reason.to_string(), e.message)).collect(),
+        };
+        let sorted = |mut v: Vec<(String, String, String)>| {
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(ours), sorted(theirs), "{name}: the runtime's causes and the server's");
     }
     crds.delete("policies.oneof.example.com", &Default::default()).await?;
     Ok(())
