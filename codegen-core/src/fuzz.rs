@@ -350,3 +350,45 @@ pub fn jsonpath(data: &[u8]) {
         }
     }
 }
+
+/// `import` on arbitrary bytes as a CRD file: it returns types or
+/// diagnostics, never panics; a diagnostic's line is one of the file's, and
+/// every Rust file it would write parses. With the feature `cel`, the cost
+/// estimate of every version's schema in the file does not panic either.
+pub fn import_crd(data: &[u8]) {
+    let dir = scratch();
+    let file = dir.join("crds.yaml");
+    std::fs::write(&file, data).expect("write the CRD file");
+    let lines = String::from_utf8_lossy(data).lines().count().max(1);
+    let settings = crate::import::ImportSettings { crds: vec![file.clone()], apis_dir: dir.join("imported") };
+    let diagnostics = match crate::import::import(&settings) {
+        Ok(imported) => {
+            for f in imported.output.files.iter().filter(|f| f.path.extension().is_some_and(|e| e == "rs")) {
+                if let Err(e) = syn::parse_file(&f.contents) {
+                    panic!("{} does not parse: {e}\n{}", f.path.display(), f.contents);
+                }
+            }
+            imported.warnings
+        }
+        Err(diagnostics) => diagnostics,
+    };
+    for d in &diagnostics {
+        assert!(!d.message.is_empty(), "a diagnostic without a message");
+        if let Some(at) = d.location.as_deref().filter(|at| at.file == file) {
+            assert!((1..=lines).contains(&at.line), "line {} of a {lines}-line file: {}", at.line, d.message);
+        }
+    }
+    #[cfg(feature = "cel")]
+    if let Ok(text) = std::str::from_utf8(data)
+        && let Ok(docs) = serde_saphyr::from_multiple::<Value>(text)
+    {
+        for doc in &docs {
+            for version in doc["spec"]["versions"].as_array().into_iter().flatten() {
+                let schema = &version["schema"]["openAPIV3Schema"];
+                if let Ok(schema) = serde_json::from_value(schema.clone()) {
+                    let _ = crate::emit::cel_cost::rule_costs(&schema);
+                }
+            }
+        }
+    }
+}

@@ -46,6 +46,7 @@ targets! {
     engine_structured => codegen_core::fuzz::engine_structured,
     markers => codegen_core::fuzz::markers,
     jsonpath => codegen_core::fuzz::jsonpath,
+    import_crd => codegen_core::fuzz::import_crd,
     label_selector => codegen_runtime::fuzz::label_selector,
     field_selector => codegen_runtime::fuzz::field_selector,
     fake_server => codegen_runtime::fuzz::fake_server,

@@ -114,7 +114,10 @@ fn path_at(origin: &Origin, text: &str, line: usize) -> Option<String> {
 fn keyword(line: &str, column: usize) -> Option<String> {
     let before: String = line.chars().take(column).collect();
     let before = before.trim_end().strip_suffix('=')?.trim_end();
-    let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let start = before
+        .char_indices()
+        .rfind(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let marker = &before[start..];
     if marker.is_empty() {
         return None;
@@ -148,6 +151,9 @@ mod tests {
         assert_eq!(keyword(line, at("3")).as_deref(), Some("maxLength"));
         assert_eq!(keyword(line, at("\"a")).as_deref(), Some("pattern"));
         assert_eq!(keyword(line, at("max")), None);
+        // Not an identifier's character, and not one byte long.
+        assert_eq!(keyword("é= 1", 3).as_deref(), None);
+        assert_eq!(keyword("éx = 1", 5).as_deref(), Some("x"));
         let rule = r#"#[validate(rule = "self.x", message = "m")]"#;
         assert_eq!(keyword(rule, rule.find("\"m\"").unwrap()).as_deref(), Some("x-kubernetes-validations"));
     }
