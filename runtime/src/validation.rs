@@ -285,7 +285,10 @@ impl Node {
             min_length: u("minLength"),
             max_length: u("maxLength"),
             pattern: s("pattern").map(|p| {
-                let re = regex::Regex::new(&re2_ascii_classes(&p)).ok();
+                // The generator spells RE2-only syntax (`\Q..\E`, octal
+                // escapes, `[` in a class) as `regex` reads it.
+                let rust = s("x-kube-codegen-rust-pattern");
+                let re = regex::Regex::new(&re2_ascii_classes(rust.as_deref().unwrap_or(&p))).ok();
                 (p, re)
             }),
             enum_values: v.get("enum").and_then(Value::as_array).cloned(),

@@ -6,8 +6,9 @@
 //! For every object, the runtime's validation (what generated `validate()`
 //! and the fake API server run) gives the server's verdict and the
 //! server's causes, field, reason and message: also for an externally
-//! tagged enum field (`oneOf`) with no variant or two, and for `anyOf`,
-//! `allOf` and `not` written with `schema_json`.
+//! tagged enum field (`oneOf`) with no variant or two, for `anyOf`,
+//! `allOf` and `not` written with `schema_json`, and for a `pattern` in
+//! RE2 syntax that Rust's `regex` spells otherwise.
 
 use std::path::Path;
 use std::time::Duration;
@@ -56,6 +57,10 @@ pub struct PolicySpec {
         "allOf": [{"properties": {"a": {"maxLength": 3}}}, {"properties": {"b": {"minLength": 2}}}],
         "not": {"required": ["c"]}}"#)]
     pub extra: Option<serde_json::Value>,
+    /// A code, in RE2 syntax Rust's `regex` spells otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[validate(pattern = "^\\Qa.b\\E[[x]$")]
+    pub code: Option<String>,
 }
 
 /// A pace.
@@ -154,9 +159,15 @@ async fn a_flattened_optional_enum_gives_at_most_one_variant() -> Result<()> {
             json!({"simple": "R", "consistentHash": {"header": "h"}, "pace": {}, "extra": {"c": "y"}}),
             "refused 422",
         ),
+        ("code-bracket", json!({"code": "a.b["}), "created"),
+        ("code-x", json!({"code": "a.bx"}), "created"),
+        ("code-any", json!({"code": "aXb["}), "refused 422"),
     ];
-    let schema = serde_json::to_string(&crd.spec.versions[0].schema.as_ref().unwrap().open_api_v3_schema)?;
-    let schema: &'static str = Box::leak(schema.into_boxed_str());
+    // The schema as generated `validate()` has it: with the patterns'
+    // Rust spellings.
+    let mut schema = serde_json::to_value(&crd.spec.versions[0].schema.as_ref().unwrap().open_api_v3_schema)?;
+    codegen_core::emit::validate::add_rust_patterns(&mut schema);
+    let schema: &'static str = Box::leak(schema.to_string().into_boxed_str());
     for (name, spec, expected) in cases {
         let object = object(name, spec);
         let (got, theirs) = match api.create(&pp, &object).await {

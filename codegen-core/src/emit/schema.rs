@@ -2052,7 +2052,7 @@ pub fn go_regex_problem(pattern: &str) -> Option<String> {
 /// to both) as `\x{..}`, and a `[`, `&&` or `~~` inside a class (literals
 /// to RE2) escaped. `Err` for what Rust reads but RE2 refuses before
 /// parsing: `\u` and `\U`.
-fn rust_spelling(pattern: &str) -> Result<String, String> {
+pub(crate) fn rust_spelling(pattern: &str) -> Result<String, String> {
     let mut out = String::with_capacity(pattern.len());
     let mut rest = pattern;
     // Inside a character class, and whether a `]` there would be its
