@@ -359,7 +359,7 @@ pub fn import_crd(data: &[u8]) {
     let dir = scratch();
     let file = dir.join("crds.yaml");
     std::fs::write(&file, data).expect("write the CRD file");
-    let lines = String::from_utf8_lossy(data).lines().count().max(1);
+    let lines = crate::import::yaml_lines(&String::from_utf8_lossy(data)).lines().count().max(1);
     let settings = crate::import::ImportSettings { crds: vec![file.clone()], apis_dir: dir.join("imported") };
     let diagnostics = match crate::import::import(&settings) {
         Ok(imported) => {

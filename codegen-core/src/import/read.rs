@@ -128,7 +128,7 @@ pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
                 continue;
             }
         };
-        let file = Arc::new(SourceFile::new(path.clone(), text));
+        let file = Arc::new(SourceFile::new(path.clone(), yaml_lines(&text)));
         let docs: Vec<Value> = match parse_documents(&file.text) {
             Ok(docs) => docs,
             Err((message, line, column)) => {
@@ -191,6 +191,12 @@ pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
         }
     }
     out
+}
+
+/// `text` with YAML's line breaks (`\r\n`, and a `\r` alone) as `\n`, so
+/// that the lines shown are the lines the YAML reader counts.
+pub(crate) fn yaml_lines(text: &str) -> String {
+    if text.contains('\r') { text.replace("\r\n", "\n").replace('\r', "\n") } else { text.to_string() }
 }
 
 /// The documents of a YAML stream, or the parser's message with a 1-based
@@ -425,6 +431,16 @@ mod tests {
             assert_eq!(crd.at("spec.versions[v1]").line_text.trim(), "- name: v1", "{}", crd.name);
             assert!(crd.at("spec.versions[v1]").line > name_line, "{}", crd.name);
         }
+    }
+
+    /// A `\r` alone breaks a line for the YAML reader: the line numbers it
+    /// gives are those of the text shown.
+    #[test]
+    fn carriage_returns_break_lines_as_yaml_reads_them() {
+        let text = yaml_lines("a: 1\rb: [1, 2\r\nc: 3\r");
+        assert_eq!(text, "a: 1\nb: [1, 2\nc: 3\n");
+        let (_, line, _) = parse_documents(&text).unwrap_err();
+        assert!(text.lines().count() >= line, "{line}");
     }
 
     #[test]
