@@ -136,6 +136,9 @@ fn cases() -> Vec<(Value, Vec<&'static str>)> {
                 "self.tags.join(',').size() < 5 && self.tags.join().matches('^a')",
                 "self.tags.all(t, t.split('-').all(p, p.matches('^a')))",
                 "self.tags.all(t, t.replace('-', '').matches('^a'))",
+                "self.tags.all(t, t.split('-', 200).all(p, p.size() > 0))",
+                "self.tags.all(t, t.split('-', 2).all(p, p.size() > 0))",
+                "self.many.all(t, t.split('@', 2).all(p, p.size() > 0))",
                 "self.many.all(t, t.split('.').size() < 3)",
                 "self.hosts.all(h, url(h.host).getHost().matches('^a'))",
                 "self.annotations.all(k, self.annotations[k].matches('^[a-z]+$'))",
@@ -183,6 +186,17 @@ fn cases() -> Vec<(Value, Vec<&'static str>)> {
                 "x-kubernetes-validations": [{"rule": "self.v.matches('^[0-9]+$')"}]}}),
             vec![],
         ),
+        // Message expressions (`rule ;; messageExpression`): their own
+        // cost, not times the cardinality.
+        (
+            list(object(json!({"n": {"type": "integer"}, "s": s(Some(10)), "free": s(None)}), &["n"]), None),
+            vec![
+                "self.all(x, x.n > 0) ;; 'n is ' + string(self[0].n)",
+                "self.size() < 5 ;; 'too many: ' + self.map(x, x.s).join(', ')",
+                "self.size() < 5 ;; 'first: ' + self[0].free",
+                "self.size() < 5 ;; 'first: ' + self[0].s.lowerAscii()",
+            ],
+        ),
         // An embedded resource declares `metadata` (its name) like the root.
         (
             json!({"type": "object", "x-kubernetes-embedded-resource": true,
@@ -198,7 +212,13 @@ fn crd() -> Value {
     let mut props = serde_json::Map::new();
     for (i, (mut schema, rules)) in cases().into_iter().enumerate() {
         if !rules.is_empty() {
-            let list: Vec<Value> = rules.iter().map(|r| json!({"rule": r})).collect();
+            let list: Vec<Value> = rules
+                .iter()
+                .map(|r| match r.split_once(" ;; ") {
+                    Some((rule, message)) => json!({"rule": rule, "messageExpression": message}),
+                    None => json!({"rule": r}),
+                })
+                .collect();
             schema["x-kubernetes-validations"] = Value::Array(list);
         }
         props.insert(format!("c{i}"), schema);
@@ -230,15 +250,21 @@ fn estimates_are_the_api_servers() {
     let crd = crd();
     // JSON is YAML: the CRD goes to the oracle as one line.
     let answers = go_oracle::ask("cel-cost", "cel_cost_oracle", [crd.to_string().as_str()]);
-    // (node, index) → (cost, cardinality) as the API server estimates them.
+    // (node, index) → (cost, cardinality) as the API server estimates them,
+    // and the messageExpression's cost.
     let mut server: BTreeMap<(String, usize), Option<(u64, u64)>> = BTreeMap::new();
+    let mut messages: BTreeMap<(String, usize), u64> = BTreeMap::new();
     let mut refused_for_cost = Vec::new();
     for line in &answers {
         if let Some(rule) = line.strip_prefix("rule ") {
             let parts: Vec<&str> = rule.split(' ').collect();
-            let [path, index, cost, card] = parts[..] else { panic!("{line}") };
+            let [path, index, cost, card, message] = parts[..] else { panic!("{line}") };
             let figures = cost.parse().ok().zip(card.parse().ok());
-            server.insert((path.to_string(), index.parse().unwrap()), figures);
+            let key = (path.to_string(), index.parse().unwrap());
+            if let Ok(message) = message.parse() {
+                messages.insert(key.clone(), message);
+            }
+            server.insert(key, figures);
         } else if let Some(error) = line.strip_prefix("error ")
             && error.contains("estimated rule cost exceeds budget")
         {
@@ -252,6 +278,7 @@ fn estimates_are_the_api_servers() {
     let mut estimated = 0;
     let mut not_estimated = Vec::new();
     let mut over = 0;
+    let mut message_estimated = 0;
     for rule in &ours {
         let key = (rule.path.clone(), rule.index);
         let theirs = server.get(&key).unwrap_or_else(|| panic!("no figure for {key:?} from the API server"));
@@ -261,6 +288,10 @@ fn estimates_are_the_api_servers() {
         };
         if let Some(c) = rule.cardinality {
             assert_eq!(c, *card, "cardinality of {key:?}");
+        }
+        if let Some(ours) = rule.message_cost {
+            assert_eq!(Some(&ours), messages.get(&key), "the messageExpression cost of `{}`", rule.rule);
+            message_estimated += 1;
         }
         match rule.cost {
             Some(c) => {
@@ -281,4 +312,5 @@ fn estimates_are_the_api_servers() {
     // What is not followed: optional syntax and `reverse`.
     assert!(estimated >= ours.len() - 4, "only {estimated} of {} estimated; not: {not_estimated:#?}", ours.len());
     assert!(over >= 8, "the cases hold rules over the budget: {over}");
+    assert!(message_estimated >= 3, "messageExpressions estimated: {message_estimated}");
 }

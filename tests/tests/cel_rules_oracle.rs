@@ -1,10 +1,11 @@
 //! Differential test of the CEL rule check against kube-apiserver: for each
 //! rule, kube-codegen warns about it exactly when the API server refuses to
-//! create the CRD. The rules are ones the check decides (syntax, and
-//! the properties a rule names); type errors (`self.minReplicas == 'a'`)
-//! and rules over the cost budget (`self.targets.exists(t, t.name ==
-//! self.mode)` on a list without `maxItems`), which the API server also
-//! refuses, are not checked when generating and are left out here (see
+//! create the CRD. The rules are ones the check decides: syntax, the
+//! properties a rule names (free-form fields included), `oldSelf` where the
+//! server cannot match old and new values, `field_path`,
+//! `message_expression`, and the cost budget. Type errors
+//! (`self.minReplicas == 'a'`), which the API server also refuses, are not
+//! checked when generating and are left out here (see
 //! `codegen-core/src/emit/cel_check.rs`).
 
 use std::path::Path;
@@ -205,4 +206,103 @@ fn a_rule_is_judged_where_it_is_written() {
         // The rule's line, just above `pub struct Long` (1-based).
         assert_eq!(*line, long_rule_line, "{lines:?}");
     }
+}
+
+/// Types with `{spec}` on the spec, `{port}` on a plain list's items,
+/// `{port_field}` on their field, `{volume}` on a list-map's items and
+/// `{path_field}` on their field.
+const PLACES: &str = "use codegen_macros::{ApiType, genclient};\n\
+     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
+     use serde::{Deserialize, Serialize};\n\n\
+     /// A scaler.\n\
+     #[genclient(no_status)]\n\
+     #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+     pub struct Scaler {\n    #[serde(flatten, default)]\n    pub types: kube::core::TypeMeta,\n    #[serde(default)]\n    pub metadata: ObjectMeta,\n    pub spec: ScalerSpec,\n}\n\n\
+     /// How to scale.\n\
+     #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+     {spec}\n\
+     pub struct ScalerSpec {\n\
+     \x20   /// Anything.\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub free: Option<serde_json::Value>,\n\
+     \x20   /// Settings kept as they are.\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    \
+     #[validate(schema_json = r#\"{\"type\": \"object\", \"x-kubernetes-preserve-unknown-fields\": true}\"#)]\n    pub config: Option<serde_json::Value>,\n\
+     \x20   /// Fewest.\n    #[serde(default)]\n    pub min: i32,\n\
+     \x20   /// Ports, a plain list.\n    #[serde(default)]\n    pub ports: Vec<Port>,\n\
+     \x20   /// Volumes, a list-map.\n    #[serde(default)]\n    #[validate(list_type = \"map\", list_map_keys(\"name\"))]\n    pub volumes: Vec<Volume>,\n\
+     }\n\n\
+     /// A port.\n\
+     #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+     {port}\n\
+     pub struct Port {\n    /// Its number.\n    {port_field}\n    pub port: i32,\n}\n\n\
+     /// A volume.\n\
+     #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+     {volume}\n\
+     pub struct Volume {\n    /// Its name.\n    pub name: String,\n    /// Where.\n    #[validate(max_length = 64)]\n    {path_field}\n    pub path: String,\n}\n";
+
+/// Free-form fields, `oldSelf` below a plain list's items and a list-map's,
+/// `immutable` there, and a rule's `field_path` and `message_expression`:
+/// kube-codegen warns exactly when kube-apiserver refuses the CRD.
+#[tokio::test]
+async fn places_and_parts_are_warned_of_as_the_api_server_refuses_them() -> Result<()> {
+    let rule = |r: &str| format!("#[validate(rule(rule = {r:?}))]");
+    let with = |r: &str, part: &str| format!("#[validate(rule(rule = {r:?}, {part}))]");
+    let immutable = "#[validate(immutable)]".to_string();
+    // (place, attribute)
+    let cases: Vec<(&str, String)> = vec![
+        ("spec", rule("has(self.free)")),
+        ("spec", rule("!has(self.config) || has(self.config.receivers)")),
+        ("spec", rule("has(self.config)")),
+        ("spec", rule("self.ports.all(p, p.port > 0)")),
+        ("port", rule("self.port == oldSelf.port")),
+        ("port", rule("self.port > 0")),
+        ("volume", rule("self.path == oldSelf.path")),
+        ("port_field", immutable.clone()),
+        ("path_field", immutable),
+        ("spec", with("self.min >= 0", "field_path = \".min\"")),
+        ("spec", with("self.min >= 0", "field_path = \".mni\"")),
+        ("spec", with("self.min >= 0", "field_path = \"min\"")),
+        ("spec", with("self.min >= 0", "field_path = \".ports[0]\"")),
+        ("spec", with("self.min >= 0", "message_expression = \"'min is ' + string(self.min)\"")),
+        ("spec", with("self.min >= 0", "message_expression = \"'min is ' + string(self.mni)\"")),
+        ("spec", with("self.min >= 0", "message_expression = \"'unterminated\"")),
+    ];
+    let dir = tempfile::tempdir()?;
+    let env = TestEnv::shared();
+    let crds: Api<CustomResourceDefinition> = Api::all(env.admin_client().await?);
+    let mut disagreements = Vec::new();
+    let mut refused = 0;
+    for (i, (place, attr)) in cases.iter().enumerate() {
+        let mut types = PLACES.to_string();
+        for p in ["spec", "port", "port_field", "volume", "path_field"] {
+            let text = if p == *place { attr.as_str() } else { "" };
+            types = types.replace(&format!("{{{p}}}"), text);
+        }
+        let root = dir.path().join(format!("p{i}"));
+        let report = write_crd(&root, &types).map_err(|d| anyhow::anyhow!(codegen_core::diag::render_all(&d)))?;
+        let warned = !report.warnings.is_empty();
+        let text = std::fs::read_to_string(root.join("crd/cel.example.com_scalers.yaml"))?;
+        let mut crd: CustomResourceDefinition = serde_yaml::from_str(&text)?;
+        let group = format!("p{i}.cel.example.com");
+        crd.metadata.name = Some(format!("scalers.{group}"));
+        crd.spec.group = group;
+        let theirs = match crds.create(&PostParams::default(), &crd).await {
+            Ok(_) => {
+                crds.delete(&format!("scalers.p{i}.cel.example.com"), &DeleteParams::default()).await?;
+                true
+            }
+            Err(kube::Error::Api(status)) if status.code == 422 => false,
+            Err(e) => return Err(e.into()),
+        };
+        refused += usize::from(!theirs);
+        if warned == theirs {
+            disagreements.push(format!(
+                "{attr} (on {place}): kube-codegen {}, kube-apiserver {}\n{}",
+                verdict(!warned),
+                verdict(theirs),
+                codegen_core::diag::render_all(&report.warnings)
+            ));
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(refused >= 8, "the cases hold rules both refuse ({refused})");
+    Ok(())
 }

@@ -25,6 +25,17 @@ pub(crate) enum Problem {
     /// `path` (`self.spec.maxReplica`) names `field`, which its object
     /// does not declare; `known` are the names it does.
     UnknownField { path: String, field: String, known: Vec<String> },
+    /// `path` names a field the API server does not declare to CEL: one
+    /// without a type (free-form JSON), or one an object keeps only as an
+    /// unknown field (`x-kubernetes-preserve-unknown-fields`).
+    Undeclared { path: String, why: &'static str },
+    /// The rule reads `oldSelf` where the API server cannot match a value
+    /// with its old one: below the items of a list that is not a list-map.
+    Uncorrelatable,
+    /// `fieldPath` is not a path the API server takes: `why`.
+    FieldPath { why: String },
+    /// A problem of the rule's `messageExpression`.
+    InMessage(Box<Problem>),
 }
 
 /// The names rules give a property: escaped as the API server declares it
@@ -36,8 +47,10 @@ pub(crate) fn names_in_rules(property: &str) -> Vec<String> {
     names
 }
 
-/// The problems of `rule` on the schema node `node`.
-pub(crate) fn check(rule: &str, node: &JsonSchemaProps) -> Vec<Problem> {
+/// The problems of `rule` on the schema node `node`; `correlatable`:
+/// whether the API server can match the node's value with its old one (it
+/// is not below the items of a list other than a list-map).
+pub(crate) fn check(rule: &str, node: &JsonSchemaProps, correlatable: bool) -> Vec<Problem> {
     // The API server's CEL parses optional syntax (`self.?x`, `{?k: v}`).
     let expr = match cel::parser::Parser::new().enable_optional_syntax(true).parse(rule) {
         Ok(expr) => expr,
@@ -46,7 +59,112 @@ pub(crate) fn check(rule: &str, node: &JsonSchemaProps) -> Vec<Problem> {
     let mut problems = Vec::new();
     let scope = vec![("self".to_string(), Some(node)), ("oldSelf".to_string(), Some(node))];
     walk(&expr.expr, &scope, &mut problems);
+    if !correlatable && reads_old_self(&expr.expr) {
+        problems.push(Problem::Uncorrelatable);
+    }
     problems
+}
+
+/// The problems of a rule's `messageExpression` and `fieldPath`.
+pub(crate) fn check_parts(
+    message_expression: Option<&str>,
+    field_path: Option<&str>,
+    node: &JsonSchemaProps,
+    correlatable: bool,
+) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = message_expression
+        .map(|m| check(m, node, correlatable).into_iter().map(|p| Problem::InMessage(Box::new(p))).collect())
+        .unwrap_or_default();
+    if let Some(why) = field_path.and_then(|p| field_path_problem(p, node)) {
+        problems.push(Problem::FieldPath { why });
+    }
+    problems
+}
+
+/// Whether `expr` reads `oldSelf`.
+fn reads_old_self(expr: &Expr) -> bool {
+    let mut found = false;
+    visit(expr, &mut |e| found |= matches!(e, Expr::Ident(name) if name == "oldSelf"));
+    found
+}
+
+/// Calls `f` on `expr` and every expression in it.
+fn visit(expr: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(expr);
+    match expr {
+        Expr::Select(select) => visit(&select.operand.expr, f),
+        Expr::Call(call) => {
+            if let Some(target) = &call.target {
+                visit(&target.expr, f);
+            }
+            call.args.iter().for_each(|a| visit(&a.expr, f));
+        }
+        Expr::Comprehension(c) => {
+            for part in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+                visit(&part.expr, f);
+            }
+        }
+        Expr::List(list) => list.elements.iter().for_each(|e| visit(&e.expr, f)),
+        Expr::Map(map) => {
+            for entry in &map.entries {
+                if let EntryExpr::MapEntry(e) = &entry.expr {
+                    visit(&e.key.expr, f);
+                    visit(&e.value.expr, f);
+                }
+            }
+        }
+        Expr::Struct(s) => {
+            for entry in &s.entries {
+                if let EntryExpr::StructField(field) = &entry.expr {
+                    visit(&field.value.expr, f);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What is wrong with a rule's `fieldPath` on `node`, as the API server
+/// reads it: `.name` steps and `['key']` steps from the node, each naming
+/// a declared property (or any key of a map), no list index.
+fn field_path_problem(path: &str, node: &JsonSchemaProps) -> Option<String> {
+    let mut rest = path;
+    let mut node = Some(node);
+    if !rest.starts_with(['.', '[']) {
+        return Some("it starts with `.` (`.spec.replicas`, relative to the rule's field)".into());
+    }
+    while !rest.is_empty() {
+        let (name, after) = if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            (&r[..end], &r[end..])
+        } else if let Some(r) = rest.strip_prefix("['") {
+            let end = r.find("']")?;
+            (&r[..end], &r[end + 2..])
+        } else if rest.starts_with('[') {
+            return Some("it names a list item (a field path may not index a list)".into());
+        } else {
+            return Some(format!("`{rest}` is not a step (`.name` or `['name']`)"));
+        };
+        if name.is_empty() {
+            return Some("it has an empty step".into());
+        }
+        node = match node {
+            Some(n) if n.additional_properties.is_some() => n.additional_properties.as_deref(),
+            Some(n) if n.type_.as_deref() == Some("object") && n.x_preserve_unknown_fields != Some(true) => {
+                match n.properties.as_ref().and_then(|p| p.get(name)) {
+                    Some(child) => Some(child),
+                    None if n.x_embedded_resource == Some(true) => None,
+                    None => return Some(format!("`{name}` is not a property of the rule's field")),
+                }
+            }
+            Some(n) if n.type_.as_deref() == Some("array") => {
+                return Some("it names a list item (a field path may not index a list)".into());
+            }
+            _ => None,
+        };
+        rest = after;
+    }
+    None
 }
 
 /// The names a rule can start a path from: `self`, `oldSelf` and the
@@ -156,18 +274,43 @@ fn follow<'s>(
         if matches!(field.as_str(), "apiVersion" | "kind" | "metadata") {
             return None;
         }
-        let closed = node.type_.as_deref() == Some("object")
+        let object = node.type_.as_deref() == Some("object")
             && node.additional_properties.is_none()
-            && node.x_preserve_unknown_fields != Some(true)
-            && node.x_embedded_resource != Some(true)
-            && node.properties.as_ref().is_some_and(|p| !p.is_empty());
-        if !closed {
+            && node.x_embedded_resource != Some(true);
+        let preserving = node.x_preserve_unknown_fields == Some(true);
+        let declared = node.properties.as_ref().is_some_and(|p| !p.is_empty());
+        if !object || !(declared || preserving) {
             return None;
         }
-        let properties = node.properties.as_ref().expect("checked above");
+        static NONE: std::collections::BTreeMap<String, JsonSchemaProps> = std::collections::BTreeMap::new();
+        let properties = node.properties.as_deref().unwrap_or(&NONE);
         let found = properties.iter().find(|(name, _)| names_in_rules(name).contains(field));
         match found {
+            // A property without a type (free-form JSON) is not declared
+            // to CEL.
+            Some((_, child))
+                if child.type_.is_none()
+                    && child.x_int_or_string != Some(true)
+                    && child.x_embedded_resource != Some(true) =>
+            {
+                if let Some(problems) = problems.as_deref_mut() {
+                    problems.push(Problem::Undeclared {
+                        path: path[..=i].join("."),
+                        why: "it has no type (free-form JSON)",
+                    });
+                }
+                return None;
+            }
             Some((_, child)) => node = child,
+            None if preserving => {
+                if let Some(problems) = problems.as_deref_mut() {
+                    problems.push(Problem::Undeclared {
+                        path: path[..=i].join("."),
+                        why: "its object keeps it only as an unknown field (`x-kubernetes-preserve-unknown-fields`)",
+                    });
+                }
+                return None;
+            }
             None => {
                 if let Some(problems) = problems.as_deref_mut() {
                     problems.push(Problem::UnknownField {
@@ -204,13 +347,32 @@ mod tests {
     }
 
     fn unknown(rule: &str, node: &JsonSchemaProps) -> Vec<String> {
-        check(rule, node)
+        check(rule, node, true)
             .into_iter()
             .map(|p| match p {
                 Problem::Syntax(_) => "syntax".to_string(),
-                Problem::UnknownField { path, .. } => path,
+                Problem::UnknownField { path, .. } | Problem::Undeclared { path, .. } => path,
+                other => format!("{other:?}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn old_self_below_a_plain_list_and_field_paths() {
+        let spec = object(&[("min", typed("integer")), ("ports", JsonSchemaProps { items: None, ..typed("array") })]);
+        assert_eq!(check("self == oldSelf", &spec, false), [Problem::Uncorrelatable]);
+        assert!(check("self == oldSelf", &spec, true).is_empty());
+        assert!(check("self.min > 0", &spec, false).is_empty());
+        let why = |p: &str| field_path_problem(p, &spec);
+        assert_eq!(why(".min"), None);
+        assert!(why("min").unwrap().contains("starts with"));
+        assert!(why(".mni").unwrap().contains("`mni` is not a property"));
+        assert!(why(".ports[0]").unwrap().contains("list item"));
+        assert!(why(".ports").is_none());
+        assert_eq!(why("['min']"), None);
+        let parts = check_parts(Some("'too many: ' + string(self.mni)"), Some(".mni"), &spec, true);
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert!(matches!(&parts[0], Problem::InMessage(p) if matches!(**p, Problem::UnknownField { .. })));
     }
 
     #[test]
@@ -237,9 +399,11 @@ mod tests {
             ["self.mode", "oldSelf.modes"]
         );
         assert!(unknown("self.x__dash__y == 'a' && self.__namespace__ == self.namespace", &spec).is_empty());
-        // Nothing certain below a map, an open object, a list of unknown
-        // items, or in index access.
-        assert!(unknown("self.labels.anything == 'a' && self.free.whatever", &spec).is_empty());
+        // Nothing certain below a map, a list of unknown items, or in
+        // index access; an object keeping unknown fields does not declare
+        // them to CEL.
+        assert!(unknown("self.labels.anything == 'a'", &spec).is_empty());
+        assert_eq!(unknown("self.free.whatever == 1", &spec), ["self.free.whatever"]);
         assert!(unknown("self.items.all(i, i.name != '')", &spec).is_empty());
         // Comprehension variables stand for a list's items.
         let targets = JsonSchemaProps {

@@ -49,6 +49,11 @@ pub struct RuleCost {
     /// How many times the node can occur in one object, as the API server
     /// bounds it; `None` when that is not certain.
     pub cardinality: Option<u64>,
+    /// The worst-case cost of the rule's `messageExpression`, which the
+    /// API server compares with [`RULE_COST_LIMIT`] and adds to the total
+    /// as it is (not times the cardinality); `None` without one, or when
+    /// not certain.
+    pub message_cost: Option<u64>,
     /// Where the generator found the rule (its rule site).
     pub(crate) site: Option<usize>,
 }
@@ -96,6 +101,7 @@ fn visit(node: &JsonSchemaProps, path: String, resource: bool, card: Option<u64>
             rule: rule.rule.clone(),
             cost: estimate(&rule.rule, node, resource),
             cardinality,
+            message_cost: rule.message_expression.as_deref().and_then(|m| estimate(m, node, resource)),
             site: rule.site,
         });
     }
@@ -335,10 +341,10 @@ fn cost<'s>(expr: &Expr, scope: &Scope<'s>) -> Option<(u64, Value<'s>)> {
                 total = total.saturating_add(c);
                 first.get_or_insert(v);
             }
-            // The estimator sizes the items of a list that is not the
-            // schema's as 0.
+            // What the estimator makes of the items' sizes of a list that
+            // is not the schema's is not followed (but in a comprehension).
             let item = first.map_or(Ty::Other, |v| v.ty);
-            Some((total, Value::of(Ty::List(Box::new(Value::of(item, Some(0)))), Some(list.elements.len() as u64))))
+            Some((total, Value::of(Ty::List(Box::new(Value::of(item, None))), Some(list.elements.len() as u64))))
         }
         Expr::Map(map) => {
             let mut total = 30u64;
@@ -358,7 +364,9 @@ fn cost<'s>(expr: &Expr, scope: &Scope<'s>) -> Option<(u64, Value<'s>)> {
             let (range_cost, range) = cost(&c.iter_range.expr, scope)?;
             let n = range.size?;
             let var = match &range.ty {
-                Ty::List(items) => (**items).clone(),
+                // A comprehension over a list that is not the schema's
+                // sizes its variable as 0.
+                Ty::List(items) => Value::of(items.ty.clone(), Some(items.size.unwrap_or(0))),
                 // The estimator sizes a map's keys as 0.
                 Ty::Map(_) => Value::of(Ty::Str, Some(0)),
                 _ => return None,
@@ -380,11 +388,11 @@ fn cost<'s>(expr: &Expr, scope: &Scope<'s>) -> Option<(u64, Value<'s>)> {
                 .saturating_add(result_cost)
                 .saturating_add(n.saturating_mul(cond.saturating_add(step)));
             // `map` and `filter` give a list as long as the range, of the
-            // items the step adds (sized 0, as any list not the schema's).
+            // items the step adds.
             let value = if builds_list {
                 let items = match stepped.ty {
-                    Ty::List(items) => Value::of(items.ty, Some(0)),
-                    _ => Value::of(Ty::Other, Some(0)),
+                    Ty::List(items) => Value::of(items.ty, None),
+                    _ => Value::of(Ty::Other, None),
                 };
                 Value::of(Ty::List(Box::new(items)), Some(n))
             } else {
@@ -502,9 +510,15 @@ fn function<'s>(name: &str, target: Option<Value<'s>>, args: &[(Value<'s>, &Expr
         ("indexOf" | "lastIndexOf", Some(s), [_] | [_, _]) if matches!(s.ty, Ty::Str) => {
             Some((tenth(size(s)?), Value::scalar(Ty::Int)))
         }
-        ("split", Some(s), [_] | [_, _]) if matches!(s.ty, Ty::Str) => {
-            let items = Value::of(Ty::Str, Some(0));
+        ("split", Some(s), [_]) if matches!(s.ty, Ty::Str) => {
+            let items = Value::of(Ty::Str, None);
             Some((times(size(s)?, 0.2), Value::of(Ty::List(Box::new(items)), s.size)))
+        }
+        // With a limit, that many parts, whatever the string's length
+        // (other limits are not followed).
+        ("split", Some(s), [_, (_, Expr::Literal(LiteralValue::Int(n)))]) if matches!(s.ty, Ty::Str) && **n > 0 => {
+            let items = Value::of(Ty::Str, None);
+            Some((times(size(s)?, 0.2), Value::of(Ty::List(Box::new(items)), Some(**n as u64))))
         }
         // Replacing with text no longer than what it replaces: no longer
         // than the string (longer replacements are not followed).

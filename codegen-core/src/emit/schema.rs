@@ -591,12 +591,15 @@ impl<'a> SchemaBuilder<'a> {
         // controller-gen's rule on the parent keeps an optional immutable
         // field from being unset once set.
         for f in set_once {
-            let Some(cel) = self.cel_property(f, f.validate.immutable.unwrap_or(f.origin.span), "immutable") else {
+            let span = f.validate.immutable.unwrap_or(f.origin.span);
+            let Some(cel) = self.cel_property(f, span, "immutable") else {
                 continue;
             };
+            let rule = format!("!has(oldSelf.{cel}) || has(self.{cel})");
             schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
+                site: self.marker_site(&rule, span, &f.origin),
                 message: Some(format!("field {} is immutable once set", f.json_name)),
-                rule: format!("!has(oldSelf.{cel}) || has(self.{cel})"),
+                rule,
                 ..ValidationRule::default()
             });
         }
@@ -689,11 +692,28 @@ impl<'a> SchemaBuilder<'a> {
                     format!("at least one of the fields in {listed} must be set"),
                 ),
             };
+            let span = group.fields.first().map_or(def.origin.span, |n| n.span);
             schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
+                site: self.marker_site(&rule, span, &def.origin),
                 message: Some(message),
                 rule,
                 ..ValidationRule::default()
             });
+        }
+    }
+
+    /// The rule site of a rule a marker writes (`immutable`,
+    /// `exactly_one_of`), for the CEL check: reported at the marker.
+    fn marker_site(&mut self, rule: &str, span: proc_macro2::Span, origin: &Origin) -> Option<usize> {
+        #[cfg(feature = "cel")]
+        {
+            self.rule_sites.push((rule.to_string(), span, origin.clone()));
+            Some(self.rule_sites.len() - 1)
+        }
+        #[cfg(not(feature = "cel"))]
+        {
+            let _ = (rule, span, origin);
+            None
         }
     }
 
@@ -743,10 +763,12 @@ impl<'a> SchemaBuilder<'a> {
         // writes them.
         let type_rules = schema.x_validations.take();
         self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name);
-        if f.validate.immutable.is_some() {
+        if let Some(span) = f.validate.immutable {
+            let rule = "self == oldSelf";
             schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
+                site: self.marker_site(rule, span, &f.origin),
                 message: Some("field is immutable".into()),
-                rule: "self == oldSelf".into(),
+                rule: rule.into(),
                 ..ValidationRule::default()
             });
         }
@@ -1270,25 +1292,36 @@ impl<'a> SchemaBuilder<'a> {
         use super::cel_check::Problem;
         /// The problems of each site's rule, on every node that holds it
         /// (a type used twice is checked in both places).
-        fn visit(node: &JsonSchemaProps, found: &mut BTreeMap<usize, Vec<Problem>>) {
+        // `correlatable`: the API server can match the node's value with
+        // its old one (not below a list's items, but a list-map's).
+        fn visit(node: &JsonSchemaProps, correlatable: bool, found: &mut BTreeMap<usize, Vec<Problem>>) {
             for rule in node.x_validations.iter().flatten() {
                 let Some(site) = rule.site else { continue };
                 let problems = found.entry(site).or_default();
-                for problem in super::cel_check::check(&rule.rule, node) {
+                let parts = super::cel_check::check_parts(
+                    rule.message_expression.as_deref(),
+                    rule.field_path.as_deref(),
+                    node,
+                    correlatable,
+                );
+                for problem in super::cel_check::check(&rule.rule, node, correlatable).into_iter().chain(parts) {
                     if !problems.contains(&problem) {
                         problems.push(problem);
                     }
                 }
             }
             let children = node.properties.iter().flat_map(|p| p.values());
-            let children = children.chain(node.items.as_deref()).chain(node.additional_properties.as_deref());
+            let children = children.chain(node.additional_properties.as_deref());
             let children = children.chain(node.any_of.iter().chain(&node.one_of).chain(&node.all_of).flatten());
             for child in children {
-                visit(child, found);
+                visit(child, correlatable, found);
+            }
+            if let Some(items) = node.items.as_deref() {
+                visit(items, correlatable && node.x_list_type.as_deref() == Some("map"), found);
             }
         }
         let mut found = BTreeMap::new();
-        visit(schema, &mut found);
+        visit(schema, true, &mut found);
         let sites = std::mem::take(&mut self.rule_sites);
         // A type's rules are applied once per use of the type: each place
         // it is written is reported once.
@@ -1315,7 +1348,16 @@ impl<'a> SchemaBuilder<'a> {
         let costs = super::cel_cost::rule_costs(schema);
         let mut dearest: BTreeMap<usize, &super::cel_cost::RuleCost> = BTreeMap::new();
         let mut total = 0u64;
+        let mut messages: BTreeMap<usize, u64> = BTreeMap::new();
         for cost in &costs {
+            // A messageExpression counts as it is, not times the cardinality.
+            if let Some(message) = cost.message_cost {
+                total = total.saturating_add(message);
+                if let Some(site) = cost.site {
+                    let entry = messages.entry(site).or_default();
+                    *entry = (*entry).max(message);
+                }
+            }
             let Some(value) = cost.total() else { continue };
             total = total.saturating_add(value);
             let Some(site) = cost.site else { continue };
@@ -1346,6 +1388,21 @@ impl<'a> SchemaBuilder<'a> {
                         factor(value, RULE_COST_LIMIT)
                     ),
                     format!("the API server refuses the CRD (estimated rule cost exceeds budget); {HELP}"),
+                );
+            }
+        }
+        for (site, message) in &messages {
+            let Some((rule, span, origin)) = sites.get(*site) else { continue };
+            if *message > RULE_COST_LIMIT {
+                rest = rest.saturating_sub(*message);
+                self.warn(
+                    origin,
+                    Some(*span),
+                    format!(
+                        "the `message_expression` of CEL rule `{rule}` is over the API server's cost budget by a factor of {}: its estimated cost is {message}",
+                        factor(*message, RULE_COST_LIMIT)
+                    ),
+                    format!("the API server refuses the CRD (estimated messageExpression cost exceeds budget); {HELP} (a `string()` of a number has no bound: the API server cannot size it)"),
                 );
             }
         }
@@ -1383,6 +1440,42 @@ impl<'a> SchemaBuilder<'a> {
                     format!("CEL rule `{}` does not parse: {message}", rule),
                     "the API server compiles every rule when the CRD is created, and refuses the CRD for one that does not",
                 ),
+                super::cel_check::Problem::Undeclared { path, why } => self.warn(
+                    origin,
+                    Some(span),
+                    format!("CEL rule `{rule}` reads `{path}`, which the API server does not declare to CEL: {why}"),
+                    "the API server refuses the CRD (undefined field); give the field a type, or leave it out of the rule",
+                ),
+                super::cel_check::Problem::Uncorrelatable => self.warn(
+                    origin,
+                    Some(span),
+                    format!("CEL rule `{rule}` reads `oldSelf` below the items of a list that is not a list-map"),
+                    "the API server refuses the CRD (oldSelf cannot be used on the uncorrelatable portion of the schema): it matches old and new items only in a list-map; make the list `list_type = \"map\"` with `list_map_keys(..)`, or write the rule (or `immutable`) on the list itself",
+                ),
+                super::cel_check::Problem::FieldPath { why } => self.warn(
+                    origin,
+                    Some(span),
+                    format!("the `field_path` of CEL rule `{rule}` is not a path the API server takes: {why}"),
+                    "the API server refuses the CRD (must be a valid path); write `.name` steps from the rule's field to a property it declares",
+                ),
+                super::cel_check::Problem::InMessage(problem) => {
+                    let text = match *problem {
+                        super::cel_check::Problem::Syntax(message) => format!("does not parse: {message}"),
+                        super::cel_check::Problem::UnknownField { path, .. } => {
+                            format!("names `{path}`, which the schema does not declare")
+                        }
+                        super::cel_check::Problem::Undeclared { path, why } => {
+                            format!("reads `{path}`, which the API server does not declare to CEL: {why}")
+                        }
+                        other => format!("{other:?}"),
+                    };
+                    self.warn(
+                        origin,
+                        Some(span),
+                        format!("the `message_expression` of CEL rule `{rule}` {text}"),
+                        "the API server compiles it with the rule and refuses the CRD when it does not compile",
+                    )
+                }
                 super::cel_check::Problem::UnknownField { path, field, known } => {
                     let names: Vec<&str> = known.iter().map(String::as_str).collect();
                     let hint = crate::ident::did_you_mean(&field, &names)

@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use crate::diag::{Diagnostic, Diagnostics, Location};
 use crate::write::{GeneratedFile, Output};
 
+#[cfg(feature = "fuzzing")]
 pub(crate) use read::yaml_lines;
 use read::{Crd, CrdVersion, display};
 use types::{Item, Ty, TypeBuilder};

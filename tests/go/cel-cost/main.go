@@ -3,9 +3,10 @@
 // CustomResourceDefinition (YAML) on stdin and prints, for each rule of
 // each version's schema, one line
 //
-//	rule <node path> <index> <max cost> <cardinality>
+//	rule <node path> <index> <max cost> <cardinality> <messageExpression max cost>
 //
-// (cardinality "-" where the estimate of the rule failed), then one line
+// ("-" for figures the API server has none of: a rule that does not
+// compile, a rule without messageExpression), then one line
 // per error of the API server's validation of the whole CRD:
 //
 //	error <field path>: <detail>
@@ -48,15 +49,19 @@ func visit(s *internal.JSONSchemaProps, path string, resource bool, card *uint64
 			fail("%s: %v", path, err)
 		}
 		for i, r := range results {
+			message := "-"
+			if s.XValidations[i].MessageExpression != "" && r.MessageExpressionError == nil {
+				message = fmt.Sprint(r.MessageExpressionMaxCost)
+			}
 			if r.Error != nil {
-				fmt.Printf("rule %s %d - -\n", path, i)
+				fmt.Printf("rule %s %d - - %s\n", path, i, message)
 				continue
 			}
 			c := r.MaxCardinality
 			if card != nil {
 				c = *card
 			}
-			fmt.Printf("rule %s %d %d %d\n", path, i, r.MaxCost, c)
+			fmt.Printf("rule %s %d %d %d %s\n", path, i, r.MaxCost, c, message)
 		}
 	}
 	below := func(bound *int64) *uint64 {
