@@ -36,14 +36,25 @@ impl Provenance {
     /// or the nearest node above it that the file shows.
     pub fn at(&self, pointer: &str) -> Location {
         let full = if pointer.is_empty() { self.prefix.clone() } else { format!("{}/{pointer}", self.prefix) };
-        let (line, column) = self.spots.find(&full).unwrap_or((self.line, 0));
+        let found = self.spots.find(&full);
+        let (line, column) = found.unwrap_or((self.line, 0));
         let text = self.file.text.lines().nth(line.saturating_sub(1)).unwrap_or_default().to_string();
+        let line_end = text.trim_end().chars().count().max(column + 1);
+        // A key is marked as written (quoted or not); anything else to the
+        // end of its line.
+        let key = found.and_then(|_| {
+            let last = full.rsplit('/').next()?.replace("~1", "/").replace("~0", "~");
+            let at: String = text.chars().skip(column).collect();
+            let quoted = at.starts_with(['"', '\'']);
+            let plain = at.strip_prefix(['"', '\'']).unwrap_or(&at);
+            plain.starts_with(last.as_str()).then(|| last.chars().count() + if quoted { 2 } else { 0 })
+        });
         Location {
             file: self.file.path.clone(),
             line,
             column,
             end_line: line,
-            end_column: text.trim_end().chars().count().max(column + 1),
+            end_column: key.map_or(line_end, |len| (column + len).min(line_end)),
             line_text: text,
         }
     }
@@ -240,6 +251,29 @@ fn document_lines(text: &str) -> Vec<(usize, usize)> {
     docs.into_iter().filter(|d| d.2).map(|(n, line, _)| (n, line)).collect()
 }
 
+/// A DNS-1035 label: lowercase letters, digits and `-`, starting with a
+/// letter and ending with a letter or digit, at most 63 characters.
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && !s.ends_with('-')
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// A DNS-1123 subdomain: dot-separated labels of lowercase letters, digits
+/// and `-`, each starting and ending with a letter or digit.
+fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|label| {
+            !label.is_empty()
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
+}
+
 fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
     path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_str)
 }
@@ -367,6 +401,44 @@ fn check(doc: Value, provenance: Provenance, diags: &mut Diagnostics) -> Option<
         );
         return None;
     }
+    // The names become Rust text (`group_name!("..")`, module and type
+    // names): the API server's rules for them keep that text sound.
+    let names = &doc["spec"]["names"];
+    let mut bad = Vec::new();
+    if !is_dns_subdomain(&group) || !group.contains('.') {
+        bad.push((
+            "spec/group",
+            "`spec.group`",
+            group.clone(),
+            "a DNS subdomain with at least one dot (`example.com`)",
+        ));
+    }
+    for (pointer, field, value) in [
+        ("spec/names/plural", "`spec.names.plural`", Some(plural.as_str())),
+        ("spec/names/singular", "`spec.names.singular`", str_at(names, &["singular"])),
+    ] {
+        if let Some(v) = value.filter(|v| !is_dns_label(v)) {
+            bad.push((pointer, field, v.to_string(), "a lowercase DNS label (`crontabs`)"));
+        }
+    }
+    for (pointer, field, value) in [
+        ("spec/names/kind", "`spec.names.kind`", Some(kind.as_str())),
+        ("spec/names/listKind", "`spec.names.listKind`", str_at(names, &["listKind"])),
+    ] {
+        if let Some(v) = value.filter(|v| !is_dns_label(&v.to_ascii_lowercase())) {
+            bad.push((pointer, field, v.to_string(), "a name whose lowercase is a DNS label (`CronTab`)"));
+        }
+    }
+    if !bad.is_empty() {
+        for (pointer, field, value, want) in bad {
+            diags.push(
+                Diagnostic::error(format!("{field} of {what} is `{value}`, not {want}"))
+                    .at(provenance.at(pointer))
+                    .help("the API server refuses such a CRD; fix the name in the YAML"),
+            );
+        }
+        return None;
+    }
     let spec = &doc["spec"];
     for key in spec.as_object().into_iter().flat_map(|m| m.keys()) {
         // `conversion: {strategy: None}` is what the API server defaults to
@@ -441,6 +513,13 @@ mod tests {
         assert_eq!(text, "a: 1\nb: [1, 2\nc: 3\n");
         let (_, line, _) = parse_documents(&text).unwrap_err();
         assert!(text.lines().count() >= line, "{line}");
+    }
+
+    #[test]
+    fn names_are_checked_as_the_api_server_checks_them() {
+        assert!(is_dns_label("crontabs") && is_dns_label("a-1") && !is_dns_label("1a") && !is_dns_label("a-"));
+        assert!(!is_dns_label("ab\"") && !is_dns_label("") && !is_dns_label(&"a".repeat(64)));
+        assert!(is_dns_subdomain("stable.example.com") && !is_dns_subdomain("storcom\"") && !is_dns_subdomain("a..b"));
     }
 
     #[test]
