@@ -274,6 +274,29 @@ pub fn cel_property(name: &str) -> Option<String> {
     Some(out)
 }
 
+/// A DNS-1035 label: lowercase letters, digits and `-`, starting with a
+/// letter and ending with a letter or digit, at most 63 characters.
+pub(crate) fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && !s.ends_with('-')
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// A DNS-1123 subdomain: dot-separated labels of lowercase letters, digits
+/// and `-`, each starting and ending with a letter or digit.
+pub(crate) fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|label| {
+            !label.is_empty()
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -608,14 +608,7 @@ fn defining_file(dir: &Path, kind: &str) -> Option<PathBuf> {
 }
 
 fn check_api(api: &ApiSpec, errors: &mut Vec<Diagnostic>) {
-    let label_ok = |l: &str| {
-        !l.is_empty()
-            && l.len() <= 63
-            && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    if !api.group.contains('.') || api.group.len() > 253 || !api.group.split('.').all(label_ok) {
+    if !api.group.contains('.') || !crate::ident::is_dns_subdomain(&api.group) {
         errors.push(
             Diagnostic::error(format!("`{}` is not an API group for a CRD", api.group))
                 .help("a CRD's group is a lower-case DNS name with at least one dot, e.g. `cache.example.com`"),

@@ -208,3 +208,27 @@ fn generation_errors_point_into_the_crd() {
     assert_eq!((at.line, at.column), (30, 22), "the `pattern` key of ports[*].name");
     assert!(!apis.exists(), "nothing is left behind");
 }
+
+/// A default on a node of a Kubernetes type is a marker of the field: the
+/// type is still recognised (`Quantity`, `LabelSelector`), not written out.
+#[test]
+fn built_in_types_with_defaults_are_recognised() {
+    let tmp = tempfile::tempdir().unwrap();
+    let settings =
+        ImportSettings { crds: vec!["tests/import/builtin_defaults.yaml".into()], apis_dir: tmp.path().join("apis") };
+    let imported = import(&settings).unwrap();
+    let queue = imported.output.files.iter().find(|f| f.path.ends_with("queue.rs")).unwrap();
+    let text = queue.contents.replace(char::is_whitespace, "").replace(",>", ">");
+    assert!(
+        text.contains("pubweight:Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity>"),
+        "{}",
+        queue.contents
+    );
+    assert!(
+        text.contains("pubnamespace_selector:Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>"),
+        "{}",
+        queue.contents
+    );
+    assert!(text.contains("default=1"), "{}", queue.contents);
+    assert!(text.contains("default_json=\"{}\"") || text.contains("default_json=r#\"{}\"#"), "{}", queue.contents);
+}

@@ -1053,13 +1053,7 @@ fn dns_label_like(s: &str) -> String {
     if out.is_empty() { "name".to_string() } else { out }
 }
 
-fn is_dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && !s.ends_with('-')
-}
+use crate::ident::is_dns_label;
 
 /// Cross-type and cross-version checks on the finished model.
 fn check_model(settings: &Settings, model: &Model, diags: &mut Diagnostics) {

@@ -122,8 +122,22 @@ fn keyword(line: &str, column: usize) -> Option<String> {
     if marker.is_empty() {
         return None;
     }
-    if matches!(marker, "rule" | "message" | "message_expression" | "reason" | "field_path" | "optional_old_self") {
-        return Some("x-kubernetes-validations".into());
+    let spelled = match marker {
+        "rule" | "message" | "message_expression" | "reason" | "field_path" | "optional_old_self" => {
+            "x-kubernetes-validations"
+        }
+        "enum_values" => "enum",
+        "default_json" => "default",
+        "list_type" => "x-kubernetes-list-type",
+        "list_map_keys" => "x-kubernetes-list-map-keys",
+        "map_type" => "x-kubernetes-map-type",
+        "preserve_unknown_fields" => "x-kubernetes-preserve-unknown-fields",
+        "embedded_resource" => "x-kubernetes-embedded-resource",
+        "int_or_string" => "x-kubernetes-int-or-string",
+        _ => "",
+    };
+    if !spelled.is_empty() {
+        return Some(spelled.into());
     }
     let mut out = String::new();
     let mut upper = false;
@@ -151,6 +165,7 @@ mod tests {
         assert_eq!(keyword(line, at("3")).as_deref(), Some("maxLength"));
         assert_eq!(keyword(line, at("\"a")).as_deref(), Some("pattern"));
         assert_eq!(keyword(line, at("max")), None);
+        assert_eq!(keyword("list_type = \"map\"", 12).as_deref(), Some("x-kubernetes-list-type"));
         // Not an identifier's character, and not one byte long.
         assert_eq!(keyword("é= 1", 3).as_deref(), None);
         assert_eq!(keyword("éx = 1", 5).as_deref(), Some("x"));

@@ -251,29 +251,6 @@ fn document_lines(text: &str) -> Vec<(usize, usize)> {
     docs.into_iter().filter(|d| d.2).map(|(n, line, _)| (n, line)).collect()
 }
 
-/// A DNS-1035 label: lowercase letters, digits and `-`, starting with a
-/// letter and ending with a letter or digit, at most 63 characters.
-fn is_dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.starts_with(|c: char| c.is_ascii_lowercase())
-        && !s.ends_with('-')
-        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
-
-/// A DNS-1123 subdomain: dot-separated labels of lowercase letters, digits
-/// and `-`, each starting and ending with a letter or digit.
-fn is_dns_subdomain(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|label| {
-            !label.is_empty()
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-                && label.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        })
-}
-
 fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
     path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_str)
 }
@@ -405,7 +382,7 @@ fn check(doc: Value, provenance: Provenance, diags: &mut Diagnostics) -> Option<
     // names): the API server's rules for them keep that text sound.
     let names = &doc["spec"]["names"];
     let mut bad = Vec::new();
-    if !is_dns_subdomain(&group) || !group.contains('.') {
+    if !crate::ident::is_dns_subdomain(&group) || !group.contains('.') {
         bad.push((
             "spec/group",
             "`spec.group`",
@@ -415,17 +392,17 @@ fn check(doc: Value, provenance: Provenance, diags: &mut Diagnostics) -> Option<
     }
     for (pointer, field, value) in [
         ("spec/names/plural", "`spec.names.plural`", Some(plural.as_str())),
-        ("spec/names/singular", "`spec.names.singular`", str_at(names, &["singular"])),
+        ("spec/names/singular", "`spec.names.singular`", str_at(names, &["singular"]).filter(|s| !s.is_empty())),
     ] {
-        if let Some(v) = value.filter(|v| !is_dns_label(v)) {
+        if let Some(v) = value.filter(|v| !crate::ident::is_dns_label(v)) {
             bad.push((pointer, field, v.to_string(), "a lowercase DNS label (`crontabs`)"));
         }
     }
     for (pointer, field, value) in [
         ("spec/names/kind", "`spec.names.kind`", Some(kind.as_str())),
-        ("spec/names/listKind", "`spec.names.listKind`", str_at(names, &["listKind"])),
+        ("spec/names/listKind", "`spec.names.listKind`", str_at(names, &["listKind"]).filter(|s| !s.is_empty())),
     ] {
-        if let Some(v) = value.filter(|v| !is_dns_label(&v.to_ascii_lowercase())) {
+        if let Some(v) = value.filter(|v| !crate::ident::is_dns_label(&v.to_ascii_lowercase())) {
             bad.push((pointer, field, v.to_string(), "a name whose lowercase is a DNS label (`CronTab`)"));
         }
     }
@@ -509,14 +486,17 @@ mod tests {
     /// gives are those of the text shown.
     #[test]
     fn carriage_returns_break_lines_as_yaml_reads_them() {
-        let text = yaml_lines("a: 1\rb: [1, 2\r\nc: 3\r");
-        assert_eq!(text, "a: 1\nb: [1, 2\nc: 3\n");
+        let text = yaml_lines("a: 1\rb: [1, 2\r\nc: 3\rd: 4\r");
+        assert_eq!(text, "a: 1\nb: [1, 2\nc: 3\nd: 4\n");
         let (_, line, _) = parse_documents(&text).unwrap_err();
-        assert!(text.lines().count() >= line, "{line}");
+        assert!((2..=4).contains(&line), "the error is on a line the text has: {line}");
+        let spots = super::spots::read("a: 1\rb: 2\r\nc: 3\r").unwrap();
+        assert_eq!(spots[0].find("/c"), Some((3, 0)), "the reader counts a lone `\\r` as a line break");
     }
 
     #[test]
     fn names_are_checked_as_the_api_server_checks_them() {
+        use crate::ident::{is_dns_label, is_dns_subdomain};
         assert!(is_dns_label("crontabs") && is_dns_label("a-1") && !is_dns_label("1a") && !is_dns_label("a-"));
         assert!(!is_dns_label("ab\"") && !is_dns_label("") && !is_dns_label(&"a".repeat(64)));
         assert!(is_dns_subdomain("stable.example.com") && !is_dns_subdomain("storcom\"") && !is_dns_subdomain("a..b"));

@@ -523,11 +523,11 @@ impl<'a> TypeBuilder<'a> {
         let str_of = |k: &str| node.get(k).and_then(Value::as_str);
         let flag = |k: &str| node.get(k) == Some(&Value::Bool(true));
 
-        // Kubernetes' own types; a title, example or external docs on the
-        // node are markers of the position, not part of the type.
+        // Kubernetes' own types; a title, example, external docs or default
+        // on the node are markers of the position, not part of the type.
         let mut docs = Map::new();
         let mut bare = node.clone();
-        for key in ["title", "example", "externalDocs"] {
+        for key in ["title", "example", "externalDocs", "default"] {
             if let Some(v) = bare.remove(key) {
                 docs.insert(key.to_string(), v);
             }

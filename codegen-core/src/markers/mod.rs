@@ -123,14 +123,7 @@ pub fn parse_group_name(tokens: TokenStream) -> Result<Spanned<String>, Vec<Mark
         }
     };
     let value = lit.value();
-    let valid_label = |l: &str| {
-        !l.is_empty()
-            && l.len() <= 63
-            && l.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    if value.is_empty() || !value.split('.').all(valid_label) || value.len() > 253 {
+    if !crate::ident::is_dns_subdomain(&value) {
         return Err(vec![
             MarkerError::new(lit.span(), format!("`{value}` is not a valid API group"))
                 .help("an API group is a lower-case DNS subdomain, e.g. \"example.k8s.io\""),
