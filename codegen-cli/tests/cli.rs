@@ -1032,6 +1032,21 @@ fn warnings_for_rules_over_the_cost_budget() {
 }
 
 bad_input!(
+    bad_default_with_a_nested_value_of_another_type,
+    replace(
+        "    /// School.\n    pub school: String,\n}\n",
+        "    /// School.\n    pub school: String,\n    /// Where.\n    #[serde(default)]\n    #[validate(default_json = r#\"{\"rooms\": {}}\"#)]\n    pub building: Building,\n}\n\n/// A building.\n#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\npub struct Building {\n    /// Rooms.\n    #[serde(default)]\n    pub rooms: Vec<String>,\n}\n",
+    )
+);
+bad_input!(
+    bad_scalar_marker_on_a_list,
+    replace(
+        "    pub school: String,",
+        "    #[validate(max_length = 3, enum_values(\"a\"))]\n    pub school: Vec<String>,"
+    )
+);
+
+bad_input!(
     bad_validator_crate_spelling,
     replace("    pub school: String,", "    #[validate(length(min = 1), email)]\n    pub school: String,")
 );

@@ -102,13 +102,16 @@ pub(crate) fn admit(object: &mut Value, old: Option<Value>, schema: &'static str
         // Ratcheting: an error where the object equals the old one is not
         // the update's doing.
         errors.retain(|e| {
-            // A missing required field is the error of the object holding it.
+            // A missing required field is the error of the object holding
+            // it; that of `oneOf` and the like, of the node it names.
             let at = if e.reason == "FieldValueRequired" {
-                e.field.rsplit_once('.').map_or("", |(parent, _)| parent)
+                e.field.rsplit_once('.').map_or("", |(parent, _)| parent).to_string()
+            } else if let Some(node) = composite_node(e) {
+                node
             } else {
-                e.field.as_str()
+                e.field.clone()
             };
-            !unchanged(object, old, at)
+            !unchanged(object, old, &at)
         });
     }
     if schema.has_rules() {
@@ -286,7 +289,8 @@ impl Node {
             max_length: u("maxLength"),
             pattern: s("pattern").map(|p| {
                 // The generator spells RE2-only syntax (`\Q..\E`, octal
-                // escapes, `[` in a class) as `regex` reads it.
+                // escapes, `[` in a class) as `regex` reads it, under
+                // codegen-core's `emit::validate::RUST_PATTERN_KEY`.
                 let rust = s("x-kube-codegen-rust-pattern");
                 let re = regex::Regex::new(&re2_ascii_classes(rust.as_deref().unwrap_or(&p))).ok();
                 (p, re)
@@ -686,6 +690,17 @@ fn composite(path: &str, detail: &str) -> FieldError {
         reason: "FieldValueInvalid",
         message: format!("Invalid value: \"\": {} {detail}", go_quote(&name(path))),
     }
+}
+
+/// The node path of an error [`composite`] made, read back from its
+/// message (the error has no field).
+fn composite_node(e: &FieldError) -> Option<String> {
+    if e.field != "<nil>" {
+        return None;
+    }
+    let quoted = e.message.strip_prefix("Invalid value: \"\": \"")?;
+    let end = quoted.find("\" must ")?;
+    Some(quoted[..end].replace("\\\"", "\"").replace("\\\\", "\\"))
 }
 
 fn too_many(path: &str, actual: u64, max: u64) -> FieldError {
@@ -1279,6 +1294,12 @@ mod tests {
                 "<nil> | FieldValueInvalid | Invalid value: \"\": \"spec\" must validate all the schemas (allOf). None validated",
             ]
         );
+        // An update that leaves the node as it was is not held to it.
+        let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
+        let two = json!({"spec": {"a": "x", "b": "y"}});
+        assert_eq!(super::check(two.clone(), Some(two.clone()), text), Ok(()));
+        let errors = super::check(two, Some(json!({"spec": {"a": "x"}})), text).unwrap_err();
+        assert_eq!(errors.0.iter().filter_map(composite_node).collect::<Vec<_>>(), ["spec"], "{errors:?}");
         let any = json!({"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]});
         assert_eq!(
             check(any, json!({})),

@@ -14,7 +14,7 @@ mod go_oracle;
 
 use std::collections::BTreeMap;
 
-use codegen_core::emit::cel_cost::{RULE_COST_LIMIT, rule_costs};
+use codegen_core::emit::cel_cost::{RULE_COST_LIMIT, TOTAL_COST_LIMIT, factor, rule_costs};
 use codegen_core::emit::schema::JsonSchemaProps;
 use serde_json::{Value, json};
 
@@ -255,6 +255,7 @@ fn estimates_are_the_api_servers() {
     let mut server: BTreeMap<(String, usize), Option<(u64, u64)>> = BTreeMap::new();
     let mut messages: BTreeMap<(String, usize), u64> = BTreeMap::new();
     let mut refused_for_cost = Vec::new();
+    let mut errors = Vec::new();
     for line in &answers {
         if let Some(rule) = line.strip_prefix("rule ") {
             let parts: Vec<&str> = rule.split(' ').collect();
@@ -265,12 +266,16 @@ fn estimates_are_the_api_servers() {
                 messages.insert(key.clone(), message);
             }
             server.insert(key, figures);
-        } else if let Some(error) = line.strip_prefix("error ")
-            && error.contains("estimated rule cost exceeds budget")
-        {
-            refused_for_cost.push(error.to_string());
+        } else if let Some(error) = line.strip_prefix("error ") {
+            if error.contains("estimated rule cost exceeds budget") {
+                refused_for_cost.push(error.to_string());
+            }
+            errors.push(error.to_string());
         }
     }
+    // An error's `factor of ..`, as the API server words it.
+    let factor_in =
+        |error: &str| error.split("by factor of ").nth(1).and_then(|f| f.split(" (").next()).map(String::from);
     let schema: JsonSchemaProps =
         serde_json::from_value(crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"].clone()).unwrap();
     let ours = rule_costs(&schema);
@@ -279,6 +284,8 @@ fn estimates_are_the_api_servers() {
     let mut not_estimated = Vec::new();
     let mut over = 0;
     let mut message_estimated = 0;
+    let mut unchecked = Vec::new();
+    let mut total = 0u64;
     for rule in &ours {
         let key = (rule.path.clone(), rule.index);
         let theirs = server.get(&key).unwrap_or_else(|| panic!("no figure for {key:?} from the API server"));
@@ -286,12 +293,23 @@ fn estimates_are_the_api_servers() {
             assert_eq!(rule.cost, None, "the API server does not compile `{}`", rule.rule);
             continue;
         };
-        if let Some(c) = rule.cardinality {
-            assert_eq!(c, *card, "cardinality of {key:?}");
+        match rule.cardinality {
+            Some(c) => assert_eq!(c, *card, "cardinality of {key:?}"),
+            None => unchecked.push(format!("cardinality of {key:?}")),
         }
+        let field = rule.path.replacen("openAPIV3Schema", "spec.validation.openAPIV3Schema", 1);
         if let Some(ours) = rule.message_cost {
             assert_eq!(Some(&ours), messages.get(&key), "the messageExpression cost of `{}`", rule.rule);
             message_estimated += 1;
+            total = total.saturating_add(ours);
+            // Refused exactly when over the budget, not times the cardinality.
+            let needle =
+                format!("{field}.x-kubernetes-validations[{}].messageExpression: Forbidden: estimated", rule.index);
+            let refused = errors.iter().find(|e| e.starts_with(&needle));
+            assert_eq!(ours > RULE_COST_LIMIT, refused.is_some(), "messageExpression of `{}`: {errors:#?}", rule.rule);
+            if let Some(error) = refused {
+                assert_eq!(factor_in(error), Some(factor(ours, RULE_COST_LIMIT)), "{error}");
+            }
         }
         match rule.cost {
             Some(c) => {
@@ -300,15 +318,28 @@ fn estimates_are_the_api_servers() {
             }
             None => not_estimated.push(rule.rule.clone()),
         }
-        // The verdict: refused for its cost exactly when over the budget.
-        let field = rule.path.replacen("openAPIV3Schema", "spec.validation.openAPIV3Schema", 1);
+        // The verdict: refused for its cost exactly when over the budget,
+        // by the factor the warning gives.
         let needle = format!("{field}.x-kubernetes-validations[{}].rule:", rule.index);
-        let refused = refused_for_cost.iter().any(|e| e.starts_with(&needle));
-        if let Some(total) = rule.total() {
-            assert_eq!(total > RULE_COST_LIMIT, refused, "verdict on `{}` ({total}): {refused_for_cost:#?}", rule.rule);
-            over += usize::from(refused);
+        let refused = refused_for_cost.iter().find(|e| e.starts_with(&needle));
+        match rule.total() {
+            Some(value) => {
+                total = total.saturating_add(value);
+                assert_eq!(value > RULE_COST_LIMIT, refused.is_some(), "verdict on `{}` ({value})", rule.rule);
+                if let Some(error) = refused {
+                    assert_eq!(factor_in(error), Some(factor(value, RULE_COST_LIMIT)), "{error}");
+                    over += 1;
+                }
+            }
+            None => unchecked.push(format!("verdict on `{}`", rule.rule)),
         }
     }
+    // The schema's total, of what is estimated, is a lower bound: over the
+    // budget, the API server refuses the schema too.
+    let total_refused =
+        errors.iter().any(|e| e.contains("estimated rule cost total for entire OpenAPIv3 schema exceeds"));
+    assert!(total > TOTAL_COST_LIMIT && total_refused, "the cases go over the total budget: {total}");
+    assert!(unchecked.len() <= 8, "figures not compared: {unchecked:#?}");
     // What is not followed: optional syntax and `reverse`.
     assert!(estimated >= ours.len() - 4, "only {estimated} of {} estimated; not: {not_estimated:#?}", ours.len());
     assert!(over >= 8, "the cases hold rules over the budget: {over}");

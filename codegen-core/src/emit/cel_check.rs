@@ -65,15 +65,15 @@ pub(crate) fn check(rule: &str, node: &JsonSchemaProps, correlatable: bool) -> V
     problems
 }
 
-/// The problems of a rule's `messageExpression` and `fieldPath`.
+/// The problems of a rule's `messageExpression` (its syntax and the names
+/// it reads) and `fieldPath`.
 pub(crate) fn check_parts(
     message_expression: Option<&str>,
     field_path: Option<&str>,
     node: &JsonSchemaProps,
-    correlatable: bool,
 ) -> Vec<Problem> {
     let mut problems: Vec<Problem> = message_expression
-        .map(|m| check(m, node, correlatable).into_iter().map(|p| Problem::InMessage(Box::new(p))).collect())
+        .map(|m| check(m, node, true).into_iter().map(|p| Problem::InMessage(Box::new(p))).collect())
         .unwrap_or_default();
     if let Some(why) = field_path.and_then(|p| field_path_problem(p, node)) {
         problems.push(Problem::FieldPath { why });
@@ -138,7 +138,9 @@ fn field_path_problem(path: &str, node: &JsonSchemaProps) -> Option<String> {
             let end = r.find(['.', '[']).unwrap_or(r.len());
             (&r[..end], &r[end..])
         } else if let Some(r) = rest.strip_prefix("['") {
-            let end = r.find("']")?;
+            let Some(end) = r.find("']") else {
+                return Some("a `['` step is not closed with `']`".into());
+            };
             (&r[..end], &r[end + 2..])
         } else if rest.starts_with('[') {
             return Some("it names a list item (a field path may not index a list)".into());
@@ -370,7 +372,8 @@ mod tests {
         assert!(why(".ports[0]").unwrap().contains("list item"));
         assert!(why(".ports").is_none());
         assert_eq!(why("['min']"), None);
-        let parts = check_parts(Some("'too many: ' + string(self.mni)"), Some(".mni"), &spec, true);
+        assert!(why("['min").unwrap().contains("not closed"));
+        let parts = check_parts(Some("'too many: ' + string(self.mni)"), Some(".mni"), &spec);
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(matches!(&parts[0], Problem::InMessage(p) if matches!(**p, Problem::UnknownField { .. })));
     }

@@ -1285,8 +1285,8 @@ impl<'a> SchemaBuilder<'a> {
     /// the parent, and with the field's own markers, such as
     /// `embedded_resource`), and reported where it was written. A rule
     /// written once and found on several nodes is reported once.
-    /// Warnings, not errors: only the names a rule reads are checked, not
-    /// its types or its cost.
+    /// Warnings, not errors: the check covers the names a rule reads, its
+    /// parts and its cost, not its types.
     #[cfg(feature = "cel")]
     fn check_rules(&mut self, schema: &JsonSchemaProps) {
         use super::cel_check::Problem;
@@ -1298,12 +1298,8 @@ impl<'a> SchemaBuilder<'a> {
             for rule in node.x_validations.iter().flatten() {
                 let Some(site) = rule.site else { continue };
                 let problems = found.entry(site).or_default();
-                let parts = super::cel_check::check_parts(
-                    rule.message_expression.as_deref(),
-                    rule.field_path.as_deref(),
-                    node,
-                    correlatable,
-                );
+                let parts =
+                    super::cel_check::check_parts(rule.message_expression.as_deref(), rule.field_path.as_deref(), node);
                 for problem in super::cel_check::check(&rule.rule, node, correlatable).into_iter().chain(parts) {
                     if !problems.contains(&problem) {
                         problems.push(problem);
@@ -1467,7 +1463,10 @@ impl<'a> SchemaBuilder<'a> {
                         super::cel_check::Problem::Undeclared { path, why } => {
                             format!("reads `{path}`, which the API server does not declare to CEL: {why}")
                         }
-                        other => format!("{other:?}"),
+                        // Only the rule is checked for these.
+                        super::cel_check::Problem::Uncorrelatable
+                        | super::cel_check::Problem::FieldPath { .. }
+                        | super::cel_check::Problem::InMessage(_) => return,
                     };
                     self.warn(
                         origin,
@@ -1522,12 +1521,25 @@ impl<'a> SchemaBuilder<'a> {
         }
         let ty = schema_kind(s);
         let numeric = matches!(ty, "integer" | "number");
+        // A marker meant for a list's items or a map's values goes in
+        // `items(..)` / `values(..)`.
+        let container = match ty {
+            "array" => Some("items"),
+            _ if s.additional_properties.is_some() => Some("values"),
+            _ => None,
+        };
         let mismatch = |b: &mut Self, span: proc_macro2::Span, marker: &str, wants: &str| {
+            // Only markers of scalars are meant for the items.
+            let scalar = !["list", "map", "object"].iter().any(|w| wants.contains(w));
+            let help = match container.filter(|_| scalar) {
+                Some(inner) => format!("for each of its {inner}, write `{inner}({marker} = ..)`; or remove `{marker}`"),
+                None => format!("remove `{marker}` or change the field's type"),
+            };
             b.error(
                 origin,
                 Some(span),
                 format!("`{marker}` applies to {wants}, but `{name}` is {}", describe(ty)),
-                format!("remove `{marker}` or change the field's type"),
+                help,
             );
         };
         for (marker, value) in [("minimum", &v.minimum), ("maximum", &v.maximum), ("multiple_of", &v.multiple_of)] {
@@ -1631,7 +1643,10 @@ impl<'a> SchemaBuilder<'a> {
                     origin,
                     Some(values.span),
                     format!("enum value {bad} does not fit `{name}`, which is {}", describe(ty)),
-                    "use values of the field's type",
+                    match container {
+                        Some(inner) => format!("for each of its {inner}, write `{inner}(enum_values(..))`"),
+                        None => "use values of the field's type".to_string(),
+                    },
                 );
             } else {
                 s.enum_ = Some(values.value.clone());
@@ -1868,6 +1883,19 @@ fn check_default(value: &Value, s: &JsonSchemaProps, path: &str) -> Result<(), (
         } else {
             bad("is null".into(), "remove the default, or add `nullable`".into())
         };
+    }
+    // The API server checks a default's type at every level (a whole float
+    // is an integer to it).
+    let kind = schema_kind(s);
+    let fits = match (value, kind) {
+        (Value::Number(n), "integer" | "int-or-string") => n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        _ => value_fits(value, kind),
+    };
+    if !fits {
+        return bad(
+            format!("{value} is not {}", describe(kind)),
+            "write a value of the field's type, as it appears in JSON".into(),
+        );
     }
     if let Some(allowed) = &s.enum_
         && !allowed.contains(value)
