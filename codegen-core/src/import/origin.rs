@@ -139,19 +139,8 @@ fn keyword(line: &str, column: usize) -> Option<String> {
     if !spelled.is_empty() {
         return Some(spelled.into());
     }
-    let mut out = String::new();
-    let mut upper = false;
-    for c in marker.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    Some(out)
+    // `max_length` → `maxLength`, as serde's `camelCase` renames it.
+    Some(crate::ident::RenameRule::Camel.apply_to_field(marker))
 }
 
 #[cfg(test)]
