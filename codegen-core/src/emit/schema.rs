@@ -366,6 +366,10 @@ pub struct SchemaBuilder<'a> {
     /// schema.
     #[cfg(feature = "cel")]
     rule_sites: Vec<(String, proc_macro2::Span, Origin)>,
+    /// Whether `root` checks the finished schema's CEL rules (their names,
+    /// parts and cost).
+    #[cfg(feature = "cel")]
+    rule_checks: bool,
 }
 
 impl<'a> SchemaBuilder<'a> {
@@ -380,7 +384,20 @@ impl<'a> SchemaBuilder<'a> {
             no_schema: 0,
             #[cfg(feature = "cel")]
             rule_sites: Vec::new(),
+            #[cfg(feature = "cel")]
+            rule_checks: true,
         }
+    }
+
+    /// A builder whose `root` leaves the CEL rules unchecked: for a second
+    /// build of a schema the CRD's build has checked already.
+    pub fn without_rule_checks(self) -> Self {
+        #[cfg(feature = "cel")]
+        {
+            SchemaBuilder { rule_checks: false, ..self }
+        }
+        #[cfg(not(feature = "cel"))]
+        self
     }
 
     /// The openAPIV3Schema of a kind's root type.
@@ -415,7 +432,9 @@ impl<'a> SchemaBuilder<'a> {
             }
         }
         #[cfg(feature = "cel")]
-        self.check_rules(&schema);
+        if self.rule_checks {
+            self.check_rules(&schema);
+        }
         schema
     }
 

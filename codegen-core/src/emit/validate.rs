@@ -21,7 +21,8 @@ pub fn validation_schema(
     status_subresource: bool,
 ) -> String {
     let mut diags = crate::diag::Diagnostics::new();
-    let schema = SchemaBuilder::new(model, version, options, &mut diags).root(kind);
+    // The CRD's build of this schema has checked its rules and reported.
+    let schema = SchemaBuilder::new(model, version, options, &mut diags).without_rule_checks().root(kind);
     let mut value = serde_json::to_value(&schema).unwrap_or(Value::Null);
     strip(&mut value);
     add_rust_patterns(&mut value);

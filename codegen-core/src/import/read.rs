@@ -43,7 +43,7 @@ impl Provenance {
         // A key is marked as written (quoted or not); anything else to the
         // end of its line.
         let key = found.and_then(|_| {
-            let last = full.rsplit('/').next()?.replace("~1", "/").replace("~0", "~");
+            let last = spots::unsegment(full.rsplit('/').next()?);
             let at: String = text.chars().skip(column).collect();
             let quoted = at.starts_with(['"', '\'']);
             let plain = at.strip_prefix(['"', '\'']).unwrap_or(&at);

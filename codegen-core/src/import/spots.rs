@@ -60,6 +60,11 @@ pub(crate) fn segment(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
+/// One JSON pointer segment read back (the inverse of [`segment`]).
+pub(crate) fn unsegment(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
+}
+
 /// The JSON pointer below the document's root of an import path, as
 /// import's warnings spell them: `spec.versions[v1].schema.openAPIV3Schema`
 /// and then property names, `[*]` for a list's items and `.*` for a map's
