@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectM
 use kube::Resource;
 use serde_json::Value;
 
-use crate::indexer::{ErasedIndexer, Indexer, NAMESPACE_INDEX, address, downcast_all};
+use crate::indexer::{Cached, ErasedIndexer, Indexer, NAMESPACE_INDEX, address, downcast_all};
 use crate::object::{AnyObject, ErasedObject, Object, downcast, downcast_ref};
 
 pub use kube::core::{Expression, Selector, SelectorExt};
@@ -76,12 +76,12 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
 
     /// The cached cluster-scoped object called `name`. For namespaced kinds
     /// use [`Lister::namespace`].
-    pub fn get(&self, name: &str) -> Option<Arc<K>> {
+    pub fn get(&self, name: &str) -> Option<Cached<K>> {
         self.indexer.get_by_key(name)
     }
 
     /// `f` of the cached cluster-scoped object called `name`, without
-    /// handing out an `Arc`: see [`Indexer::get_by_key_with`], whose rules
+    /// handing out a handle: see [`Indexer::get_by_key_with`], whose rules
     /// for `f` apply.
     pub fn get_with<R>(&self, name: &str, f: impl FnOnce(&K) -> R) -> Option<R> {
         self.indexer.get_by_key_with(name, f)
@@ -100,13 +100,13 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
 
     /// The `metadata.managedFields` of `obj`, an object this lister handed
     /// out, wherever the informer keeps them ([`Indexer::managed_fields`]).
-    pub fn managed_fields(&self, obj: &Arc<K>) -> Result<Option<Vec<ManagedFieldsEntry>>, serde_json::Error> {
+    pub fn managed_fields(&self, obj: &K) -> Result<Option<Vec<ManagedFieldsEntry>>, serde_json::Error> {
         self.indexer.managed_fields(obj)
     }
 
     /// A copy of `obj` with its `metadata.managedFields` in it
     /// ([`Indexer::with_managed_fields`]): pass it to `extract_<kind>`.
-    pub fn with_managed_fields(&self, obj: &Arc<K>) -> Result<K, serde_json::Error>
+    pub fn with_managed_fields(&self, obj: &K) -> Result<K, serde_json::Error>
     where
         K: Clone,
     {
@@ -140,12 +140,13 @@ impl<K: Resource + Send + Sync + 'static> NamespaceLister<K> {
     }
 
     /// The cached object called `name` in this namespace.
-    pub fn get(&self, name: &str) -> Option<Arc<K>> {
-        self.indexer.raw().get_in((&self.namespace, name)).map(downcast)
+    pub fn get(&self, name: &str) -> Option<Cached<K>> {
+        // SAFETY: the object is in the table, which is locked for reading.
+        self.indexer.raw().with_in((&self.namespace, name), |found| unsafe { Cached::found(downcast_ref(found)) })
     }
 
     /// `f` of the cached object called `name` in this namespace, without
-    /// handing out an `Arc`: see [`Indexer::get_by_key_with`], whose rules
+    /// handing out a handle: see [`Indexer::get_by_key_with`], whose rules
     /// for `f` apply.
     pub fn get_with<R>(&self, name: &str, f: impl FnOnce(&K) -> R) -> Option<R> {
         self.indexer.raw().with_in((&self.namespace, name), |obj| f(downcast_ref(obj)))
@@ -463,7 +464,7 @@ mod tests {
         let obj = obj.downcast::<Namespace>().expect_err("not a Namespace");
         let shared = obj.downcast::<ConfigMap>().expect("a ConfigMap");
         let cached = typed.namespace("a").get("web-1").unwrap();
-        assert!(Arc::ptr_eq(&shared, &cached), "the cached object itself, not a copy");
+        assert!(std::ptr::eq(Arc::as_ptr(&shared), Cached::as_ptr(&cached)), "the cached object itself, not a copy");
     }
 
     #[test]

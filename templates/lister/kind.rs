@@ -28,11 +28,11 @@ impl {{ k.lister }} {
 {% else %}
     /// The cached object named `name`.
     #[inline]
-    pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<{{ k.rust_name }}>> {
+    pub fn get(&self, name: &str) -> ::std::option::Option<{{ p.rt }}::indexer::Cached<{{ k.rust_name }}>> {
         self.inner.get(name)
     }
 
-    /// `f` of the cached object named `name`, without handing out an `Arc`;
+    /// `f` of the cached object named `name`, without a handle to drop;
     /// `f` runs under the cache's read lock ([`get_by_key_with`]({{ p.rt }}::indexer::Indexer::get_by_key_with)).
     #[inline]
     pub fn get_with<R>(&self, name: &str, f: impl ::std::ops::FnOnce(&{{ k.rust_name }}) -> R) -> ::std::option::Option<R> {
@@ -60,11 +60,11 @@ impl {{ k.ns_lister }} {
 
     /// The cached object named `name` in the namespace.
     #[inline]
-    pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<{{ k.rust_name }}>> {
+    pub fn get(&self, name: &str) -> ::std::option::Option<{{ p.rt }}::indexer::Cached<{{ k.rust_name }}>> {
         self.inner.get(name)
     }
 
-    /// `f` of the cached object named `name` in the namespace, without handing out an `Arc`;
+    /// `f` of the cached object named `name` in the namespace, without a handle to drop;
     /// `f` runs under the cache's read lock ([`get_by_key_with`]({{ p.rt }}::indexer::Indexer::get_by_key_with)).
     #[inline]
     pub fn get_with<R>(&self, name: &str, f: impl ::std::ops::FnOnce(&{{ k.rust_name }}) -> R) -> ::std::option::Option<R> {

@@ -252,7 +252,10 @@ async fn cronjob_like_kind_rejects_what_controller_gens_crd_rejects() -> Result<
     assert_eq!((json["apiVersion"].as_str(), json["kind"].as_str()), (Some("batch.example.com/v1"), Some("CronTab")));
     assert_eq!(json["status"]["active"][0]["name"], "nightly-1");
     let typed = found.downcast::<cronjob::apis::batch::v1::CronTab>().map_err(|o| anyhow::anyhow!("{o:?}"))?;
-    assert!(std::sync::Arc::ptr_eq(&typed, &listed), "the cached object itself");
+    assert!(
+        std::ptr::eq(std::sync::Arc::as_ptr(&typed), codegen_runtime::indexer::Cached::as_ptr(&listed)),
+        "the cached object itself"
+    );
     assert_eq!(generic.lister().list(&Default::default()).len(), 1);
     assert_eq!(names.recv_timeout(Duration::from_secs(10))?, "nightly", "the generic handler saw it");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);

@@ -17,8 +17,10 @@ use kube::{Resource, ResourceExt};
 
 use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key, meta_key_parts};
 
+mod cached;
 mod items;
 
+pub use cached::Cached;
 pub(crate) use items::Items;
 
 /// An index function: the values under which an object is filed in one index
@@ -411,7 +413,7 @@ impl ErasedIndexer {
             }
         }
         let mut store = self.write();
-        let old = std::mem::replace(&mut store.items, new_items);
+        let old = std::mem::replace(&mut store.items, new_items).retired();
         let mut old_managed = std::mem::take(&mut store.managed);
         if !old_managed.is_empty() {
             for obj in items {
@@ -432,10 +434,6 @@ impl ErasedIndexer {
     /// [`address`]).
     pub(crate) fn managed_text(&self, at: usize) -> Option<Box<str>> {
         self.read().managed.get(&at).cloned()
-    }
-
-    fn get(&self, obj: &dyn AnyObject) -> Option<ErasedObject> {
-        self.read().items.get(parts_of(obj)).cloned()
     }
 
     pub(crate) fn get_by_key(&self, key: &str) -> Option<ErasedObject> {
@@ -636,18 +634,18 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
     /// does not decode.
     ///
     /// [`ManagedFields::Text`]: crate::informer::ManagedFields::Text
-    pub fn managed_fields(&self, obj: &Arc<K>) -> Result<Option<Vec<ManagedFieldsEntry>>, serde_json::Error> {
+    pub fn managed_fields(&self, obj: &K) -> Result<Option<Vec<ManagedFieldsEntry>>, serde_json::Error> {
         if let Some(fields) = &obj.meta().managed_fields {
             return Ok(Some(fields.clone()));
         }
-        self.raw.managed_text(address(obj)).map(|text| serde_json::from_str(&text)).transpose()
+        self.raw.managed_text(std::ptr::from_ref(obj) as usize).map(|text| serde_json::from_str(&text)).transpose()
     }
 
     /// A copy of `obj` (an object handed out by this cache) with its
     /// `metadata.managedFields` in it, as [`managed_fields`](Self::managed_fields)
     /// reads them: what `extract_<kind>` needs of a cached object when its
     /// informer keeps them as text (the default).
-    pub fn with_managed_fields(&self, obj: &Arc<K>) -> Result<K, serde_json::Error>
+    pub fn with_managed_fields(&self, obj: &K) -> Result<K, serde_json::Error>
     where
         K: Clone,
     {
@@ -658,23 +656,27 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
     }
 
     /// The object stored under `obj`'s key.
-    pub fn get(&self, obj: &K) -> Option<Arc<K>> {
-        self.raw.get(obj).map(downcast)
+    pub fn get(&self, obj: &K) -> Option<Cached<K>> {
+        // SAFETY: the object is in the table, which is locked for reading.
+        self.raw.with_in(parts_of(obj), |found| unsafe { Cached::found(downcast_ref(found)) })
     }
 
     /// The object stored under `key` (`namespace/name`, or `name` for
     /// cluster-scoped objects). The key is matched against each object's own
     /// namespace and name, the namespace being the text before the first
     /// `/` (names cannot contain one).
-    pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
-        self.raw.get_by_key(key).map(downcast)
+    ///
+    /// The lookup writes nothing to the object's memory: the [`Cached`]
+    /// handle keeps it alive without counting a reference in it (see
+    /// [`Cached`]).
+    pub fn get_by_key(&self, key: &str) -> Option<Cached<K>> {
+        // SAFETY: the object is in the table, which is locked for reading.
+        self.raw.with_by_key(key, |found| unsafe { Cached::found(downcast_ref(found)) })
     }
 
     /// `f` of the object stored under `key`, or `None` when there is none:
     /// [`get_by_key`](Self::get_by_key) for callers that only read the
-    /// object. It hands out no `Arc`, so the lookup does not write to the
-    /// object's memory (an `Arc` clone counts a reference there, which
-    /// costs a cache miss per lookup in a large cache).
+    /// object, with no handle to drop afterwards.
     ///
     /// `f` runs while the cache is locked for reading: keep it short, and
     /// do not call into this indexer (or a lister or informer over it) from
@@ -777,6 +779,122 @@ mod tests {
         }
         indexer.delete(&web);
         assert_eq!(indexer.get_by_key_with("ns/web", |_| ()), None);
+    }
+
+    /// A retirement somewhere else, which reclaims retired objects no
+    /// handle holds any more.
+    fn retire_elsewhere() {
+        let other: Indexer<ConfigMap> = Indexer::new();
+        other.add(cm("elsewhere", "x", None));
+        other.delete_by_key("elsewhere/x");
+    }
+
+    #[test]
+    fn a_handle_keeps_its_object_through_every_way_out_of_the_cache() {
+        type Way = fn(Indexer<ConfigMap>);
+        let ways: [(&str, Way); 5] = [
+            ("update", |indexer| drop(indexer.update(cm("ns", "a", Some("db"))))),
+            ("delete", |indexer| drop(indexer.delete_by_key("ns/a"))),
+            ("replace", |indexer| indexer.replace(vec![cm("ns", "b", None)])),
+            ("replace with itself", |indexer| {
+                let again = indexer.list();
+                indexer.replace(again);
+                drop(indexer.delete_by_key("ns/a"));
+            }),
+            ("drop of the indexer", drop),
+        ];
+        for (way, out) in ways {
+            let indexer: Indexer<ConfigMap> = Indexer::new();
+            let obj = cm("ns", "a", Some("web"));
+            let weak = Arc::downgrade(&obj);
+            indexer.add(obj);
+            let held = indexer.get_by_key("ns/a").expect("cached");
+            let by_obj = indexer.get(&held).expect("cached");
+            let cloned = held.clone();
+            out(indexer);
+            assert!(weak.upgrade().is_some(), "{way}: alive while held");
+            drop(held);
+            retire_elsewhere();
+            assert_eq!(by_obj.labels()["app"], "web", "{way}");
+            drop(by_obj);
+            retire_elsewhere();
+            assert_eq!(cloned.labels()["app"], "web", "{way}");
+            drop(cloned);
+            retire_elsewhere();
+            assert!(weak.upgrade().is_none(), "{way}: freed once let go");
+        }
+    }
+
+    #[test]
+    fn handles_beyond_a_threads_slots_count_references() {
+        let indexer: Indexer<ConfigMap> = Indexer::new();
+        let weaks: Vec<_> = (0..40)
+            .map(|i| {
+                let obj = cm("ns", &format!("o{i}"), None);
+                let weak = Arc::downgrade(&obj);
+                indexer.add(obj);
+                weak
+            })
+            .collect();
+        let held: Vec<_> = (0..40).map(|i| indexer.get_by_key(&format!("ns/o{i}")).expect("cached")).collect();
+        indexer.replace(Vec::new());
+        retire_elsewhere();
+        for (i, obj) in held.iter().enumerate() {
+            assert_eq!(obj.name_any(), format!("o{i}"));
+        }
+        drop(held);
+        retire_elsewhere();
+        assert!(weaks.iter().all(|weak| weak.upgrade().is_none()), "all freed");
+    }
+
+    #[test]
+    fn handles_stay_valid_while_writers_replace_their_objects() {
+        // Readers hold up to 20 handles each (beyond a thread's slots) while
+        // a writer updates, deletes and replaces the same keys; every handle
+        // must still read the object it was given.
+        let indexer: Indexer<ConfigMap> = Indexer::new();
+        let versioned = |i: usize, version: usize| {
+            let mut obj = ConfigMap::clone(&cm("ns", &format!("o{i}"), None));
+            obj.metadata.resource_version = Some(version.to_string());
+            obj.data = Some([("version".to_owned(), version.to_string())].into());
+            Arc::new(obj)
+        };
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let readers: Vec<_> = (0..3)
+            .map(|reader| {
+                let (indexer, stop) = (indexer.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut held = std::collections::VecDeque::new();
+                    let mut lookups = 0usize;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) || lookups < 1000 {
+                        let key = format!("ns/o{}", (lookups * 7 + reader) % 16);
+                        if let Some(obj) = indexer.get_by_key(&key) {
+                            held.push_back(obj);
+                        }
+                        if held.len() > 20 {
+                            held.pop_front();
+                        }
+                        for obj in &held {
+                            let data = obj.data.as_ref().expect("data");
+                            assert_eq!(obj.metadata.resource_version.as_ref(), data.get("version"));
+                        }
+                        lookups += 1;
+                    }
+                })
+            })
+            .collect();
+        for version in 0..3000 {
+            let i = version % 16;
+            match version % 7 {
+                0 => indexer.replace((0..16).map(|i| versioned(i, version)).collect()),
+                3 => drop(indexer.delete_by_key(&format!("ns/o{i}"))),
+                _ => drop(indexer.update(versioned(i, version))),
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for reader in readers {
+            reader.join().expect("reader");
+        }
     }
 
     #[test]
@@ -1005,7 +1123,7 @@ mod tests {
                     let got = indexer.get_by_key(&key);
                     prop_assert_eq!(got.is_some(), model.contains_key(&key), "get_by_key({})", key);
                     if let (Some(got), Some(want)) = (got, model.get(&key)) {
-                        prop_assert!(Arc::ptr_eq(&got, want), "get_by_key({}) is the object stored last", key);
+                        prop_assert!(std::ptr::eq(Cached::as_ptr(&got), Arc::as_ptr(want)), "get_by_key({}) is the object stored last", key);
                     }
                 }
             }

@@ -50,10 +50,13 @@ impl StudentNamespaceLister {
     }
     /// The cached object named `name` in the namespace.
     #[inline]
-    pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<Student>> {
+    pub fn get(
+        &self,
+        name: &str,
+    ) -> ::std::option::Option<::codegen_runtime::indexer::Cached<Student>> {
         self.inner.get(name)
     }
-    /// `f` of the cached object named `name` in the namespace, without handing out an `Arc`;
+    /// `f` of the cached object named `name` in the namespace, without a handle to drop;
     /// `f` runs under the cache's read lock ([`get_by_key_with`](::codegen_runtime::indexer::Indexer::get_by_key_with)).
     #[inline]
     pub fn get_with<R>(
