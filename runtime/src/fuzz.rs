@@ -416,11 +416,13 @@ fn version_of(obj: &ConfigMap) -> Option<u8> {
 /// The indexer against a map from key to version: every operation returns
 /// what the map says was there, and afterwards every key is found with its
 /// version, no other key is, the keys listed are the map's, and the
-/// namespace index files each object under its namespace.
+/// namespace index files each object under its namespace; handles from
+/// earlier lookups still read the version they were given.
 pub fn indexer(data: &[u8]) {
     let Ok(ops) = Vec::<IndexerOp>::arbitrary_take_rest(Unstructured::new(data)) else { return };
     let indexer = Indexer::<ConfigMap>::new();
     let mut model: BTreeMap<(String, String), u8> = BTreeMap::new();
+    let mut held: std::collections::VecDeque<(u8, crate::indexer::Cached<ConfigMap>)> = Default::default();
     for op in ops {
         match op {
             IndexerOp::Add { key, version } => {
@@ -441,10 +443,22 @@ pub fn indexer(data: &[u8]) {
             }
         }
         assert_eq!(indexer.len(), model.len(), "len");
+        for (version, obj) in &held {
+            assert_eq!(version_of(obj), Some(*version), "a handle from an earlier get_by_key");
+        }
         for key in 0..=u8::MAX {
+            let at = key;
             let key = indexer_key(key);
             let found = indexer.get_by_key(&key_text(&key));
             assert_eq!(found.as_deref().and_then(version_of), model.get(&key).copied(), "get_by_key {key:?}");
+            // Some handles are held across the next operations, more than
+            // a thread's hazard slots.
+            if let Some(obj) = found.filter(|_| at % 16 == 0) {
+                held.push_back((version_of(&obj).unwrap_or_default(), obj));
+                if held.len() > 20 {
+                    held.pop_front();
+                }
+            }
         }
         let mut listed = indexer.list_keys();
         listed.sort();

@@ -99,7 +99,7 @@ const FIGURES: &[Figure] = &[
     Figure {
         key: "get_by_key_with",
         anchor: Some("get_by_key"),
-        label: "indexer get_by_key_with (borrowed, no `Arc`), 100,000 objects",
+        label: "indexer get_by_key_with (borrowed, no handle), 100,000 objects",
         show: Show::Time("ns"),
         target: Some(1.5),
     },
@@ -389,10 +389,10 @@ fn indexer_figures(selected: &dyn Fn(&str) -> bool, figures: &mut BTreeMap<&str,
     let keys: Vec<String> = (0..OBJECTS).map(|i| format!("ns-{}/cm-{i}", i % NAMESPACES)).collect();
 
     // `get_by_key` and `get_by_key_with` (client-go's figure for both is
-    // `GetByKey`: it hands back a pointer without touching the object,
-    // while an `Arc` is counted in the object's first cache line), then
-    // the same lookups each followed by a read of the object found, as a
-    // caller reads it.
+    // `GetByKey`: it hands back a pointer without touching the object, as
+    // the `Cached` handle of `get_by_key` does; an `Arc` would be counted
+    // in the object's first cache line), then the same lookups each
+    // followed by a read of the object found, as a caller reads it.
     let version_len = |obj: &ConfigMap| obj.metadata.resource_version.as_ref().map_or(0, String::len);
     if selected("get_by_key") {
         let ns = lookups(&keys, |key| black_box(indexer.get_by_key(key)).map(|_| 1));
