@@ -309,8 +309,12 @@ pub struct Field {
     pub json_name: String,
     /// Resolved type.
     pub ty: TypeRef,
-    /// Doc comment.
+    /// Doc comment (or that of the type alias its type names).
     pub doc: Option<String>,
+    /// Doc comments of the type aliases its items or values name, one per
+    /// level of lists and maps (`Vec<Vec<Phase>>`: the inner list's, then
+    /// `Phase`'s); `None` where no alias has one.
+    pub item_docs: Vec<Option<String>>,
     /// serde attributes.
     pub serde: FieldSerde,
     /// `#[validate]` markers.

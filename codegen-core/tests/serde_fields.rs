@@ -312,6 +312,43 @@ fn generic_aliases_with_default_parameters() {
     assert_eq!(spec["renames"]["additionalProperties"]["type"], "string", "{crd}");
 }
 
+/// A type alias's doc describes a field of its type that has no doc of its
+/// own, and the items and values of lists and maps of it, through `Option`
+/// and aliases of aliases: what controller-gen v0.23 writes for the same
+/// fields of a Go type (`type Grade string`) or alias (`type Nick =
+/// string`), tried on a copy of `tests/controller-gen/student`.
+#[test]
+fn type_alias_docs_describe_fields_items_and_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// Grade is the student's year.\n\
+                 pub type Grade = String;\n\n\
+                 pub type Year = Grade;\n\n\
+                 /// Grades by subject.\n\
+                 pub type Report = std::collections::BTreeMap<String, Grade>;\n";
+    let spec = "    pub grade: Grade,\n\
+                    /// The field's own doc.\n    pub grade2: Grade,\n\
+                    pub grades: Vec<Grade>,\n\
+                    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub opt: Option<Year>,\n\
+                    pub by_term: std::collections::BTreeMap<String, Vec<Year>>,\n\
+                    pub report: Report,\n\
+                    pub plain: String,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let grade = "Grade is the student's year.";
+    assert_eq!(spec["grade"]["description"], grade, "{crd}");
+    assert_eq!(spec["grade2"]["description"], "The field's own doc.", "{crd}");
+    assert!(spec["grades"].get("description").is_none(), "{crd}");
+    assert_eq!(spec["grades"]["items"]["description"], grade, "{crd}");
+    assert_eq!(spec["opt"]["description"], grade, "{crd}");
+    assert!(spec["by_term"]["additionalProperties"].get("description").is_none(), "{crd}");
+    assert_eq!(spec["by_term"]["additionalProperties"]["items"]["description"], grade, "{crd}");
+    assert_eq!(spec["report"]["description"], "Grades by subject.", "{crd}");
+    assert_eq!(spec["report"]["additionalProperties"]["description"], grade, "{crd}");
+    assert!(spec["plain"].get("description").is_none(), "{crd}");
+}
+
 /// Markers on a newtype variant's field reach its schema; an untagged
 /// integer-or-string enum keeps the integer variant's bounds and the string
 /// variant's (its newtype's) pattern; a misspelled marker there is an error.

@@ -58,6 +58,8 @@ pub struct PackageScopes<'a> {
     /// `type X<T, ..> = Y;` aliases: module index, type parameters (with
     /// their defaults) and target.
     aliases: BTreeMap<String, (usize, AliasParams, syn::Type)>,
+    /// The doc comments of the package's type aliases.
+    alias_docs: BTreeMap<String, String>,
 }
 
 impl<'a> PackageScopes<'a> {
@@ -66,6 +68,7 @@ impl<'a> PackageScopes<'a> {
         let mut scopes = Vec::new();
         let mut type_modules = BTreeMap::new();
         let mut aliases = BTreeMap::new();
+        let mut alias_docs = BTreeMap::new();
         for (idx, m) in pkg.modules.iter().enumerate() {
             let mut scope = Scope { path: m.path.clone(), ..Default::default() };
             for item in pkg.items(m) {
@@ -94,6 +97,9 @@ impl<'a> PackageScopes<'a> {
                         if let Some(params) = params {
                             aliases.insert(t.ident.to_string(), (idx, params, (*t.ty).clone()));
                         }
+                        if let Some(doc) = super::attrs::doc_comment(&t.attrs) {
+                            alias_docs.insert(t.ident.to_string(), doc);
+                        }
                     }
                     syn::Item::Mod(md) => {
                         scope.children.insert(md.ident.to_string());
@@ -110,7 +116,7 @@ impl<'a> PackageScopes<'a> {
             }
             scopes.push(scope);
         }
-        PackageScopes { pkg, scopes, crate_path, type_modules, aliases }
+        PackageScopes { pkg, scopes, crate_path, type_modules, aliases, alias_docs }
     }
 
     fn module_index(&self, path: &[String]) -> Option<usize> {
@@ -589,6 +595,68 @@ impl Site<'_, '_> {
             Ok(t) => Ok(t),
             Err(_) if markers.is_some_and(|m| m.replaces_schema()) => Ok(TypeRef::Json),
             Err(e) => Err(e),
+        }
+    }
+
+    /// The doc comments of the type aliases a field's type names, by
+    /// level: `[0]` for the field's own type (through `Option<..>` and
+    /// aliases of aliases, the first with a doc), `[n]` for the items or
+    /// values `n` lists or maps down. controller-gen describes a field
+    /// without a doc of its own, and the items of lists and values of maps,
+    /// with the named type's doc; `resolved` is the type `ty` resolved to.
+    pub fn alias_docs(&self, ty: &syn::Type, resolved: &TypeRef) -> Vec<Option<String>> {
+        let mut docs = Vec::new();
+        self.alias_docs_at(ty, resolved, None, 0, &mut docs);
+        docs
+    }
+
+    fn alias_docs_at(
+        &self,
+        ty: &syn::Type,
+        resolved: &TypeRef,
+        doc: Option<String>,
+        depth: usize,
+        docs: &mut Vec<Option<String>>,
+    ) {
+        let path = match ty {
+            syn::Type::Path(p) if p.qself.is_none() && depth < 32 => &p.path,
+            syn::Type::Group(g) => return self.alias_docs_at(&g.elem, resolved, doc, depth + 1, docs),
+            syn::Type::Paren(p) => return self.alias_docs_at(&p.elem, resolved, doc, depth + 1, docs),
+            _ => return docs.push(doc),
+        };
+        let Some(last) = path.segments.last() else { return docs.push(doc) };
+        let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let found = self.tree.resolve_path(self.pkg, self.module, &written, path.leading_colon.is_some(), 0);
+        if let Ok(Res::Type(p, name)) = &found
+            && let Some((module, params, target)) = self.tree.packages[*p].aliases.get(name)
+        {
+            let doc = doc.or_else(|| self.tree.packages[*p].alias_docs.get(name).cloned());
+            // A generic alias's target is read where the alias is
+            // written, with no arguments bound: only its own doc counts.
+            if !params.is_empty() {
+                return docs.push(doc);
+            }
+            let site = Site { tree: self.tree, pkg: *p, module: *module, generic: self.generic, bound: None };
+            return site.alias_docs_at(target, resolved, doc, depth + 1, docs);
+        }
+        if matches!(found, Ok(Res::Type(..))) {
+            // A type of the tree: no container of std's.
+            return docs.push(doc);
+        }
+        let args = generic_args(last);
+        match (resolved, args.as_slice()) {
+            (TypeRef::Option(inner), [arg]) if last.ident == "Option" => {
+                self.alias_docs_at(arg, inner, doc, depth + 1, docs);
+            }
+            (TypeRef::List(inner) | TypeRef::Set(inner), [arg, ..]) => {
+                docs.push(doc);
+                self.alias_docs_at(arg, inner, None, depth + 1, docs);
+            }
+            (TypeRef::Map(inner), [_, value, ..]) => {
+                docs.push(doc);
+                self.alias_docs_at(value, inner, None, depth + 1, docs);
+            }
+            _ => docs.push(doc),
         }
     }
 

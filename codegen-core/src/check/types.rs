@@ -225,11 +225,14 @@ pub(crate) fn lower_fields<'a>(
                 }
             }
         };
+        let mut alias_docs = if serde.custom.is_some() { Vec::new() } else { ctx.site.alias_docs(&f.ty, &ty) };
+        let alias_doc = if alias_docs.is_empty() { None } else { alias_docs.remove(0) };
         out.push(Field {
             rust_name,
             json_name,
             ty,
-            doc: doc_comment(&f.attrs),
+            doc: doc_comment(&f.attrs).or(alias_doc),
+            item_docs: alias_docs,
             serde,
             validate,
             origin: ctx.origin(ident.span()),

@@ -777,6 +777,7 @@ impl<'a> SchemaBuilder<'a> {
         if let Some(doc) = &f.doc {
             schema.description = Some(doc.as_str().into());
         }
+        describe_items(&mut schema, &f.item_docs);
         let before = schema.clone();
         // The field's rules come before its type's, as controller-gen
         // writes them.
@@ -2342,6 +2343,22 @@ fn set_schema(items: JsonSchemaProps) -> JsonSchemaProps {
         x_list_type: if scalar { Some("set".into()) } else { None },
         ..typed("array")
     }
+}
+
+/// Puts the doc of a type alias on the items or values it names, level by
+/// level (see [`Field::item_docs`](crate::model::Field::item_docs)).
+fn describe_items(schema: &mut JsonSchemaProps, docs: &[Option<String>]) {
+    let Some((doc, deeper)) = docs.split_first() else { return };
+    let inner = match (&mut schema.items, &mut schema.additional_properties) {
+        (Some(items), _) => items,
+        (None, Some(values)) => values,
+        (None, None) => return,
+    };
+    let inner = Arc::make_mut(inner);
+    if let Some(doc) = doc {
+        inner.description = Some(doc.as_str().into());
+    }
+    describe_items(inner, deeper);
 }
 
 #[cfg(test)]
