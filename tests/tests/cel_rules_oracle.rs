@@ -47,6 +47,7 @@ fn generate(root: &Path, rule: &str, on_flattened: bool) -> Result<String, Strin
          \x20   /// A dashed name.\n    #[serde(rename = \"x-y\", default)]\n    pub x_y: String,\n\
          \x20   /// Labels.\n    #[serde(default)]\n    pub labels: std::collections::BTreeMap<String, String>,\n\
          \x20   /// Targets.\n    #[serde(default)]\n    pub targets: Vec<Target>,\n\
+         \x20   /// Targets by route.\n    #[serde(default)]\n    pub routes: std::collections::BTreeMap<String, Target>,\n\
          }}\n\n\
          /// Replica bounds.\n\
          #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
@@ -133,6 +134,15 @@ async fn rules_are_warned_of_as_the_api_server_refuses_them() -> Result<()> {
         "has(self.mode) && self.minReplicas > 0",
         "self.targets.all(t, t.nmae != '')",
         "self.targets.all(t, t.?name.orValue('') != '')",
+        // Index steps into a list's items and a map's values.
+        "self.targets[0].name != ''",
+        "self.targets[0].nmae != ''",
+        "self.routes['a'].name != ''",
+        "self.routes['a'].nmae != ''",
+        "self.routes[?'a'].?nmae.hasValue()",
+        "self.routes.all(k, self.routes[k].nmae != '')",
+        "has(self.mode) && self.routes[self.mode].name != ''",
+        "has(self.mode) && self.routes[self.mdoe].name != ''",
         // The cost budget: the labels and targets have no bounds.
         "self.targets.all(t, t.name.matches('^[a-z]+$'))",
         "self.targets.all(t, t.name.startsWith('a'))",

@@ -9,8 +9,9 @@
 //! `additionalProperties`, no `x-kubernetes-preserve-unknown-fields`, no
 //! embedded resource). Paths start at `self`, `oldSelf` or the variable
 //! of a comprehension over a list whose items' schema is known
-//! (`self.targets.all(t, t.name != '')`); map keys, index access and
-//! anything else are left to the API server, and so are type errors. The
+//! (`self.targets.all(t, t.name != '')`), through index steps into lists
+//! and maps (`self.targets[0].name`, `self.routes['a'].port`);
+//! anything else is left to the API server, and so are type errors. The
 //! cost budget is [`super::cel_cost`]'s. `tests/tests/cel_rules_oracle.rs`
 //! checks the verdicts against kube-apiserver's.
 
@@ -175,25 +176,55 @@ fn field_path_problem(path: &str, node: &JsonSchemaProps) -> Option<String> {
 /// a name wins.
 type Scope<'s> = Vec<(String, Option<&'s JsonSchemaProps>)>;
 
-/// A chain of field selections from a name of `scope`, plain or optional
-/// (`self.?spec.?x`): its names.
-fn chain(expr: &Expr, scope: &Scope<'_>) -> Option<Vec<String>> {
+/// A step of a path that indexes a list or a map (`self.targets[0]`,
+/// `self.routes['a']`, `self.routes[?k]`): the items or the values.
+const INDEXED: &str = "[]";
+
+/// A chain of field selections and index steps from a name of `scope`,
+/// plain or optional (`self.?spec.?x`, `self.targets[0].name`): its names,
+/// [`INDEXED`] for an index step. The index expressions are gathered in
+/// `indices`.
+fn chain<'e>(expr: &'e Expr, scope: &Scope<'_>, indices: &mut Vec<&'e Expr>) -> Option<Vec<String>> {
+    use cel::common::ast::operators::{INDEX, OPT_INDEX, OPT_SELECT};
     match expr {
         Expr::Ident(root) if scope.iter().any(|(name, _)| name == root) => Some(vec![root.clone()]),
         Expr::Select(select) => {
-            let mut path = chain(&select.operand.expr, scope)?;
+            let mut path = chain(&select.operand.expr, scope, indices)?;
             path.push(select.field.clone());
             Some(path)
         }
-        Expr::Call(call) if call.func_name == cel::common::ast::operators::OPT_SELECT && call.target.is_none() => {
+        Expr::Call(call) if call.func_name == OPT_SELECT && call.target.is_none() => {
             let [operand, field] = call.args.as_slice() else { return None };
             let Expr::Literal(cel::common::ast::LiteralValue::String(field)) = &field.expr else { return None };
-            let mut path = chain(&operand.expr, scope)?;
+            let mut path = chain(&operand.expr, scope, indices)?;
             path.push(field.inner().to_owned());
+            Some(path)
+        }
+        Expr::Call(call) if (call.func_name == INDEX || call.func_name == OPT_INDEX) && call.target.is_none() => {
+            let [operand, index] = call.args.as_slice() else { return None };
+            let mut path = chain(&operand.expr, scope, indices)?;
+            indices.push(&index.expr);
+            path.push(INDEXED.to_owned());
             Some(path)
         }
         _ => None,
     }
+}
+
+/// `path` as a rule spells it, an index step as `[..]`.
+fn spell(path: &[String]) -> String {
+    let mut text = String::new();
+    for (i, step) in path.iter().enumerate() {
+        if step == INDEXED {
+            text.push_str("[..]");
+        } else {
+            if i > 0 {
+                text.push('.');
+            }
+            text.push_str(step);
+        }
+    }
+    text
 }
 
 /// The node a path's root stands for.
@@ -202,9 +233,13 @@ fn root<'s>(path: &[String], scope: &Scope<'s>) -> Option<&'s JsonSchemaProps> {
 }
 
 fn walk<'s>(expr: &Expr, scope: &Scope<'s>, problems: &mut Vec<Problem>) {
-    if let Some(path) = chain(expr, scope) {
+    let mut indices = Vec::new();
+    if let Some(path) = chain(expr, scope, &mut indices) {
         if let Some(node) = root(&path, scope) {
             follow(&path, node, Some(problems));
+        }
+        for index in indices {
+            walk(index, scope, problems);
         }
         return;
     }
@@ -223,7 +258,7 @@ fn walk<'s>(expr: &Expr, scope: &Scope<'s>, problems: &mut Vec<Problem>) {
             walk(&c.accu_init.expr, scope, problems);
             // The variable stands for a list's items; a map's keys, or
             // anything unknown, are not looked into.
-            let range = chain(&c.iter_range.expr, scope)
+            let range = chain(&c.iter_range.expr, scope, &mut Vec::new())
                 .and_then(|path| root(&path, scope).and_then(|node| follow(&path, node, None)));
             let items = range.filter(|n| n.type_.as_deref() == Some("array")).and_then(|n| n.items.as_deref());
             let mut inner = scope.clone();
@@ -271,6 +306,18 @@ fn follow<'s>(
 ) -> Option<&'s JsonSchemaProps> {
     let mut node = node;
     for (i, field) in path.iter().enumerate().skip(1) {
+        if field == INDEXED {
+            // A list's items or a map's values; an index into anything
+            // else is the API server's to judge.
+            node = match node.type_.as_deref() {
+                Some("array") => node.items.as_deref()?,
+                Some("object") if node.properties.as_ref().is_none_or(|p| p.is_empty()) => {
+                    node.additional_properties.as_deref()?
+                }
+                _ => return None,
+            };
+            continue;
+        }
         // A resource's own `apiVersion`, `kind` and `metadata` (at the root,
         // or an embedded resource) are the API server's to judge.
         if matches!(field.as_str(), "apiVersion" | "kind" | "metadata") {
@@ -296,10 +343,8 @@ fn follow<'s>(
                     && child.x_embedded_resource != Some(true) =>
             {
                 if let Some(problems) = problems.as_deref_mut() {
-                    problems.push(Problem::Undeclared {
-                        path: path[..=i].join("."),
-                        why: "it has no type (free-form JSON)",
-                    });
+                    problems
+                        .push(Problem::Undeclared { path: spell(&path[..=i]), why: "it has no type (free-form JSON)" });
                 }
                 return None;
             }
@@ -307,7 +352,7 @@ fn follow<'s>(
             None if preserving => {
                 if let Some(problems) = problems.as_deref_mut() {
                     problems.push(Problem::Undeclared {
-                        path: path[..=i].join("."),
+                        path: spell(&path[..=i]),
                         why: "its object keeps it only as an unknown field (`x-kubernetes-preserve-unknown-fields`)",
                     });
                 }
@@ -316,7 +361,7 @@ fn follow<'s>(
             None => {
                 if let Some(problems) = problems.as_deref_mut() {
                     problems.push(Problem::UnknownField {
-                        path: path[..=i].join("."),
+                        path: spell(&path[..=i]),
                         field: field.clone(),
                         known: properties.keys().cloned().collect(),
                     });
@@ -402,9 +447,9 @@ mod tests {
             ["self.mode", "oldSelf.modes"]
         );
         assert!(unknown("self.x__dash__y == 'a' && self.__namespace__ == self.namespace", &spec).is_empty());
-        // Nothing certain below a map, a list of unknown items, or in
-        // index access; an object keeping unknown fields does not declare
-        // them to CEL.
+        // Nothing certain below a map's named keys or a list of unknown
+        // items; an object keeping unknown fields does not declare them to
+        // CEL.
         assert!(unknown("self.labels.anything == 'a'", &spec).is_empty());
         assert_eq!(unknown("self.free.whatever == 1", &spec), ["self.free.whatever"]);
         assert!(unknown("self.items.all(i, i.name != '')", &spec).is_empty());
@@ -422,6 +467,23 @@ mod tests {
         // A map's keys, and a variable shadowing another, are not looked into.
         assert!(unknown("self.labels.all(k, k.size() < 64)", &with_list).is_empty());
         assert!(unknown("self.targets.all(t, self.labels.all(t, t.x == ''))", &with_list).is_empty());
+        // Index steps into lists and maps; the index itself is looked into
+        // too.
+        let routes = JsonSchemaProps {
+            additional_properties: Some(std::sync::Arc::new(object(&[("port", typed("integer"))]))),
+            ..typed("object")
+        };
+        let indexed = object(&[
+            ("targets", with_list.properties.as_ref().unwrap()["targets"].clone()),
+            ("routes", routes),
+            ("key", typed("string")),
+        ]);
+        assert!(unknown("self.targets[0].name != '' && self.routes['a'].port > 0", &indexed).is_empty());
+        assert_eq!(unknown("self.targets[0].nmae != ''", &indexed), ["self.targets[..].nmae"]);
+        assert_eq!(unknown("self.routes[self.kye].port > 0", &indexed), ["self.kye"]);
+        assert_eq!(unknown("self.routes[?'a'].?prot.hasValue()", &indexed), ["self.routes[..].prot"]);
+        assert_eq!(unknown("self.routes.all(k, self.routes[k].prot > 0)", &indexed), ["self.routes[..].prot"]);
+        assert!(unknown("self.key[0] == 'a' && self.routes.all(k, k.size() > 0)", &indexed).is_empty());
         // An embedded resource holds more than its declared properties.
         let embedded = JsonSchemaProps { x_embedded_resource: Some(true), ..spec.clone() };
         assert!(unknown("self.spec.replicas > 0 && self.maxReplica > 0", &embedded).is_empty());
