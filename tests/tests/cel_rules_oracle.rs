@@ -1,11 +1,12 @@
 //! Differential test of the CEL rule check against kube-apiserver: for each
 //! rule, kube-codegen warns about it exactly when the API server refuses to
 //! create the CRD. The rules are ones the check decides: syntax, the
-//! properties a rule names (free-form fields included), `oldSelf` where the
-//! server cannot match old and new values, `field_path`,
-//! `message_expression`, and the cost budget. Type errors
-//! (`self.minReplicas == 'a'`), which the API server also refuses, are not
-//! checked when generating and are left out here (see
+//! properties a rule names (free-form fields included, through index
+//! steps), `oldSelf` where the server cannot match old and new values,
+//! `field_path`, `message_expression`, a plain field met by a literal of
+//! another type (`self.minReplicas == 'a'`), and the cost budget. Other
+//! type errors, which the API server also refuses, are not checked when
+//! generating and are left out here (see
 //! `codegen-core/src/emit/cel_check.rs`).
 
 use std::path::Path;
@@ -143,6 +144,18 @@ async fn rules_are_warned_of_as_the_api_server_refuses_them() -> Result<()> {
         "self.routes.all(k, self.routes[k].nmae != '')",
         "has(self.mode) && self.routes[self.mode].name != ''",
         "has(self.mode) && self.routes[self.mdoe].name != ''",
+        // A plain field met by a literal of another type.
+        "self.minReplicas == '1'",
+        "self.minReplicas + 1 > self.maxReplicas",
+        "self.minReplicas == 1.0",
+        "self.minReplicas < 1.5",
+        "self.minReplicas < 2u",
+        "self.minReplicas == 2u",
+        "self.minReplicas + 1.5 > 2.0",
+        "has(self.mode) && self.mode == 1",
+        "self.x__dash__y + 1 == 'a1'",
+        "self.labels['a'] == true",
+        "self.targets.all(t, t.name == 0)",
         // The cost budget: the labels and targets have no bounds.
         "self.targets.all(t, t.name.matches('^[a-z]+$'))",
         "self.targets.all(t, t.name.startsWith('a'))",

@@ -11,7 +11,10 @@
 //! of a comprehension over a list whose items' schema is known
 //! (`self.targets.all(t, t.name != '')`), through index steps into lists
 //! and maps (`self.targets[0].name`, `self.routes['a'].port`);
-//! anything else is left to the API server, and so are type errors. The
+//! anything else is left to the API server, and so are type errors but
+//! one: a field of a plain type met by a literal of another type in a
+//! comparison or arithmetic (`self.replicas == '3'`, `self.replicas ==
+//! 1.0`; an `int` and a `double` may be ordered). The
 //! cost budget is [`super::cel_cost`]'s. `tests/tests/cel_rules_oracle.rs`
 //! checks the verdicts against kube-apiserver's.
 
@@ -37,6 +40,9 @@ pub(crate) enum Problem {
     FieldPath { why: String },
     /// A problem of the rule's `messageExpression`.
     InMessage(Box<Problem>),
+    /// `path`, of CEL type `path_type`, meets a literal of another type
+    /// (`self.replicas == '3'`) in `op`: no overload takes the two.
+    Mismatch { path: String, path_type: &'static str, literal: String, literal_type: &'static str, op: &'static str },
 }
 
 /// The names rules give a property: escaped as the API server declares it
@@ -232,7 +238,106 @@ fn root<'s>(path: &[String], scope: &Scope<'s>) -> Option<&'s JsonSchemaProps> {
     scope.iter().rev().find(|(name, _)| *name == path[0]).and_then(|(_, node)| *node)
 }
 
+/// The operators whose operands must be of one type, with how a message
+/// names them and whether numbers of different types mix (the API server's
+/// CEL compares an `int` with a `double` or a `uint`, but has no `==` or
+/// arithmetic across them).
+const SAME_TYPE_OPERATORS: [(&str, &str, bool); 11] = {
+    use cel::common::ast::operators::*;
+    [
+        (EQUALS, "==", false),
+        (NOT_EQUALS, "!=", false),
+        (LESS, "<", true),
+        (LESS_EQUALS, "<=", true),
+        (GREATER, ">", true),
+        (GREATER_EQUALS, ">=", true),
+        (ADD, "+", false),
+        (SUBSTRACT, "-", false),
+        (MULTIPLY, "*", false),
+        (DIVIDE, "/", false),
+        (MODULO, "%", false),
+    ]
+};
+
+/// The CEL type the API server declares for a schema node, where it is
+/// certain and plain: `int`, `double`, `bool`, or `string` for a string
+/// without a `format` (some formats are other types: `date-time` a
+/// timestamp, `byte` bytes).
+fn cel_type(node: &JsonSchemaProps) -> Option<&'static str> {
+    if node.x_int_or_string == Some(true) {
+        return None;
+    }
+    match node.type_.as_deref()? {
+        "integer" => Some("int"),
+        "number" => Some("double"),
+        "boolean" => Some("bool"),
+        "string" if node.format.as_deref().is_none_or(str::is_empty) => Some("string"),
+        _ => None,
+    }
+}
+
+/// A literal's CEL type and its text; `None` for `null`.
+fn literal(expr: &Expr) -> Option<(&'static str, String)> {
+    use cel::common::ast::LiteralValue;
+    let Expr::Literal(value) = expr else { return None };
+    Some(match value {
+        LiteralValue::Boolean(b) => ("bool", b.inner().to_string()),
+        LiteralValue::Int(i) => ("int", i.inner().to_string()),
+        LiteralValue::UInt(u) => ("uint", format!("{}u", u.inner())),
+        LiteralValue::Double(d) => ("double", format!("{:?}", d.inner())),
+        LiteralValue::String(text) => ("string", format!("'{}'", text.inner())),
+        LiteralValue::Bytes(_) => ("bytes", "b'..'".to_owned()),
+        LiteralValue::Null => return None,
+    })
+}
+
+/// Whether no operator of [`SAME_TYPE_OPERATORS`] takes CEL types `a` and
+/// `b` together; `numbers_mix` as there.
+fn types_differ(a: &str, b: &str, numbers_mix: bool) -> bool {
+    let number = |t: &str| matches!(t, "int" | "uint" | "double");
+    a != b && !(numbers_mix && number(a) && number(b))
+}
+
+/// Whether a chain takes an optional step (`self.?x`, `m[?k]`): its value
+/// is then an optional, not the field's type.
+fn optional(expr: &Expr) -> bool {
+    use cel::common::ast::operators::{INDEX, OPT_INDEX, OPT_SELECT};
+    match expr {
+        Expr::Select(select) => select.test || optional(&select.operand.expr),
+        Expr::Call(call) if call.func_name == OPT_SELECT || call.func_name == OPT_INDEX => true,
+        Expr::Call(call) if call.func_name == INDEX => call.args.first().is_some_and(|a| optional(&a.expr)),
+        _ => false,
+    }
+}
+
+/// [`Problem::Mismatch`] of `call` (`self.replicas == '3'`), if it is one.
+fn mismatch(call: &cel::common::ast::CallExpr, scope: &Scope<'_>) -> Option<Problem> {
+    let (_, op, numbers_mix) = SAME_TYPE_OPERATORS.iter().find(|(name, ..)| *name == call.func_name)?;
+    let [left, right] = call.args.as_slice() else { return None };
+    [(left, right), (right, left)].into_iter().find_map(|(operand, other)| {
+        let (literal_type, literal) = literal(&other.expr)?;
+        if optional(&operand.expr) {
+            return None;
+        }
+        let path = chain(&operand.expr, scope, &mut Vec::new())?;
+        let path_type = cel_type(follow(&path, root(&path, scope)?, None)?)?;
+        types_differ(path_type, literal_type, *numbers_mix).then(|| Problem::Mismatch {
+            path: spell(&path),
+            path_type,
+            literal,
+            literal_type,
+            op,
+        })
+    })
+}
+
 fn walk<'s>(expr: &Expr, scope: &Scope<'s>, problems: &mut Vec<Problem>) {
+    if let Expr::Call(call) = expr
+        && call.target.is_none()
+        && let Some(problem) = mismatch(call, scope)
+    {
+        problems.push(problem);
+    }
     let mut indices = Vec::new();
     if let Some(path) = chain(expr, scope, &mut indices) {
         if let Some(node) = root(&path, scope) {
@@ -484,6 +589,34 @@ mod tests {
         assert_eq!(unknown("self.routes[?'a'].?prot.hasValue()", &indexed), ["self.routes[..].prot"]);
         assert_eq!(unknown("self.routes.all(k, self.routes[k].prot > 0)", &indexed), ["self.routes[..].prot"]);
         assert!(unknown("self.key[0] == 'a' && self.routes.all(k, k.size() > 0)", &indexed).is_empty());
+        // A plain field met by a literal of another type.
+        let mismatches = |rule: &str| {
+            check(rule, &indexed, true)
+                .into_iter()
+                .map(|p| match p {
+                    Problem::Mismatch { path, path_type, literal, op, .. } => {
+                        format!("{path} {path_type} {op} {literal}")
+                    }
+                    other => format!("{other:?}"),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(mismatches("self.key == 1"), ["self.key string == 1"]);
+        assert_eq!(mismatches("'a' != self.targets[0].name || self.key + 2 == 'x2'"), ["self.key string + 2"]);
+        assert_eq!(mismatches("self.targets.all(t, t.name < true)"), ["t.name string < true"]);
+        assert_eq!(mismatches("self.routes['a'].port == '80'"), ["self.routes[..].port int == '80'"]);
+        assert_eq!(mismatches("self.routes['a'].port == 80.0"), ["self.routes[..].port int == 80.0"]);
+        assert_eq!(mismatches("self.routes['a'].port * 2u > 1"), ["self.routes[..].port int * 2u"]);
+        for fine in [
+            "self.routes['a'].port <= 80.5",
+            "self.routes['a'].port < 2u",
+            "self.key == null",
+            "self.?key == 'a'",
+            "has(self.key) == true",
+            "self.key.size() == 1",
+        ] {
+            assert_eq!(mismatches(fine), Vec::<String>::new(), "{fine}");
+        }
         // An embedded resource holds more than its declared properties.
         let embedded = JsonSchemaProps { x_embedded_resource: Some(true), ..spec.clone() };
         assert!(unknown("self.spec.replicas > 0 && self.maxReplica > 0", &embedded).is_empty());

@@ -1483,6 +1483,9 @@ impl<'a> SchemaBuilder<'a> {
                         super::cel_check::Problem::Undeclared { path, why } => {
                             format!("reads `{path}`, which the API server does not declare to CEL: {why}")
                         }
+                        super::cel_check::Problem::Mismatch { path, path_type, literal, literal_type, op } => {
+                            format!("applies `{op}` to `{path}` ({path_type}) and {literal} ({literal_type})")
+                        }
                         // Only the rule is checked for these.
                         super::cel_check::Problem::Uncorrelatable
                         | super::cel_check::Problem::FieldPath { .. }
@@ -1495,6 +1498,14 @@ impl<'a> SchemaBuilder<'a> {
                         "the API server compiles it with the rule and refuses the CRD when it does not compile",
                     )
                 }
+                super::cel_check::Problem::Mismatch { path, path_type, literal, literal_type, op } => self.warn(
+                    origin,
+                    Some(span),
+                    format!("CEL rule `{rule}` applies `{op}` to `{path}`, of type {path_type}, and {literal}, of type {literal_type}"),
+                    format!(
+                        "no overload of `{op}` takes a {path_type} and a {literal_type}: the API server refuses the CRD (found no matching overload); write the literal as a {path_type}"
+                    ),
+                ),
                 super::cel_check::Problem::UnknownField { path, field, known } => {
                     let names: Vec<&str> = known.iter().map(String::as_str).collect();
                     let hint = crate::ident::did_you_mean(&field, &names)
