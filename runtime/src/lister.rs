@@ -141,8 +141,7 @@ impl<K: Resource + Send + Sync + 'static> NamespaceLister<K> {
 
     /// The cached object called `name` in this namespace.
     pub fn get(&self, name: &str) -> Option<Cached<K>> {
-        // SAFETY: the object is in the table, which is locked for reading.
-        self.indexer.raw().with_in((&self.namespace, name), |found| unsafe { Cached::found(downcast_ref(found)) })
+        self.indexer.raw().cached_in((&self.namespace, name))
     }
 
     /// `f` of the cached object called `name` in this namespace, without

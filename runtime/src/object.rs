@@ -188,6 +188,19 @@ pub(crate) fn downcast<K: Send + Sync + 'static>(obj: ErasedObject) -> Arc<K> {
     unsafe { Arc::from_raw(Arc::into_raw(obj).cast::<K>()) }
 }
 
+/// The address of `obj`'s `K`, with the provenance of the whole allocation
+/// (`Arc::as_ptr`, as `Arc::into_raw` gives), so that the reference counts
+/// before the object may be reached through it.
+#[inline]
+pub(crate) fn downcast_ptr<K: 'static>(obj: &ErasedObject) -> std::ptr::NonNull<K> {
+    if !obj.is_type(TypeId::of::<K>()) {
+        another_kind::<K>();
+    }
+    // SAFETY: an `Arc`'s object pointer is never null; `obj` is a `K`
+    // (checked above), so the allocation behind it is an `ArcInner<K>`.
+    unsafe { std::ptr::NonNull::new_unchecked(Arc::as_ptr(obj).cast::<K>().cast_mut()) }
+}
+
 /// [`downcast`] of a borrowed object.
 #[inline]
 pub(crate) fn downcast_ref<K: 'static>(obj: &dyn AnyObject) -> &K {

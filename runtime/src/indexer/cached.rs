@@ -11,18 +11,20 @@
 //!
 //! The table's own reference keeps a looked-up object alive until the table
 //! gives it away (an update replaces it, a delete or replace removes it, the
-//! indexer is dropped). Each of those happens under the write lock, after any
-//! lookup that found the object, and calls [`retire`] (or [`retire_all`])
-//! before the reference can go: when a slot holds the object's address, a
-//! clone of the reference is kept in a list of retired objects, dropped by a
-//! later retirement that finds no slot holding it any more. Unlike an epoch, a
-//! held handle keeps only its own object, not every object retired after it.
+//! indexer is dropped). Each of those happens after any lookup that found
+//! the object (under the write lock, or once no lookup can reach the table)
+//! and calls [`retire`] (or [`retire_all`]) before the reference can go:
+//! when a slot holds the object's address, a clone of the reference is kept
+//! in a list of retired objects, dropped by a later retirement (of any
+//! indexer) that finds no slot holding it any more. Unlike an epoch, a held
+//! handle keeps only its own object, not every object retired after it.
 //!
 //! Each thread that looks objects up owns one block of [`SLOTS`] slots,
 //! handed to another thread when it exits; a lookup in a thread whose slots
 //! are all held (or that is exiting) counts a reference in the object
-//! instead, as an `Arc` clone does. A retirement reads the blocks' masks of
-//! slots in use: one or two cache lines per thread that has looked up.
+//! instead, as an `Arc` clone does. A retirement reads every block's mask
+//! of slots in use, and the slots it marks: one or two cache lines per
+//! block, and there are as many blocks as threads have looked up at once.
 
 use std::cell::Cell;
 use std::fmt;
@@ -43,9 +45,10 @@ use crate::object::ErasedObject;
 /// module's documentation in the source): a `Cached` holds the object's
 /// address and a slot of the thread's own that says the object is in use,
 /// which is what makes [`Indexer::get_by_key`](super::Indexer::get_by_key)
-/// as cheap as client-go's `GetByKey`. Up to 15 lookups per thread are held
-/// this way at once; beyond that, and for clones, a `Cached` counts a
-/// reference in the object like an `Arc`.
+/// as cheap as client-go's `GetByKey`. Up to 14 lookups per thread are held
+/// this way at once (fewer while handles a thread that has exited gave
+/// away hold slots of the block it handed on); beyond that, and for
+/// clones, a `Cached` counts a reference in the object like an `Arc`.
 ///
 /// Objects are shared read-only with the cache and every other reader:
 /// clone the object (`K::clone(&cached)`) before changing it, or take an
@@ -69,22 +72,23 @@ unsafe impl<K: Send + Sync> Send for Cached<K> {}
 unsafe impl<K: Send + Sync> Sync for Cached<K> {}
 
 impl<K> Cached<K> {
-    /// A handle on `obj`.
+    /// A handle on the object at `obj`.
     ///
     /// # Safety
-    /// `obj` is the object of an `Arc<K>` stored in an indexer's table, and
-    /// the caller holds that table's read lock: the table calls [`retire`]
-    /// for it under its write lock before its reference can go.
+    /// `obj` is `Arc::as_ptr` of an `Arc<K>` (so it may reach the counts)
+    /// stored in an indexer's table, and the caller holds that table's read
+    /// lock: the table calls [`retire`] for it under its write lock, or
+    /// once no lookup can reach the table any more, before its reference
+    /// can go.
     #[inline]
-    pub(crate) unsafe fn found(obj: &K) -> Self {
-        let ptr = NonNull::from(obj);
-        let slot = protect(ptr.as_ptr() as usize);
+    pub(crate) unsafe fn found(obj: NonNull<K>) -> Self {
+        let slot = protect(obj.as_ptr() as usize);
         if slot.is_none() {
             // SAFETY: `obj` is an `Arc<K>`'s object, alive while the lock is
             // held (the caller's contract).
-            unsafe { Arc::increment_strong_count(ptr.as_ptr()) };
+            unsafe { Arc::increment_strong_count(obj.as_ptr()) };
         }
-        Self { obj: ptr, slot, kind: PhantomData }
+        Self { obj, slot, kind: PhantomData }
     }
 
     /// An `Arc` of the object, counting a reference in it (which a lookup
@@ -176,8 +180,8 @@ impl<K: PartialEq> PartialEq for Cached<K> {
 
 impl<K: Eq> Eq for Cached<K> {}
 
-/// Hazard slots per thread.
-const SLOTS: usize = 15;
+/// Hazard slots per thread: as many as fit a block in 128 bytes.
+const SLOTS: usize = 14;
 
 /// One thread's hazard slots: 128 bytes, two cache lines of their own.
 #[repr(align(128))]
@@ -259,7 +263,10 @@ impl Local {
             // The slot of the last lookup, its bit still set, is free again
             // once that handle is gone: the usual case.
             let slot = &block.slots[self.next.get()];
-            if slot.load(Ordering::Relaxed) == 0 {
+            // Acquire: the handle that cleared the slot read its object
+            // before a retirement that sees this slot's next address (or
+            // its bit cleared) may free that object.
+            if slot.load(Ordering::Acquire) == 0 {
                 // The read lock's release publishes this store to the
                 // writer that retires the object.
                 slot.store(addr, Ordering::Release);
@@ -284,7 +291,8 @@ impl Local {
         let mut held = 0u32;
         let mut free = None;
         for (at, slot) in block.slots.iter().enumerate() {
-            if slot.load(Ordering::Relaxed) != 0 {
+            // Acquire: as in `protect`.
+            if slot.load(Ordering::Acquire) != 0 {
                 held |= 1 << at;
             } else if free.is_none() {
                 free = Some(at);
@@ -390,21 +398,26 @@ mod tests {
     fn a_thread_holds_its_blocks_slots_then_none() {
         std::thread::spawn(|| {
             // A block handed on from an exited thread may still have slots
-            // held by handles that thread gave away: at most 15 are free.
+            // held by handles that thread gave away: at most 14 are free.
             let mut held = Vec::new();
             while let Some(slot) = protect((held.len() + 1) * 8) {
                 held.push(slot);
             }
             assert!((1..=SLOTS).contains(&held.len()), "{} slots", held.len());
             held[0].store(0, Ordering::Release);
-            let again = protect(0x9000).expect("the freed slot");
-            assert!(std::ptr::eq(again, held[0]));
+            let again = protect(0x9000).expect("a freed slot");
+            again.store(0, Ordering::Release);
             for slot in held {
                 slot.store(0, Ordering::Release);
             }
         })
         .join()
         .unwrap();
+    }
+
+    #[test]
+    fn a_block_is_one_128_byte_line_pair() {
+        assert_eq!(std::mem::size_of::<Block>(), 128);
     }
 
     #[test]

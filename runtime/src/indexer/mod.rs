@@ -15,7 +15,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::{Resource, ResourceExt};
 
-use crate::object::{AnyObject, ErasedObject, downcast, downcast_ref, meta_key, meta_key_parts};
+use crate::object::{AnyObject, ErasedObject, downcast, downcast_ptr, downcast_ref, meta_key, meta_key_parts};
 
 mod cached;
 mod items;
@@ -452,6 +452,19 @@ impl ErasedIndexer {
         self.read().items.get(parts).map(|obj| f(&**obj))
     }
 
+    /// A [`Cached`] handle on the `K` stored under `namespace` and `name`.
+    pub(crate) fn cached_in<K: 'static>(&self, parts: KeyParts<'_>) -> Option<Cached<K>> {
+        // SAFETY: the object is in the table, which is locked for reading
+        // until the end of this statement.
+        self.read().items.get(parts).map(|obj| unsafe { Cached::found(downcast_ptr(obj)) })
+    }
+
+    /// [`cached_in`](Self::cached_in) by `namespace/name` key.
+    pub(crate) fn cached_by_key<K: 'static>(&self, key: &str) -> Option<Cached<K>> {
+        // SAFETY: as in `cached_in`.
+        self.read().items.get_text(key_text_of(key)?).map(|obj| unsafe { Cached::found(downcast_ptr(obj)) })
+    }
+
     /// [`with_in`](Self::with_in) by `namespace/name` key.
     pub(crate) fn with_by_key<R>(&self, key: &str, f: impl FnOnce(&dyn AnyObject) -> R) -> Option<R> {
         self.read().items.get_text(key_text_of(key)?).map(|obj| f(&**obj))
@@ -657,8 +670,7 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
 
     /// The object stored under `obj`'s key.
     pub fn get(&self, obj: &K) -> Option<Cached<K>> {
-        // SAFETY: the object is in the table, which is locked for reading.
-        self.raw.with_in(parts_of(obj), |found| unsafe { Cached::found(downcast_ref(found)) })
+        self.raw.cached_in(parts_of(obj))
     }
 
     /// The object stored under `key` (`namespace/name`, or `name` for
@@ -667,11 +679,10 @@ impl<K: Resource + Send + Sync + 'static> Indexer<K> {
     /// `/` (names cannot contain one).
     ///
     /// The lookup writes nothing to the object's memory: the [`Cached`]
-    /// handle keeps it alive without counting a reference in it (see
-    /// [`Cached`]).
+    /// handle keeps it alive without counting a reference in it, unless
+    /// the thread holds 14 such handles already (see [`Cached`]).
     pub fn get_by_key(&self, key: &str) -> Option<Cached<K>> {
-        // SAFETY: the object is in the table, which is locked for reading.
-        self.raw.with_by_key(key, |found| unsafe { Cached::found(downcast_ref(found)) })
+        self.raw.cached_by_key(key)
     }
 
     /// `f` of the object stored under `key`, or `None` when there is none:
