@@ -324,13 +324,17 @@ fn type_alias_docs_describe_fields_items_and_values() {
                  pub type Grade = String;\n\n\
                  pub type Year = Grade;\n\n\
                  /// Grades by subject.\n\
-                 pub type Report = std::collections::BTreeMap<String, Grade>;\n";
+                 pub type Report = std::collections::BTreeMap<String, Grade>;\n\n\
+                 /// Grades of a term.\n\
+                 pub type Grades = Vec<Grade>;\n";
     let spec = "    pub grade: Grade,\n\
                     /// The field's own doc.\n    pub grade2: Grade,\n\
                     pub grades: Vec<Grade>,\n\
                     #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub opt: Option<Year>,\n\
                     pub by_term: std::collections::BTreeMap<String, Vec<Year>>,\n\
                     pub report: Report,\n\
+                    pub boxed: Box<Grade>,\n\
+                    pub terms: Box<Vec<std::sync::Arc<Grades>>>,\n\
                     pub plain: String,";
     let (crd, warnings) = generate(dir.path(), spec, extra);
     assert_eq!(warnings, Vec::<String>::new());
@@ -347,6 +351,21 @@ fn type_alias_docs_describe_fields_items_and_values() {
     assert_eq!(spec["report"]["description"], "Grades by subject.", "{crd}");
     assert_eq!(spec["report"]["additionalProperties"]["description"], grade, "{crd}");
     assert!(spec["plain"].get("description").is_none(), "{crd}");
+    assert_eq!(spec["boxed"]["description"], grade, "{crd}");
+    assert!(spec["terms"].get("description").is_none(), "{crd}");
+    assert_eq!(spec["terms"]["items"]["description"], "Grades of a term.", "{crd}");
+    assert_eq!(spec["terms"]["items"]["items"]["description"], grade, "{crd}");
+}
+
+/// Type aliases that expand to themselves (rustc refuses them; the CLI
+/// reads source rustc may not have seen) are an error, not a stack
+/// overflow.
+#[test]
+fn a_cycle_of_type_aliases_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "pub type Ping = Pong;\npub type Pong = Vec<Ping>;\n";
+    let rendered = try_generate(dir.path(), "    pub ping: Ping,", extra).expect_err("a cycle");
+    assert!(rendered.contains("type alias `Ping` expands to itself"), "{rendered}");
 }
 
 /// Markers on a newtype variant's field reach its schema; an untagged

@@ -56,10 +56,8 @@ pub struct PackageScopes<'a> {
     /// Where every type of the package is defined: module index.
     pub type_modules: BTreeMap<String, usize>,
     /// `type X<T, ..> = Y;` aliases: module index, type parameters (with
-    /// their defaults) and target.
-    aliases: BTreeMap<String, (usize, AliasParams, syn::Type)>,
-    /// The doc comments of the package's type aliases.
-    alias_docs: BTreeMap<String, String>,
+    /// their defaults), target and doc comment.
+    aliases: BTreeMap<String, (usize, AliasParams, syn::Type, Option<String>)>,
 }
 
 impl<'a> PackageScopes<'a> {
@@ -68,7 +66,6 @@ impl<'a> PackageScopes<'a> {
         let mut scopes = Vec::new();
         let mut type_modules = BTreeMap::new();
         let mut aliases = BTreeMap::new();
-        let mut alias_docs = BTreeMap::new();
         for (idx, m) in pkg.modules.iter().enumerate() {
             let mut scope = Scope { path: m.path.clone(), ..Default::default() };
             for item in pkg.items(m) {
@@ -95,10 +92,8 @@ impl<'a> PackageScopes<'a> {
                         // Lifetime and const parameters make no schema
                         // difference, but are not followed.
                         if let Some(params) = params {
-                            aliases.insert(t.ident.to_string(), (idx, params, (*t.ty).clone()));
-                        }
-                        if let Some(doc) = super::attrs::doc_comment(&t.attrs) {
-                            alias_docs.insert(t.ident.to_string(), doc);
+                            let doc = super::attrs::doc_comment(&t.attrs);
+                            aliases.insert(t.ident.to_string(), (idx, params, (*t.ty).clone(), doc));
                         }
                     }
                     syn::Item::Mod(md) => {
@@ -116,7 +111,7 @@ impl<'a> PackageScopes<'a> {
             }
             scopes.push(scope);
         }
-        PackageScopes { pkg, scopes, crate_path, type_modules, aliases, alias_docs }
+        PackageScopes { pkg, scopes, crate_path, type_modules, aliases }
     }
 
     fn module_index(&self, path: &[String]) -> Option<usize> {
@@ -436,6 +431,14 @@ pub struct Bound<'t, 'a> {
     site: &'t Site<'t, 'a>,
 }
 
+/// How many type aliases deep a type may expand.
+const MAX_ALIAS_DEPTH: usize = 64;
+
+thread_local! {
+    /// The aliases being expanded on this thread, counted.
+    static ALIAS_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Names the prelude brings into every module.
 const PRELUDE: &[&str] = &["Option", "Vec", "String", "Box"];
 
@@ -599,62 +602,55 @@ impl Site<'_, '_> {
     }
 
     /// The doc comments of the type aliases a field's type names, by
-    /// level: `[0]` for the field's own type (through `Option<..>` and
-    /// aliases of aliases, the first with a doc), `[n]` for the items or
-    /// values `n` lists or maps down. controller-gen describes a field
-    /// without a doc of its own, and the items of lists and values of maps,
-    /// with the named type's doc; `resolved` is the type `ty` resolved to.
-    pub fn alias_docs(&self, ty: &syn::Type, resolved: &TypeRef) -> Vec<Option<String>> {
+    /// level: `[0]` for the field's own type (through `Option`, `Box`,
+    /// `Arc`, `Rc`, `Cow` and aliases of aliases, the first with a doc),
+    /// `[n]` for the items or values `n` lists, sets or maps down.
+    /// controller-gen describes a field without a doc of its own, and the
+    /// items of lists and values of maps, with the named type's doc.
+    pub fn alias_docs(&self, ty: &syn::Type) -> Vec<Option<String>> {
         let mut docs = Vec::new();
-        self.alias_docs_at(ty, resolved, None, 0, &mut docs);
+        self.alias_docs_at(ty, None, 0, &mut docs);
         docs
     }
 
-    fn alias_docs_at(
-        &self,
-        ty: &syn::Type,
-        resolved: &TypeRef,
-        doc: Option<String>,
-        depth: usize,
-        docs: &mut Vec<Option<String>>,
-    ) {
+    fn alias_docs_at(&self, ty: &syn::Type, doc: Option<String>, depth: usize, docs: &mut Vec<Option<String>>) {
         let path = match ty {
             syn::Type::Path(p) if p.qself.is_none() && depth < 32 => &p.path,
-            syn::Type::Group(g) => return self.alias_docs_at(&g.elem, resolved, doc, depth + 1, docs),
-            syn::Type::Paren(p) => return self.alias_docs_at(&p.elem, resolved, doc, depth + 1, docs),
+            syn::Type::Group(g) => return self.alias_docs_at(&g.elem, doc, depth + 1, docs),
+            syn::Type::Paren(p) => return self.alias_docs_at(&p.elem, doc, depth + 1, docs),
             _ => return docs.push(doc),
         };
         let Some(last) = path.segments.last() else { return docs.push(doc) };
         let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let found = self.tree.resolve_path(self.pkg, self.module, &written, path.leading_colon.is_some(), 0);
-        if let Ok(Res::Type(p, name)) = &found
-            && let Some((module, params, target)) = self.tree.packages[*p].aliases.get(name)
-        {
-            let doc = doc.or_else(|| self.tree.packages[*p].alias_docs.get(name).cloned());
-            // A generic alias's target is read where the alias is
-            // written, with no arguments bound: only its own doc counts.
-            if !params.is_empty() {
-                return docs.push(doc);
+        let full = match self.tree.resolve_path(self.pkg, self.module, &written, path.leading_colon.is_some(), 0) {
+            Ok(Res::Type(p, name)) => {
+                let Some((module, params, target, alias_doc)) = self.tree.packages[p].aliases.get(&name) else {
+                    // A struct or enum of the tree: its schema brings its doc.
+                    return docs.push(doc);
+                };
+                let doc = doc.or_else(|| alias_doc.clone());
+                // A generic alias's target is read where the alias is
+                // written, with no arguments bound: only its own doc counts.
+                if !params.is_empty() {
+                    return docs.push(doc);
+                }
+                let site = Site { tree: self.tree, pkg: p, module: *module, generic: self.generic, bound: None };
+                return site.alias_docs_at(target, doc, depth + 1, docs);
             }
-            let site = Site { tree: self.tree, pkg: *p, module: *module, generic: self.generic, bound: None };
-            return site.alias_docs_at(target, resolved, doc, depth + 1, docs);
-        }
-        if matches!(found, Ok(Res::Type(..))) {
-            // A type of the tree: no container of std's.
-            return docs.push(doc);
-        }
+            Ok(Res::Extern(segs)) => segs.join("::"),
+            Err(PathError::NotFound { name, .. }) if written.len() == 1 && PRELUDE.contains(&name.as_str()) => name,
+            _ => return docs.push(doc),
+        };
         let args = generic_args(last);
-        match (resolved, args.as_slice()) {
-            (TypeRef::Option(inner), [arg]) if last.ident == "Option" => {
-                self.alias_docs_at(arg, inner, doc, depth + 1, docs);
-            }
-            (TypeRef::List(inner) | TypeRef::Set(inner), [arg, ..]) => {
+        match (external(&full), args.as_slice()) {
+            (Some(External::Option | External::Wrapper), [arg, ..]) => self.alias_docs_at(arg, doc, depth + 1, docs),
+            (Some(External::List | External::Set), [item, ..]) => {
                 docs.push(doc);
-                self.alias_docs_at(arg, inner, None, depth + 1, docs);
+                self.alias_docs_at(item, None, depth + 1, docs);
             }
-            (TypeRef::Map(inner), [_, value, ..]) => {
+            (Some(External::Map), [_, value, ..]) => {
                 docs.push(doc);
-                self.alias_docs_at(value, inner, None, depth + 1, docs);
+                self.alias_docs_at(value, None, depth + 1, docs);
             }
             _ => docs.push(doc),
         }
@@ -703,7 +699,7 @@ impl Site<'_, '_> {
         let resolved = tree.resolve_path(self.pkg, self.module, &written, path.leading_colon.is_some(), 0);
         let full = match resolved {
             Ok(Res::Type(p, type_name)) => {
-                if let Some((module, params, target)) = tree.packages[p].aliases.get(&type_name) {
+                if let Some((module, params, target, _)) = tree.packages[p].aliases.get(&type_name) {
                     let needed = params.iter().filter(|(_, default)| default.is_none()).count();
                     if args.len() < needed || args.len() > params.len() {
                         let names: Vec<&str> = params.iter().map(|(p, _)| p.as_str()).collect();
@@ -721,10 +717,23 @@ impl Site<'_, '_> {
                             format!("write it as `{type_name}<{}>`", names.join(", ")),
                         ));
                     }
+                    // rustc refuses a cycle of aliases; the CLI reads
+                    // source rustc may not have seen.
+                    let depth = ALIAS_DEPTH.get();
+                    if depth >= MAX_ALIAS_DEPTH {
+                        return Err(err(
+                            last.span(),
+                            format!("type alias `{type_name}` expands to itself (more than {MAX_ALIAS_DEPTH} aliases deep)"),
+                            "a type alias cannot contain itself; make the recursive type a struct (a CRD schema cannot be recursive either: hold the nested part in a `serde_json::Value` marked `#[validate(preserve_unknown_fields)]`)".to_string(),
+                        ));
+                    }
                     let bound = Bound { params, args: args.clone(), site: self };
                     let bound = (!params.is_empty()).then_some(&bound);
                     let site = Site { tree, pkg: p, module: *module, generic: self.generic, bound };
-                    return site.resolve_at(target, markers);
+                    ALIAS_DEPTH.set(depth + 1);
+                    let resolved = site.resolve_at(target, markers);
+                    ALIAS_DEPTH.set(depth);
+                    return resolved;
                 }
                 let pkg_key = tree.packages[p].pkg.key();
                 if p == self.pkg && self.generic.contains(&type_name) {

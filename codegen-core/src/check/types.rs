@@ -225,7 +225,7 @@ pub(crate) fn lower_fields<'a>(
                 }
             }
         };
-        let mut alias_docs = if serde.custom.is_some() { Vec::new() } else { ctx.site.alias_docs(&f.ty, &ty) };
+        let mut alias_docs = if serde.custom.is_some() { Vec::new() } else { ctx.site.alias_docs(&f.ty) };
         let alias_doc = if alias_docs.is_empty() { None } else { alias_docs.remove(0) };
         out.push(Field {
             rust_name,

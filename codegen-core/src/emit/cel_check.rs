@@ -354,8 +354,23 @@ fn walk<'s>(expr: &Expr, scope: &Scope<'s>, problems: &mut Vec<Problem>) {
             if let Some(target) = &call.target {
                 walk(&target.expr, scope, problems);
             }
+            // A call the parser expands no macro for may bind names given
+            // as its arguments (`cel.bind(v, ..)`, `optMap(v, ..)`,
+            // two-variable comprehensions): they stand for nothing known in
+            // its other arguments.
+            let named = call.func_name.starts_with(|c: char| c.is_ascii_alphabetic());
+            let bound: Vec<String> = call
+                .args
+                .iter()
+                .filter_map(|arg| match &arg.expr {
+                    Expr::Ident(name) if named => Some(name.clone()),
+                    _ => None,
+                })
+                .collect();
+            let mut inner = scope.clone();
+            inner.extend(bound.into_iter().map(|name| (name, None)));
             for arg in &call.args {
-                walk(&arg.expr, scope, problems);
+                walk(&arg.expr, &inner, problems);
             }
         }
         Expr::Comprehension(c) => {
@@ -579,6 +594,7 @@ mod tests {
             ..typed("object")
         };
         let indexed = object(&[
+            ("names", JsonSchemaProps { items: Some(std::sync::Arc::new(typed("string"))), ..typed("array") }),
             ("targets", with_list.properties.as_ref().unwrap()["targets"].clone()),
             ("routes", routes),
             ("key", typed("string")),
@@ -607,7 +623,11 @@ mod tests {
         assert_eq!(mismatches("self.routes['a'].port == '80'"), ["self.routes[..].port int == '80'"]);
         assert_eq!(mismatches("self.routes['a'].port == 80.0"), ["self.routes[..].port int == 80.0"]);
         assert_eq!(mismatches("self.routes['a'].port * 2u > 1"), ["self.routes[..].port int * 2u"]);
+        assert_eq!(mismatches("self.names.all(n, n != 1)"), ["n string != 1"]);
         for fine in [
+            // Names bound by calls the parser expands no macro for.
+            "self.names.all(n, self.names.all(i, n, n != 1))",
+            "self.names.all(n, cel.bind(n, 1, n == 1))",
             "self.routes['a'].port <= 80.5",
             "self.routes['a'].port < 2u",
             "self.key == null",

@@ -1306,7 +1306,8 @@ impl<'a> SchemaBuilder<'a> {
     /// `embedded_resource`), and reported where it was written. A rule
     /// written once and found on several nodes is reported once.
     /// Warnings, not errors: the check covers the names a rule reads, its
-    /// parts and its cost, not its types.
+    /// parts and its cost, and of its types only a plain field met by a
+    /// literal of another type.
     #[cfg(feature = "cel")]
     fn check_rules(&mut self, schema: &JsonSchemaProps) {
         use super::cel_check::Problem;
