@@ -326,7 +326,12 @@ fn type_alias_docs_describe_fields_items_and_values() {
                  /// Grades by subject.\n\
                  pub type Report = std::collections::BTreeMap<String, Grade>;\n\n\
                  /// Grades of a term.\n\
-                 pub type Grades = Vec<Grade>;\n";
+                 pub type Grades = Vec<Grade>;\n\n\
+                 /// Where the grades come from.\n\
+                 #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                 #[serde(rename_all = \"camelCase\")]\n\
+                 pub enum Source {\n    Registry(Grade),\n    /// Its own doc.\n    Teacher(Grade),\n}\n\
+                 impl Default for Source {\n    fn default() -> Self {\n        Source::Registry(String::new())\n    }\n}\n";
     let spec = "    pub grade: Grade,\n\
                     /// The field's own doc.\n    pub grade2: Grade,\n\
                     pub grades: Vec<Grade>,\n\
@@ -335,6 +340,7 @@ fn type_alias_docs_describe_fields_items_and_values() {
                     pub report: Report,\n\
                     pub boxed: Box<Grade>,\n\
                     pub terms: Box<Vec<std::sync::Arc<Grades>>>,\n\
+                    pub source: Source,\n\
                     pub plain: String,";
     let (crd, warnings) = generate(dir.path(), spec, extra);
     assert_eq!(warnings, Vec::<String>::new());
@@ -355,6 +361,8 @@ fn type_alias_docs_describe_fields_items_and_values() {
     assert!(spec["terms"].get("description").is_none(), "{crd}");
     assert_eq!(spec["terms"]["items"]["description"], "Grades of a term.", "{crd}");
     assert_eq!(spec["terms"]["items"]["items"]["description"], grade, "{crd}");
+    assert_eq!(spec["source"]["properties"]["registry"]["description"], grade, "{crd}");
+    assert_eq!(spec["source"]["properties"]["teacher"]["description"], "Its own doc.", "{crd}");
 }
 
 /// Type aliases that expand to themselves (rustc refuses them; the CLI

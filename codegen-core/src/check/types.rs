@@ -120,10 +120,18 @@ pub(crate) fn lower_type(
                         VariantBody::Struct(lower_fields(ctx, named.named.iter(), rule, diags))
                     }
                 };
+                // A newtype variant of an alias without a doc of its own
+                // takes the alias's, as a field does.
+                let alias_doc = match (&v.fields, &body) {
+                    (syn::Fields::Unnamed(un), VariantBody::Newtype(_)) => {
+                        ctx.site.alias_docs(&un.unnamed[0].ty).into_iter().next().flatten()
+                    }
+                    _ => None,
+                };
                 variants.push(Variant {
                     rust_name,
                     json_name,
-                    doc: doc_comment(&v.attrs),
+                    doc: doc_comment(&v.attrs).or(alias_doc),
                     body,
                     validate,
                     aliases: vserde.aliases.clone(),
