@@ -180,6 +180,37 @@ impl<K: PartialEq> PartialEq for Cached<K> {
 
 impl<K: Eq> Eq for Cached<K> {}
 
+impl<K: PartialOrd> PartialOrd for Cached<K> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        K::partial_cmp(self, other)
+    }
+}
+
+impl<K: Ord> Ord for Cached<K> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        K::cmp(self, other)
+    }
+}
+
+impl<K: std::hash::Hash> std::hash::Hash for Cached<K> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        K::hash(self, state)
+    }
+}
+
+impl<K: fmt::Display> fmt::Display for Cached<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        K::fmt(self, f)
+    }
+}
+
+impl<K: serde::Serialize> serde::Serialize for Cached<K> {
+    /// The object, as an `Arc` of it serializes.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        K::serialize(self, serializer)
+    }
+}
+
 /// Hazard slots per thread: as many as fit a block in 128 bytes.
 const SLOTS: usize = 14;
 
@@ -413,6 +444,19 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    #[test]
+    fn a_handle_compares_hashes_shows_and_serializes_as_its_object() {
+        let indexer = crate::indexer::Indexer::<k8s_openapi::api::core::v1::ConfigMap>::new();
+        let mut cm = k8s_openapi::api::core::v1::ConfigMap::default();
+        cm.metadata.name = Some("a".into());
+        indexer.add(Arc::new(cm.clone()));
+        let found = indexer.get_by_key("a").expect("cached");
+        assert_eq!(serde_json::to_value(&found).unwrap(), serde_json::to_value(&cm).unwrap());
+        assert_eq!(format!("{found:?}"), format!("{cm:?}"));
+        assert!(found == found.clone() && Cached::ptr_eq(&found, &indexer.get_by_key("a").unwrap()));
+        assert_eq!(*found.to_arc(), cm);
     }
 
     #[test]
