@@ -506,25 +506,3 @@ fn doc_attributes_written_with_macros() {
     let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
     assert_eq!(spec["replicas"]["description"], "How many replicas.", "{crd}");
 }
-
-/// Type aliases of one name in two modules of a package are read as one
-/// (the last): when they differ, or when a struct has the name too, that is
-/// a warning; the same alias written twice is not.
-#[test]
-fn aliases_defined_twice_are_warned_of() {
-    let dir = tempfile::tempdir().unwrap();
-    let extra = "pub type Id = String;\n\
-                 pub type Same = u8;\n\
-                 /// A note.\n\
-                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
-                 pub struct Note {\n    pub text: String,\n}\n\n\
-                 mod inner {\n    pub type Id = i64;\n    pub type Same = u8;\n    pub type Note = String;\n}\n";
-    let (_, warnings) = generate(dir.path(), "    pub id: Id,\n    pub same: Same,", extra);
-    assert_eq!(
-        warnings,
-        [
-            "type alias `Id` is defined twice in this package, as different types",
-            "`Note` is both a type alias and a struct or enum in this package",
-        ]
-    );
-}

@@ -152,43 +152,13 @@ struct PackageTypes<'a> {
 
 fn package_types<'a>(pkg: &'a Package, diags: &mut Diagnostics) -> PackageTypes<'a> {
     let mut items: BTreeMap<String, (usize, &syn::Item)> = BTreeMap::new();
-    let mut aliases: BTreeMap<String, (usize, &syn::Item)> = BTreeMap::new();
     let mut clone_impls = BTreeSet::new();
-    // Where a name is defined a second time: `first` and `second` are
-    // (module index, item).
-    let place =
-        |(m_idx, item): (usize, &syn::Item)| pkg.file_of(&pkg.modules[m_idx]).source.location(item_ident_span(item));
-    let first_at = |first| {
-        let at = place(first);
-        format!("first defined at {}:{}:{}", at.file.display(), at.line, at.column + 1)
-    };
     for (m_idx, module) in pkg.modules.iter().enumerate() {
+        let file = pkg.file_of(module);
         for item in pkg.items(module) {
             let name = match item {
                 syn::Item::Struct(s) => s.ident.to_string(),
                 syn::Item::Enum(e) => e.ident.to_string(),
-                // The same alias written in two modules is one type; two
-                // different ones of one name would be read as one.
-                syn::Item::Type(t) => {
-                    let name = t.ident.to_string();
-                    match aliases.get(&name) {
-                        Some(&prev) if alias_text(prev.1) != alias_text(item) => diags.push(
-                            Diagnostic::warning(format!(
-                                "type alias `{name}` is defined twice in this package, as different types"
-                            ))
-                            .at(place((m_idx, item)))
-                            .note(first_at(prev))
-                            .help(format!(
-                                "kube-codegen reads every `{name}` of the package as the alias defined last; rename one if an API type uses it"
-                            )),
-                        ),
-                        Some(_) => {}
-                        None => {
-                            aliases.insert(name, (m_idx, item));
-                        }
-                    }
-                    continue;
-                }
                 syn::Item::Impl(i) => {
                     if let (Some((path, _)), syn::Type::Path(tp)) = (&i.trait_, &*i.self_ty)
                         && path.segments.last().is_some_and(|s| s.ident == "Clone")
@@ -200,26 +170,18 @@ fn package_types<'a>(pkg: &'a Package, diags: &mut Diagnostics) -> PackageTypes<
                 }
                 _ => continue,
             };
-            if let Some(&prev) = items.get(&name) {
+            if let Some((prev, prev_item)) = items.get(&name) {
+                let span = item_ident_span(item);
+                let first = pkg.file_of(&pkg.modules[*prev]).source.location(item_ident_span(prev_item));
                 diags.push(
                     Diagnostic::error(format!("type `{name}` is defined twice in this package"))
-                        .at(place((m_idx, item)))
-                        .note(first_at(prev))
+                        .at(file.source.location(span))
+                        .note(format!("first defined at {}:{}:{}", first.file.display(), first.line, first.column + 1))
                         .help("API type names are unique within a `<group>/<version>` package; rename one"),
                 );
                 continue;
             }
             items.insert(name, (m_idx, item));
-        }
-    }
-    for (name, &alias) in &aliases {
-        if let Some(&other) = items.get(name) {
-            diags.push(
-                Diagnostic::warning(format!("`{name}` is both a type alias and a struct or enum in this package"))
-                    .at(place(alias))
-                    .note(format!("the struct or enum: {}", first_at(other).trim_start_matches("first defined at ")))
-                    .help(format!("kube-codegen reads every `{name}` of the package as the alias; rename one if an API type uses it")),
-            );
         }
     }
     let generic = items
@@ -681,22 +643,10 @@ fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
     }
 }
 
-/// A type alias's parameters and target, as text.
-fn alias_text(item: &syn::Item) -> String {
-    match item {
-        syn::Item::Type(t) => {
-            let (generics, target) = (&t.generics, &t.ty);
-            quote::quote!(#generics #target).to_string()
-        }
-        _ => String::new(),
-    }
-}
-
 fn item_ident_span(item: &syn::Item) -> Span {
     match item {
         syn::Item::Struct(s) => s.ident.span(),
         syn::Item::Enum(e) => e.ident.span(),
-        syn::Item::Type(t) => t.ident.span(),
         other => other.span(),
     }
 }
