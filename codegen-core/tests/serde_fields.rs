@@ -506,3 +506,27 @@ fn doc_attributes_written_with_macros() {
     let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
     assert_eq!(spec["replicas"]["description"], "How many replicas.", "{crd}");
 }
+
+/// Type aliases are looked up where their name is written, as rustc does:
+/// two modules of a package may each have an `Id`, and an alias may take
+/// the name of the type it stands for (`pub type Note = super::Note;`).
+#[test]
+fn aliases_of_one_name_in_two_modules_are_told_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "pub type Id = String;\n\
+                 /// A note.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 pub struct Note {\n    pub text: String,\n}\n\n\
+                 pub mod inner {\n    pub type Id = i64;\n}\n\n\
+                 pub mod compat {\n    pub type Note = super::Note;\n}\n";
+    let spec = "    pub id: Id,\n    pub inner_id: inner::Id,\n    pub note: compat::Note,\n    pub plain: Note,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let doc: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert_eq!(spec["id"]["type"], "string", "{crd}");
+    assert_eq!(spec["inner_id"]["type"], "integer", "{crd}");
+    for note in ["note", "plain"] {
+        assert_eq!(spec[note]["properties"]["text"]["type"], "string", "{note}: {crd}");
+    }
+}

@@ -55,9 +55,11 @@ pub struct PackageScopes<'a> {
     pub crate_path: Option<Vec<String>>,
     /// Where every type of the package is defined: module index.
     pub type_modules: BTreeMap<String, usize>,
-    /// `type X<T, ..> = Y;` aliases: module index, type parameters (with
-    /// their defaults), target and doc comment.
-    aliases: BTreeMap<String, (usize, AliasParams, syn::Type, Option<String>)>,
+    /// `type X<T, ..> = Y;` aliases by module index and name: type
+    /// parameters (with their defaults), target and doc comment. Each
+    /// module's own, as rustc reads them: a name is looked up where it is
+    /// written.
+    aliases: BTreeMap<(usize, String), (AliasParams, syn::Type, Option<String>)>,
 }
 
 impl<'a> PackageScopes<'a> {
@@ -93,7 +95,7 @@ impl<'a> PackageScopes<'a> {
                         // difference, but are not followed.
                         if let Some(params) = params {
                             let doc = super::attrs::doc_comment(&t.attrs);
-                            aliases.insert(t.ident.to_string(), (idx, params, (*t.ty).clone(), doc));
+                            aliases.insert((idx, t.ident.to_string()), (params, (*t.ty).clone(), doc));
                         }
                     }
                     syn::Item::Mod(md) => {
@@ -175,6 +177,8 @@ pub enum AtRoot {
 enum Res {
     /// An API type of package `.0` (index into the tree).
     Type(usize, String),
+    /// A type alias of package `.0`, defined in its module `.1`.
+    Alias(usize, usize, String),
     /// A module of package `.0`.
     Module(usize, usize),
     /// A module above the packages, by its path from the crate root.
@@ -272,6 +276,9 @@ impl<'a> Tree<'a> {
         }
         let scope = &self.packages[pkg].scopes[module];
         if scope.types.contains(name) {
+            if self.packages[pkg].aliases.contains_key(&(module, name.to_string())) {
+                return Some(Res::Alias(pkg, module, name.to_string()));
+            }
             return Some(Res::Type(pkg, name.to_string()));
         }
         if scope.children.contains(name) {
@@ -356,7 +363,7 @@ impl<'a> Tree<'a> {
                     path.push(seg.clone());
                     Res::Extern(path)
                 }
-                Res::Type(_, name) => {
+                Res::Type(_, name) | Res::Alias(_, _, name) => {
                     return Err(PathError::NotFound { name: seg.clone(), scope: format!("type `{name}`") });
                 }
             };
@@ -623,9 +630,10 @@ impl Site<'_, '_> {
         let Some(last) = path.segments.last() else { return docs.push(doc) };
         let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         let full = match self.tree.resolve_path(self.pkg, self.module, &written, path.leading_colon.is_some(), 0) {
-            Ok(Res::Type(p, name)) => {
-                let Some((module, params, target, alias_doc)) = self.tree.packages[p].aliases.get(&name) else {
-                    // A struct or enum of the tree: its schema brings its doc.
+            // A struct or enum of the tree: its schema brings its doc.
+            Ok(Res::Type(..)) => return docs.push(doc),
+            Ok(Res::Alias(p, module, name)) => {
+                let Some((params, target, alias_doc)) = self.tree.packages[p].aliases.get(&(module, name)) else {
                     return docs.push(doc);
                 };
                 let doc = doc.or_else(|| alias_doc.clone());
@@ -634,7 +642,7 @@ impl Site<'_, '_> {
                 if !params.is_empty() {
                     return docs.push(doc);
                 }
-                let site = Site { tree: self.tree, pkg: p, module: *module, generic: self.generic, bound: None };
+                let site = Site { tree: self.tree, pkg: p, module, generic: self.generic, bound: None };
                 return site.alias_docs_at(target, doc, depth + 1, docs);
             }
             Ok(Res::Extern(segs)) => segs.join("::"),
@@ -698,8 +706,11 @@ impl Site<'_, '_> {
         }
         let resolved = tree.resolve_path(self.pkg, self.module, &written, path.leading_colon.is_some(), 0);
         let full = match resolved {
-            Ok(Res::Type(p, type_name)) => {
-                if let Some((module, params, target, _)) = tree.packages[p].aliases.get(&type_name) {
+            Ok(Res::Alias(p, module, type_name)) => {
+                let Some((params, target, _)) = tree.packages[p].aliases.get(&(module, type_name.clone())) else {
+                    return Err(err(path.span(), format!("type alias `{type_name}` not found"), None));
+                };
+                {
                     let needed = params.iter().filter(|(_, default)| default.is_none()).count();
                     if args.len() < needed || args.len() > params.len() {
                         let names: Vec<&str> = params.iter().map(|(p, _)| p.as_str()).collect();
@@ -729,12 +740,20 @@ impl Site<'_, '_> {
                     }
                     let bound = Bound { params, args: args.clone(), site: self };
                     let bound = (!params.is_empty()).then_some(&bound);
-                    let site = Site { tree, pkg: p, module: *module, generic: self.generic, bound };
+                    let site = Site { tree, pkg: p, module, generic: self.generic, bound };
+                    /// Puts the depth back however the expansion ends.
+                    struct Restore(usize);
+                    impl Drop for Restore {
+                        fn drop(&mut self) {
+                            ALIAS_DEPTH.set(self.0);
+                        }
+                    }
+                    let _restore = Restore(depth);
                     ALIAS_DEPTH.set(depth + 1);
-                    let resolved = site.resolve_at(target, markers);
-                    ALIAS_DEPTH.set(depth);
-                    return resolved;
+                    return site.resolve_at(target, markers);
                 }
+            }
+            Ok(Res::Type(p, type_name)) => {
                 let pkg_key = tree.packages[p].pkg.key();
                 if p == self.pkg && self.generic.contains(&type_name) {
                     return Err(err(

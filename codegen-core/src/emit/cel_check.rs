@@ -369,8 +369,11 @@ fn walk<'s>(expr: &Expr, scope: &Scope<'s>, problems: &mut Vec<Problem>) {
                 .collect();
             let mut inner = scope.clone();
             inner.extend(bound.into_iter().map(|name| (name, None)));
-            for arg in &call.args {
-                walk(&arg.expr, &inner, problems);
+            // `cel.bind(v, value, body)`: `v` is bound in the body only.
+            let binds_in_body = call.func_name == "bind" && call.args.len() == 3;
+            for (at, arg) in call.args.iter().enumerate() {
+                let scope = if binds_in_body && at == 1 { scope } else { &inner };
+                walk(&arg.expr, scope, problems);
             }
         }
         Expr::Comprehension(c) => {
@@ -595,6 +598,7 @@ mod tests {
         };
         let indexed = object(&[
             ("names", JsonSchemaProps { items: Some(std::sync::Arc::new(typed("string"))), ..typed("array") }),
+            ("counts", JsonSchemaProps { items: Some(std::sync::Arc::new(typed("integer"))), ..typed("array") }),
             ("targets", with_list.properties.as_ref().unwrap()["targets"].clone()),
             ("routes", routes),
             ("key", typed("string")),
@@ -624,9 +628,13 @@ mod tests {
         assert_eq!(mismatches("self.routes['a'].port == 80.0"), ["self.routes[..].port int == 80.0"]);
         assert_eq!(mismatches("self.routes['a'].port * 2u > 1"), ["self.routes[..].port int * 2u"]);
         assert_eq!(mismatches("self.names.all(n, n != 1)"), ["n string != 1"]);
+        // A name `cel.bind` binds holds in its body, not in its value or
+        // outside it.
+        assert_eq!(mismatches("self.names.all(n, cel.bind(n, 1, n == 1) && n != 1)"), ["n string != 1"]);
+        assert_eq!(mismatches("self.names.all(n, cel.bind(n, n == 1, n))"), ["n string == 1"]);
         for fine in [
             // Names bound by calls the parser expands no macro for.
-            "self.names.all(n, self.names.all(i, n, n != 1))",
+            "self.names.all(n, self.counts.all(i, n, n != 1))",
             "self.names.all(n, cel.bind(n, 1, n == 1))",
             "self.routes['a'].port <= 80.5",
             "self.routes['a'].port < 2u",

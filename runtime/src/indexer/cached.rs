@@ -457,6 +457,23 @@ mod tests {
         assert_eq!(format!("{found:?}"), format!("{cm:?}"));
         assert!(found == found.clone() && Cached::ptr_eq(&found, &indexer.get_by_key("a").unwrap()));
         assert_eq!(*found.to_arc(), cm);
+        // Order, hash and text as the object's own (a `String` has them all).
+        let (x, y) = (Arc::new("x".to_owned()), Arc::new("y".to_owned()));
+        // SAFETY: `x` and `y` are `Arc`s that outlive the handles.
+        let (hx, hy) = unsafe { (Cached::found(arc_ptr(&x)), Cached::found(arc_ptr(&y))) };
+        assert!(hx < hy && hx.cmp(&hy) == std::cmp::Ordering::Less);
+        assert_eq!(format!("{hx} {hy:?}"), "x \"y\"");
+        let hash = |value: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            value(&mut hasher);
+            std::hash::Hasher::finish(&hasher)
+        };
+        assert_eq!(hash(&|h| std::hash::Hash::hash(&hx, h)), hash(&|h| std::hash::Hash::hash("x", h)));
+        drop((hx, hy));
+    }
+
+    fn arc_ptr<T>(arc: &Arc<T>) -> NonNull<T> {
+        NonNull::new(Arc::as_ptr(arc).cast_mut()).expect("an Arc's object")
     }
 
     #[test]
