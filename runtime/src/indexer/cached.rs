@@ -16,8 +16,10 @@
 //! and calls [`retire`] (or [`retire_all`]) before the reference can go:
 //! when a slot holds the object's address, a clone of the reference is kept
 //! in a list of retired objects, dropped by a later retirement (of any
-//! indexer) that finds no slot holding it any more. Unlike an epoch, a held
-//! handle keeps only its own object, not every object retired after it.
+//! indexer) that finds no slot holding it any more; while some wait, every
+//! retirement takes the list's lock and reads the slots a second time.
+//! Unlike an epoch, a held handle keeps only its own object, not every
+//! object retired after it.
 //!
 //! Each thread that looks objects up owns one block of [`SLOTS`] slots,
 //! handed to another thread when it exits; a lookup in a thread whose slots
