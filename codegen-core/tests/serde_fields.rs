@@ -20,6 +20,17 @@ fn generate(root: &Path, spec: &str, extra: &str) -> (String, Vec<String>) {
 
 /// [`generate`], with the rendered errors when generation fails.
 fn try_generate(root: &Path, spec: &str, extra: &str) -> Result<(String, Vec<String>), String> {
+    try_generate_with(root, spec, extra, &[])
+}
+
+/// [`try_generate`] with more modules of the package (name, text), each in
+/// its own file and brought in by a glob.
+fn try_generate_with(
+    root: &Path,
+    spec: &str,
+    extra: &str,
+    modules: &[(&str, &str)],
+) -> Result<(String, Vec<String>), String> {
     let types = format!(
         "use codegen_macros::{{ApiType, genclient}};\n\
          use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
@@ -34,7 +45,12 @@ fn try_generate(root: &Path, spec: &str, extra: &str) -> Result<(String, Vec<Str
     );
     let dir = root.join("apis/batch/v1");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("mod.rs"), MOD_RS).unwrap();
+    let mut mod_rs = MOD_RS.to_owned();
+    for (name, text) in modules {
+        mod_rs.push_str(&format!("mod {name};\npub use {name}::*;\n"));
+        std::fs::write(dir.join(format!("{name}.rs")), text).unwrap();
+    }
+    std::fs::write(dir.join("mod.rs"), mod_rs).unwrap();
     std::fs::write(dir.join("types.rs"), types).unwrap();
     let settings = Settings::new(root.join("apis"))
         .with_output_dir(root.join("client"))
@@ -529,4 +545,18 @@ fn aliases_of_one_name_in_two_modules_are_told_apart() {
     for note in ["note", "plain"] {
         assert_eq!(spec[note]["properties"]["text"]["type"], "string", "{note}: {crd}");
     }
+}
+
+/// An error inside a type alias written in another file is shown where the
+/// field names the alias, with the alias's own place in the message.
+#[test]
+fn an_error_inside_an_alias_of_another_file_points_at_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let aliases = "/// Too wide.\npub type Wide = u128;\n";
+    let rendered =
+        try_generate_with(dir.path(), "    pub wide: Wide,", "use super::aliases::Wide;\n", &[("aliases", aliases)])
+            .expect_err("u128 has no schema");
+    assert!(rendered.contains("does not fit a Kubernetes integer"), "{rendered}");
+    assert!(rendered.contains("(in type alias `Wide`, ") && rendered.contains("aliases.rs:2:17)"), "{rendered}");
+    assert!(rendered.contains("types.rs:") && rendered.contains("pub wide: Wide,"), "{rendered}");
 }

@@ -750,7 +750,34 @@ impl Site<'_, '_> {
                     }
                     let _restore = Restore(depth);
                     ALIAS_DEPTH.set(depth + 1);
-                    return site.resolve_at(target, markers);
+                    let resolved = site.resolve_at(target, markers);
+                    // An error's span is read in the file of the field being
+                    // resolved: one inside an alias written in another file
+                    // is shown at the alias's name here, with its place
+                    // there. (A generic alias's arguments are resolved
+                    // here, so its errors may belong to either file.)
+                    let file_of = |pkg: usize, module: usize| {
+                        let package = tree.packages[pkg].pkg;
+                        (pkg, package.modules[module].file)
+                    };
+                    if params.is_empty() && file_of(p, module) != file_of(self.pkg, self.module) {
+                        return resolved.map_err(|e| {
+                            let package = tree.packages[p].pkg;
+                            let at = package.file_of(&package.modules[module]).source.location(e.span);
+                            ResolveError {
+                                span: last.span(),
+                                message: format!(
+                                    "{} (in type alias `{type_name}`, {}:{}:{})",
+                                    e.message,
+                                    at.file.display(),
+                                    at.line,
+                                    at.column + 1
+                                ),
+                                help: e.help,
+                            }
+                        });
+                    }
+                    return resolved;
                 }
             }
             Ok(Res::Type(p, type_name)) => {
