@@ -16,7 +16,7 @@ mod scratch_crate;
 use std::path::{Path, PathBuf};
 
 use codegen_core::GeneratorKind;
-use codegen_core::import::{ImportSettings, import};
+use codegen_core::import::{ImportSettings, Imported, import};
 use import_round_trip::{Difference, check, differences, intended, read_crds, round_trip, yaml_files};
 
 const GENERATORS: &[GeneratorKind] = &[GeneratorKind::Deepcopy, GeneratorKind::Register, GeneratorKind::Crd];
@@ -135,12 +135,17 @@ fn existing_files_are_never_replaced() {
     insta::assert_snapshot!(errors(&[crd], &apis, tmp.path()));
 }
 
+/// `tests/import/<name>.yaml` imported into `<tmp>/apis`.
+fn import_fixture(name: &str, tmp: &Path) -> Imported {
+    let settings =
+        ImportSettings { crds: vec![format!("tests/import/{name}.yaml").into()], apis_dir: tmp.join("apis") };
+    import(&settings).unwrap()
+}
+
 #[test]
 fn imported_kind_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let settings =
-        ImportSettings { crds: vec!["tests/import/validation.yaml".into()], apis_dir: tmp.path().join("apis") };
-    let imported = import(&settings).unwrap();
+    let imported = import_fixture("validation", tmp.path());
     let listing: String = imported
         .output
         .files
@@ -158,9 +163,7 @@ fn imported_kind_file() {
 #[test]
 fn warnings_name_what_is_not_imported() {
     let tmp = tempfile::tempdir().unwrap();
-    let settings =
-        ImportSettings { crds: vec!["tests/import/versions.yaml".into()], apis_dir: tmp.path().join("apis") };
-    let imported = import(&settings).unwrap();
+    let imported = import_fixture("versions", tmp.path());
     insta::assert_snapshot!(codegen_core::diag::render_all(&imported.warnings));
     let gadget = imported.output.files.iter().find(|f| f.path.ends_with("v1alpha1/gadget.rs")).unwrap();
     assert!(gadget.contents.contains("served = false"), "{}", gadget.contents);
@@ -174,9 +177,7 @@ fn warnings_name_what_is_not_imported() {
 #[test]
 fn a_list_from_kubectl_imports_each_crd() {
     let tmp = tempfile::tempdir().unwrap();
-    let settings =
-        ImportSettings { crds: vec!["tests/import/kubectl_list.yaml".into()], apis_dir: tmp.path().join("apis") };
-    let imported = import(&settings).unwrap();
+    let imported = import_fixture("kubectl_list", tmp.path());
     assert_eq!(codegen_core::diag::render_all(&imported.warnings), "", "no warnings");
     let file = |name: &str| {
         let f = imported.output.files.iter().find(|f| f.path.ends_with(name)).unwrap_or_else(|| panic!("{name}"));
@@ -214,9 +215,7 @@ fn generation_errors_point_into_the_crd() {
 #[test]
 fn built_in_types_with_defaults_are_recognised() {
     let tmp = tempfile::tempdir().unwrap();
-    let settings =
-        ImportSettings { crds: vec!["tests/import/builtin_defaults.yaml".into()], apis_dir: tmp.path().join("apis") };
-    let imported = import(&settings).unwrap();
+    let imported = import_fixture("builtin_defaults", tmp.path());
     let queue = imported.output.files.iter().find(|f| f.path.ends_with("queue.rs")).unwrap();
     let text = queue.contents.replace(char::is_whitespace, "").replace(",>", ">");
     assert!(

@@ -34,6 +34,8 @@ pub struct Scope {
     pub path: Vec<String>,
     /// Types (structs, enums, type aliases) defined here.
     pub types: BTreeSet<String>,
+    /// The type aliases among them that are followed.
+    aliases: BTreeSet<String>,
     /// Child modules.
     pub children: BTreeSet<String>,
     uses: BTreeMap<String, UsePath>,
@@ -96,6 +98,7 @@ impl<'a> PackageScopes<'a> {
                         if let Some(params) = params {
                             let doc = super::attrs::doc_comment(&t.attrs);
                             aliases.insert((idx, t.ident.to_string()), (params, (*t.ty).clone(), doc));
+                            scope.aliases.insert(t.ident.to_string());
                         }
                     }
                     syn::Item::Mod(md) => {
@@ -276,7 +279,7 @@ impl<'a> Tree<'a> {
         }
         let scope = &self.packages[pkg].scopes[module];
         if scope.types.contains(name) {
-            if self.packages[pkg].aliases.contains_key(&(module, name.to_string())) {
+            if scope.aliases.contains(name) {
                 return Some(Res::Alias(pkg, module, name.to_string()));
             }
             return Some(Res::Type(pkg, name.to_string()));

@@ -367,13 +367,17 @@ fn walk<'s>(expr: &Expr, scope: &Scope<'s>, problems: &mut Vec<Problem>) {
                     _ => None,
                 })
                 .collect();
-            let mut inner = scope.clone();
-            inner.extend(bound.into_iter().map(|name| (name, None)));
+            let inner;
+            let shadowed = if bound.is_empty() {
+                scope
+            } else {
+                inner = scope.iter().cloned().chain(bound.into_iter().map(|name| (name, None))).collect();
+                &inner
+            };
             // `cel.bind(v, value, body)`: `v` is bound in the body only.
             let binds_in_body = call.func_name == "bind" && call.args.len() == 3;
             for (at, arg) in call.args.iter().enumerate() {
-                let scope = if binds_in_body && at == 1 { scope } else { &inner };
-                walk(&arg.expr, scope, problems);
+                walk(&arg.expr, if binds_in_body && at == 1 { scope } else { shadowed }, problems);
             }
         }
         Expr::Comprehension(c) => {
