@@ -5,6 +5,8 @@
 //! The option structs mirror metav1's `CreateOptions`, `UpdateOptions`, ...
 //! and are translated to kube's `PostParams`, `ListParams`, ... per call.
 
+use std::borrow::Cow;
+
 use futures::StreamExt as _;
 use futures::stream::BoxStream;
 use kube::Client;
@@ -452,28 +454,15 @@ impl<K: Object> TypedClient<K> {
 
     /// Sends `request`; a failed answer is the error client-go makes of it
     /// ([`Error::Api`] with the reason of the HTTP code when the body is
-    /// not a `Status`).
-    async fn call(
-        &self,
+    /// not a `Status`). The future is [`checked_call`]'s, compiled once for
+    /// every kind.
+    fn call<'a>(
+        &'a self,
         request: http::Request<Vec<u8>>,
         verb: &'static str,
-        name: Option<&str>,
-    ) -> Result<bytes::Bytes> {
-        self.check_path(name)?;
-        call(&self.client, request, verb, &K::group(&()), &K::plural(&()), name).await
-    }
-
-    /// client-go's checks of a name and namespace before they go into a
-    /// URL path (`rest.Request.Name`, `Namespace`): no `/` or `%`, not `.`
-    /// or `..`. `get("web/scale")` would otherwise read a subresource.
-    fn check_path(&self, name: Option<&str>) -> Result<()> {
-        for (what, segment) in [("namespace", self.namespace.as_deref()), ("resource name", name)] {
-            if let Some(problem) = segment.and_then(path_segment_problem) {
-                let segment = crate::gofmt::go_quote(segment.unwrap_or_default());
-                return Err(Error::InvalidRequest(format!("invalid {what} {segment}: [{problem}]")));
-            }
-        }
-        Ok(())
+        name: Option<&'a str>,
+    ) -> impl Future<Output = Result<bytes::Bytes>> + Send + 'a {
+        checked_call(&self.client, self.namespace.as_deref(), request, verb, K::group(&()), K::plural(&()), name)
     }
 
     async fn call_json<T: DeserializeOwned>(
@@ -483,7 +472,7 @@ impl<K: Object> TypedClient<K> {
         name: Option<&str>,
     ) -> Result<T> {
         let body = self.call(request, verb, name).await?;
-        Ok(serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?)
+        Ok(decode_body(&body).map_err(kube::Error::SerdeError)?)
     }
 
     /// [`create`](Self::create) of an object handed over by value: the
@@ -552,7 +541,7 @@ impl<K: Object> TypedClient<K> {
     /// aggregated API server's list carry no `apiVersion`/`kind`, which a
     /// Rust kind usually requires (kube's `Api::list` fails on them).
     async fn list_page(&self, params: &ListParams) -> Result<ObjectList<K>> {
-        self.check_path(None)?;
+        check_path(self.namespace.as_deref(), None)?;
         let page = list_raw(&self.client, self.request(), params, &K::group(&()), &K::plural(&())).await?;
         let items = page
             .items
@@ -609,7 +598,7 @@ impl<K: Object> TypedClient<K> {
     /// stream ends when the server closes the watch (see `timeout_seconds`);
     /// an expired version arrives as a `WatchEvent::Error` with code 410.
     pub async fn watch(&self, opts: &ListOptions) -> Result<BoxStream<'static, Result<WatchEvent<K>>>> {
-        self.check_path(None)?;
+        check_path(self.namespace.as_deref(), None)?;
         let events = watch_raw(&self.client, self.request(), opts).await?;
         Ok(events.map(|event| event.and_then(typed_event::<K>)).boxed())
     }
@@ -764,6 +753,33 @@ impl<K: Object> TypedClient<K> {
     }
 }
 
+/// client-go's checks of a name and namespace before they go into a URL
+/// path (`rest.Request.Name`, `Namespace`): no `/` or `%`, not `.` or
+/// `..`. `get("web/scale")` would otherwise read a subresource.
+fn check_path(namespace: Option<&str>, name: Option<&str>) -> Result<()> {
+    for (what, segment) in [("namespace", namespace), ("resource name", name)] {
+        if let Some(problem) = segment.and_then(path_segment_problem) {
+            let segment = crate::gofmt::go_quote(segment.unwrap_or_default());
+            return Err(Error::InvalidRequest(format!("invalid {what} {segment}: [{problem}]")));
+        }
+    }
+    Ok(())
+}
+
+/// [`check_path`], then [`call`]: a typed client's request of any kind.
+async fn checked_call(
+    client: &Client,
+    namespace: Option<&str>,
+    request: http::Request<Vec<u8>>,
+    verb: &'static str,
+    group: Cow<'static, str>,
+    resource: Cow<'static, str>,
+    name: Option<&str>,
+) -> Result<bytes::Bytes> {
+    check_path(namespace, name)?;
+    call(client, request, verb, &group, &resource, name).await
+}
+
 /// apimachinery's `IsValidPathSegmentName`: what is wrong with `segment` as
 /// one segment of a URL path.
 fn path_segment_problem(segment: &str) -> Option<String> {
@@ -810,6 +826,27 @@ fn with_query(mut request: http::Request<Vec<u8>>, params: &[(&str, Option<Strin
         *request.uri_mut() = parsed;
     }
     request
+}
+
+/// An answer's body as `T`, read as text: the list items and watch objects
+/// of a kind are decoded from text too, so each kind compiles one
+/// deserializer (`from_slice` here would compile a second, over bytes).
+/// A body that is not UTF-8 fails as `from_slice` fails on it.
+fn decode_body<T: DeserializeOwned>(body: &[u8]) -> serde_json::Result<T> {
+    match std::str::from_utf8(body) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => Err(not_utf8(body)),
+    }
+}
+
+/// The error of a body that is not UTF-8: serde_json's reading it as bytes
+/// (into a JSON value, which checks every string; compiled once, not per
+/// kind).
+fn not_utf8(body: &[u8]) -> serde_json::Error {
+    match serde_json::from_slice::<Value>(body) {
+        Err(err) => err,
+        Ok(_) => <serde_json::Error as serde::de::Error>::custom("the body is not UTF-8"),
+    }
 }
 
 /// One list page with its items as JSON text, for every kind: the request
@@ -1255,6 +1292,21 @@ mod tests {
         let expected: Vec<_> =
             expected.iter().map(|(v, s, f)| (v.to_string(), s.map(str::to_owned), f.to_string())).collect();
         assert_eq!(sent, expected);
+    }
+
+    /// An answer's body is read as text; one that is not UTF-8 fails with
+    /// the error reading it as bytes gives.
+    #[test]
+    fn bodies_are_decoded_as_text_and_fail_as_bytes_when_not_utf8() {
+        let cm: ConfigMap =
+            decode_body(br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"\u00e9t\u00e9"}}"#).unwrap();
+        assert_eq!(cm.metadata.name.as_deref(), Some("\u{e9}t\u{e9}"));
+        let bad = b"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"\xff\"}}";
+        let err = decode_body::<ConfigMap>(bad).unwrap_err();
+        assert_eq!(err.to_string(), serde_json::from_slice::<ConfigMap>(bad).unwrap_err().to_string());
+        assert!(err.to_string().starts_with("invalid unicode code point"), "{err}");
+        let err = decode_body::<ConfigMap>(b"{\"a\": \xff}").unwrap_err();
+        assert_eq!(err.to_string(), serde_json::from_slice::<ConfigMap>(b"{\"a\": \xff}").unwrap_err().to_string());
     }
 
     #[test]

@@ -90,23 +90,32 @@ where
         Ok(obj) => return Ok(obj),
         Err(err) => err,
     };
+    // Back to text, so that `K` is decoded by the one deserializer it is
+    // decoded with anyway (a `from_value` would compile another per kind).
+    match with_type_meta(json, &err, &K::api_version(&()), &K::kind(&())) {
+        Some(filled) => serde_json::from_str(&filled).map_err(|_| err),
+        None => Err(err),
+    }
+}
+
+/// The text of the object `json` with `apiVersion` and `kind` added where
+/// missing, when `err` (from decoding it) is about one of them missing at
+/// the top: `None` otherwise. Not generic, so compiled once for every kind.
+fn with_type_meta(json: &str, err: &serde_json::Error, api_version: &str, kind: &str) -> Option<String> {
     let message = err.to_string();
     if !(message.starts_with("missing field `apiVersion`") || message.starts_with("missing field `kind`")) {
-        return Err(err);
+        return None;
     }
     let Ok(serde_json::Value::Object(mut object)) = serde_json::from_str::<serde_json::Value>(json) else {
-        return Err(err);
+        return None;
     };
     if object.contains_key("apiVersion") && object.contains_key("kind") {
         // A nested object misses it: nothing to fill in at the top.
-        return Err(err);
+        return None;
     }
-    object.entry("apiVersion").or_insert_with(|| K::api_version(&()).into_owned().into());
-    object.entry("kind").or_insert_with(|| K::kind(&()).into_owned().into());
-    // Back to text, so that `K` is decoded by the one deserializer it is
-    // decoded with anyway (a `from_value` would compile another per kind).
-    let filled = serde_json::Value::Object(object).to_string();
-    serde_json::from_str(&filled).map_err(|_| err)
+    object.entry("apiVersion").or_insert_with(|| api_version.into());
+    object.entry("kind").or_insert_with(|| kind.into());
+    Some(serde_json::Value::Object(object).to_string())
 }
 
 /// client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` for
