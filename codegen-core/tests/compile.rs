@@ -2,9 +2,9 @@
 //! under `#![deny(warnings)]`: the fixtures are generated into one
 //! throw-away crate (typify's `tests/schemas.rs` pattern) that depends on
 //! the runtime and the markers, and is built with cargo in its own target
-//! directory. That crate uses none of its client verbs, informers, listers
-//! or extract functions, so none of their per-kind code may be compiled
-//! into it.
+//! directory. That crate uses none of its client verbs but the student
+//! client's reads, and no informer, lister or extract function, so none of
+//! their per-kind code may be compiled into it.
 
 mod common;
 #[path = "../../tests/support/scratch_crate.rs"]
@@ -63,6 +63,23 @@ pub mod usage {
             OrderSpecApplyConfiguration::default().with_discounts([("gold", 10)]).with_discounts(discounts),
         )
     }
+
+    /// Reads students three ways (get, a list page, a watch), each future
+    /// polled once as a spawned task's first poll would, so that their
+    /// code is compiled here.
+    pub fn read_students(cs: &crate::student::client::clientset::Clientset) -> usize {
+        use codegen_runtime::client::{GetOptions, ListOptions};
+        let client = cs.example_v1().students("default");
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        let (get_opts, list_opts) = (GetOptions::default(), ListOptions::default());
+        let get = std::pin::pin!(client.get("a", &get_opts));
+        let list = std::pin::pin!(client.list(&list_opts));
+        let watch = std::pin::pin!(client.watch(&list_opts));
+        usize::from(get.poll(&mut cx).is_ready())
+            + usize::from(list.poll(&mut cx).is_ready())
+            + usize::from(watch.poll(&mut cx).is_ready())
+    }
 }
 "#,
     );
@@ -107,4 +124,24 @@ pub mod usage {
     ] {
         assert!(!has(segments), "{what} is compiled into a crate that never uses it");
     }
+
+    // A kind's objects are decoded by one deserializer whichever verb reads
+    // them: `read_students` gets, lists and watches, and the crate holds one
+    // copy of `Student`'s `Deserialize` (the symbol's hash tells copies
+    // over different deserializers apart).
+    let copies = symbol_hashes(
+        &rlib,
+        "Deserialize$u20$for$u20$codegen_fixtures..student..apis..example..v1..types..Student$GT$11deserialize17h",
+    );
+    assert_eq!(copies.len(), 1, "Student is decoded by {} deserializers: {copies:?}", copies.len());
+}
+
+/// The distinct hashes following `prefix` (a symbol name up to its `17h`)
+/// in `bytes`.
+fn symbol_hashes(bytes: &[u8], prefix: &str) -> std::collections::BTreeSet<String> {
+    bytes
+        .windows(prefix.len() + 16)
+        .filter(|w| w.starts_with(prefix.as_bytes()))
+        .map(|w| String::from_utf8_lossy(&w[prefix.len()..]).into_owned())
+        .collect()
 }
