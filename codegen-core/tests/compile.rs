@@ -2,9 +2,9 @@
 //! under `#![deny(warnings)]`: the fixtures are generated into one
 //! throw-away crate (typify's `tests/schemas.rs` pattern) that depends on
 //! the runtime and the markers, and is built with cargo in its own target
-//! directory. That crate uses none of its client verbs but the student
-//! client's reads, and no informer, lister or extract function, so none of
-//! their per-kind code may be compiled into it.
+//! directory. That crate calls only the student client's get, list and
+//! watch: no other verb, informer, lister or extract function may be
+//! compiled into it, and `Student`'s `Deserialize` is compiled once.
 
 mod common;
 #[path = "../../tests/support/scratch_crate.rs"]
@@ -105,9 +105,10 @@ pub mod usage {
 
     // What a kind costs when unused: the generated client verbs, informer
     // accessors, listers and extract functions are only instantiated where
-    // a caller uses them, so this library holds no copy of the runtime's
-    // per-kind client futures, informer construction, lister or extract code. Searched as symbol
-    // names (Rust's default mangling: length-prefixed path segments).
+    // a caller uses them. The library calls only the student client's get,
+    // list and watch, so it holds no other client future, and no informer
+    // construction, lister or extract code. Searched as symbol names
+    // (Rust's default mangling: length-prefixed path segments).
     let rlib = std::fs::read(krate.root.join("target/debug/libcodegen_fixtures.rlib")).expect("fixture rlib");
     let has = |segments: &str| rlib.windows(segments.len()).any(|w| w == segments.as_bytes());
     // The search finds what is there: the student client's constructor is
@@ -129,10 +130,18 @@ pub mod usage {
     // them: `read_students` gets, lists and watches, and the crate holds one
     // copy of `Student`'s `Deserialize` (the symbol's hash tells copies
     // over different deserializers apart).
+    for (what, segments) in [
+        ("TypedClient::get", "20TypedClient$LT$K$GT$3get"),
+        ("TypedClient::list", "20TypedClient$LT$K$GT$4list"),
+        ("TypedClient::watch", "20TypedClient$LT$K$GT$5watch"),
+    ] {
+        assert!(has(segments), "{what} is not compiled into the crate that calls it");
+    }
     let copies = symbol_hashes(
         &rlib,
         "Deserialize$u20$for$u20$codegen_fixtures..student..apis..example..v1..types..Student$GT$11deserialize17h",
     );
+    assert!(!copies.is_empty(), "no Deserialize of Student found: has the mangling of impls changed?");
     assert_eq!(copies.len(), 1, "Student is decoded by {} deserializers: {copies:?}", copies.len());
 }
 

@@ -831,7 +831,9 @@ fn with_query(mut request: http::Request<Vec<u8>>, params: &[(&str, Option<Strin
 /// An answer's body as `T`, read as text: the list items and watch objects
 /// of a kind are decoded from text too, so each kind compiles one
 /// deserializer (`from_slice` here would compile a second, over bytes).
-/// A body that is not UTF-8 fails as `from_slice` fails on it.
+/// A body that is not UTF-8 fails, as a list page with such an item does,
+/// with serde_json's error reading it into a JSON value; `from_slice`
+/// skips a field `T` does not have without checking its text.
 fn decode_body<T: DeserializeOwned>(body: &[u8]) -> serde_json::Result<T> {
     match std::str::from_utf8(body) {
         Ok(text) => serde_json::from_str(text),
@@ -1295,9 +1297,10 @@ mod tests {
     }
 
     /// An answer's body is read as text; one that is not UTF-8 fails with
-    /// the error reading it as bytes gives.
+    /// the error reading it as bytes gives, even where the bad text is in a
+    /// field the kind does not have (as a list page's item does).
     #[test]
-    fn bodies_are_decoded_as_text_and_fail_as_bytes_when_not_utf8() {
+    fn bodies_are_decoded_as_text_and_fail_when_not_utf8() {
         let cm: ConfigMap =
             decode_body(br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"\u00e9t\u00e9"}}"#).unwrap();
         assert_eq!(cm.metadata.name.as_deref(), Some("\u{e9}t\u{e9}"));
@@ -1305,6 +1308,12 @@ mod tests {
         let err = decode_body::<ConfigMap>(bad).unwrap_err();
         assert_eq!(err.to_string(), serde_json::from_slice::<ConfigMap>(bad).unwrap_err().to_string());
         assert!(err.to_string().starts_with("invalid unicode code point"), "{err}");
+        let unknown = b"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{},\"x\":\"\xff\"}";
+        assert!(serde_json::from_slice::<ConfigMap>(unknown).is_ok(), "serde_json skips the field unchecked");
+        let err = decode_body::<ConfigMap>(unknown).unwrap_err();
+        assert!(err.to_string().starts_with("invalid unicode code point"), "{err}");
+        let page = [br#"{"metadata":{},"items":["#.as_slice(), unknown, b"]}"].concat();
+        assert!(serde_json::from_slice::<ObjectList<Box<RawValue>>>(&page).is_err(), "a list page fails on it");
         let err = decode_body::<ConfigMap>(b"{\"a\": \xff}").unwrap_err();
         assert_eq!(err.to_string(), serde_json::from_slice::<ConfigMap>(b"{\"a\": \xff}").unwrap_err().to_string());
     }
