@@ -341,21 +341,21 @@ impl PatchOptions {
 /// by-name verbs and delete-collection need a namespace (the API server does
 /// not delete a namespaced kind across namespaces: 405).
 pub struct TypedClient<K> {
-    api: Api<K>,
     client: Client,
     namespace: Option<String>,
+    kind: std::marker::PhantomData<fn() -> K>,
 }
 
 impl<K: Object> Clone for TypedClient<K> {
     fn clone(&self) -> Self {
-        Self { api: self.api.clone(), client: self.client.clone(), namespace: self.namespace.clone() }
+        Self { client: self.client.clone(), namespace: self.namespace.clone(), kind: std::marker::PhantomData }
     }
 }
 
 impl<K: Object> std::fmt::Debug for TypedClient<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TypedClient")
-            .field("url", &self.api.resource_url())
+            .field("url", &K::url_path(&(), self.namespace.as_deref()))
             .field("namespace", &self.namespace)
             .finish()
     }
@@ -367,12 +367,14 @@ impl<K: Object> TypedClient<K> {
     pub fn new(client: Client, namespace: Option<&str>) -> Self {
         // `""` is every namespace (client-go's `metav1.NamespaceAll`).
         let namespace = if K::NAMESPACED { namespace.filter(|n| !n.is_empty()).map(str::to_owned) } else { None };
-        Self { api: K::api(client.clone(), namespace.as_deref()), client, namespace }
+        Self { client, namespace, kind: std::marker::PhantomData }
     }
 
-    /// The underlying kube `Api`, for anything this client does not cover.
-    pub fn api(&self) -> &Api<K> {
-        &self.api
+    /// A kube `Api` of `K` over this client's connection and namespace, for
+    /// anything this client does not cover. Built when asked for: a client
+    /// that never needs one does not compile kube's `Api` code for `K`.
+    pub fn api(&self) -> Api<K> {
+        K::api(self.client.clone(), self.namespace.as_deref())
     }
 
     /// The namespace this client is bound to, if any.
@@ -1294,6 +1296,19 @@ mod tests {
         let expected: Vec<_> =
             expected.iter().map(|(v, s, f)| (v.to_string(), s.map(str::to_owned), f.to_string())).collect();
         assert_eq!(sent, expected);
+    }
+
+    /// `api()` builds kube's `Api` over the client's namespace ("" is
+    /// every namespace), the URL the client's own requests use.
+    #[tokio::test]
+    async fn api_and_debug_name_the_clients_url() {
+        let server = crate::testing::FakeApiServer::new();
+        let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
+        assert_eq!(client.api().resource_url(), "/api/v1/namespaces/ns/configmaps");
+        assert!(format!("{client:?}").contains(r#"url: "/api/v1/namespaces/ns/configmaps""#), "{client:?}");
+        let every = TypedClient::<ConfigMap>::new(server.client(), Some(""));
+        assert_eq!(every.api().resource_url(), "/api/v1/configmaps");
+        assert_eq!(every.namespace(), None);
     }
 
     /// An answer's body is read as text; one that is not UTF-8 fails with
