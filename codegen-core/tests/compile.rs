@@ -106,8 +106,8 @@ pub mod usage {
     // What a kind costs when unused: the generated client verbs, informer
     // accessors, listers and extract functions are only instantiated where
     // a caller uses them. The library calls only the student client's get,
-    // list and watch, so it holds no other client future, and no informer
-    // construction, lister or extract code. Searched as symbol names
+    // list and watch, so it holds no other client future, no kube `Api`
+    // construction, and no informer construction, lister or extract code. Searched as symbol names
     // (Rust's default mangling: length-prefixed path segments).
     let rlib = std::fs::read(krate.root.join("target/debug/libcodegen_fixtures.rlib")).expect("fixture rlib");
     let has = |segments: &str| rlib.windows(segments.len()).any(|w| w == segments.as_bytes());
@@ -122,6 +122,7 @@ pub mod usage {
         ("StudentClient::create", "13StudentClient6create"),
         ("TypedClient::create", "20TypedClient$LT$K$GT$6create"),
         ("TypedClient::update", "20TypedClient$LT$K$GT$6update"),
+        ("kube's Api::namespaced", "12Api$LT$K$GT$10namespaced17h"),
     ] {
         assert!(!has(segments), "{what} is compiled into a crate that never uses it");
     }
