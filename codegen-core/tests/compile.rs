@@ -107,8 +107,9 @@ pub mod usage {
     // accessors, listers and extract functions are only instantiated where
     // a caller uses them. The library calls only the student client's get,
     // list and watch, so it holds no other client future, no kube `Api`
-    // construction, and no informer construction, lister or extract code. Searched as symbol names
-    // (Rust's default mangling: length-prefixed path segments).
+    // construction, and no informer construction, lister or extract code.
+    // Searched as symbol names (Rust's default mangling: length-prefixed
+    // path segments).
     let rlib = std::fs::read(krate.root.join("target/debug/libcodegen_fixtures.rlib")).expect("fixture rlib");
     let has = |segments: &str| rlib.windows(segments.len()).any(|w| w == segments.as_bytes());
     // The search finds what is there: the student client's constructor is
