@@ -4,7 +4,9 @@
 //! the runtime and the markers, and is built with cargo in its own target
 //! directory. That crate calls only the student client's get, list and
 //! watch: no other verb, informer, lister or extract function may be
-//! compiled into it, and `Student`'s `Deserialize` is compiled once.
+//! compiled into it, and `Student`'s `Deserialize` is compiled once; it
+//! writes and validates a student, and `Student`'s `Serialize` is compiled
+//! once.
 
 mod common;
 #[path = "../../tests/support/scratch_crate.rs"]
@@ -80,6 +82,12 @@ pub mod usage {
             + usize::from(list.poll(&mut cx).is_ready())
             + usize::from(watch.poll(&mut cx).is_ready())
     }
+
+    /// Writes a student as the client writes request bodies, and
+    /// validates it (which reads it as a JSON value).
+    pub fn check_student(student: &crate::student::apis::example::v1::Student) -> usize {
+        serde_json::to_vec(student).map_or(0, |body| body.len()) + usize::from(student.validate().is_ok())
+    }
 }
 "#,
     );
@@ -145,6 +153,14 @@ pub mod usage {
     );
     assert!(!copies.is_empty(), "no Deserialize of Student found: has the mangling of impls changed?");
     assert_eq!(copies.len(), 1, "Student is decoded by {} deserializers: {copies:?}", copies.len());
+    // Likewise one serializer: `check_student` writes a request body and
+    // validates, which takes the object as a JSON value made from its text.
+    let copies = symbol_hashes(
+        &rlib,
+        "Serialize$u20$for$u20$codegen_fixtures..student..apis..example..v1..types..Student$GT$9serialize17h",
+    );
+    assert!(!copies.is_empty(), "no Serialize of Student found: has the mangling of impls changed?");
+    assert_eq!(copies.len(), 1, "Student is encoded by {} serializers: {copies:?}", copies.len());
 }
 
 /// The distinct hashes following `prefix` (a symbol name up to its `17h`)

@@ -951,7 +951,7 @@ fn typed_event<K: Object>(event: WatchEvent<Box<RawValue>>) -> Result<WatchEvent
 /// server-owned `managedFields` (the API server rejects apply bodies
 /// carrying them).
 pub fn apply_body<K: Object>(name: &str, obj: &K) -> Result<Value> {
-    let mut body = serde_json::to_value(obj)?;
+    let mut body = crate::object::to_json_value(obj)?;
     let Some(map) = body.as_object_mut() else {
         return Err(Error::InvalidRequest(format!("{} does not serialize to a JSON object", K::kind(&()))));
     };

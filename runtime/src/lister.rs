@@ -176,7 +176,7 @@ pub(crate) type ToJson = fn(&dyn AnyObject) -> serde_json::Result<Value>;
 /// `obj`, a `K`, as JSON with its `apiVersion` and `kind` (filled in from
 /// `K` where the object has none, as objects from a list often do).
 pub(crate) fn to_json<K: Object>(obj: &dyn AnyObject) -> serde_json::Result<Value> {
-    let mut value = serde_json::to_value(downcast_ref::<K>(obj))?;
+    let mut value = crate::object::to_json_value(downcast_ref::<K>(obj))?;
     if let Some(fields) = value.as_object_mut() {
         for (field, given) in [("apiVersion", K::api_version(&())), ("kind", K::kind(&()))] {
             if fields.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {

@@ -118,6 +118,40 @@ fn with_type_meta(json: &str, err: &serde_json::Error, api_version: &str, kind: 
     Some(serde_json::Value::Object(object).to_string())
 }
 
+/// `obj` as a JSON value, made from its JSON text. Request bodies are
+/// written as text (`serde_json::to_vec`), so going through text here too
+/// keeps each kind at one `Serialize` instantiation: a
+/// `serde_json::to_value` would compile a second one per kind, into values.
+/// The value is also the one the API server reads: an `f32` is the number
+/// its text spells (`0.1`), not the `f64` it widens to.
+pub(crate) fn to_json_value<T: Serialize + ?Sized>(obj: &T) -> serde_json::Result<serde_json::Value> {
+    json_value(&serde_json::to_vec(obj)?)
+}
+
+/// The JSON value of `text` written by serde_json (not generic: compiled
+/// once).
+fn json_value(text: &[u8]) -> serde_json::Result<serde_json::Value> {
+    serde_json::from_slice(text)
+}
+
+/// `value` decoded as `T` from its JSON text, for the same reason as
+/// [`to_json_value`]: objects are decoded from text everywhere else
+/// (`serde_json::from_str`), so this compiles no second `Deserialize` per
+/// kind. The error has no position: the text is made here, one line long.
+pub(crate) fn from_json_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, String> {
+    serde_json::from_str(&value.to_string()).map_err(|err| without_position(&err))
+}
+
+/// `err`'s message without serde_json's ` at line L column C`.
+fn without_position(err: &serde_json::Error) -> String {
+    let message = err.to_string();
+    let suffix = format!(" at line {} column {}", err.line(), err.column());
+    match message.strip_suffix(&suffix) {
+        Some(bare) => bare.to_owned(),
+        None => message,
+    }
+}
+
 /// client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` for
 /// cluster-scoped objects.
 pub fn meta_namespace_key<K: Resource>(obj: &K) -> String {
@@ -362,6 +396,32 @@ mod tests {
         let bad = r#"{"metadata":{"name":7}}"#;
         let err = from_json_filling_type_meta::<Flunder>(bad).unwrap_err();
         assert_eq!(err.to_string(), serde_json::from_str::<Flunder>(bad).unwrap_err().to_string());
+    }
+
+    #[test]
+    fn json_values_are_made_from_text() {
+        // What is sent is the text: an `f32` is the number it spells, where
+        // `serde_json::to_value` widens it to another `f64`.
+        let value = to_json_value(&[0.1f32]).unwrap();
+        assert_eq!(value, serde_json::json!([0.1]));
+        assert_ne!(serde_json::to_value([0.1f32]).unwrap(), value);
+        let cm = ConfigMap {
+            metadata: ObjectMeta { name: Some("a".into()), ..Default::default() },
+            data: Some([("k".to_owned(), "v".to_owned())].into()),
+            ..Default::default()
+        };
+        assert_eq!(to_json_value(&cm).unwrap(), serde_json::to_value(&cm).unwrap());
+        assert_eq!(from_json_value::<ConfigMap>(&to_json_value(&cm).unwrap()).unwrap(), cm);
+    }
+
+    #[test]
+    fn decoding_a_value_fails_as_from_value_does() {
+        // The same message, without a position in text the caller never saw.
+        for value in [serde_json::json!({"metadata": {"name": 7}}), serde_json::json!({"data": {"k": ["v"]}})] {
+            let err = from_json_value::<ConfigMap>(&value).unwrap_err();
+            assert_eq!(err, serde_json::from_value::<ConfigMap>(value).unwrap_err().to_string());
+            assert!(!err.contains(" at line "), "{err}");
+        }
     }
 
     #[test]

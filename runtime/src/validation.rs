@@ -56,7 +56,7 @@ impl std::error::Error for FieldErrors {}
 /// `openAPIV3Schema` (parsed once per distinct text and kept).
 #[inline]
 pub fn validate<K: Serialize>(object: &K, schema: &'static str) -> Result<(), FieldErrors> {
-    let value = serde_json::to_value(object).map_err(|e| {
+    let value = crate::object::to_json_value(object).map_err(|e| {
         FieldErrors(vec![FieldError { field: String::new(), reason: "InternalError", message: e.to_string() }])
     })?;
     validate_value(value, schema)
@@ -70,7 +70,7 @@ pub fn validate<K: Serialize>(object: &K, schema: &'static str) -> Result<(), Fi
 #[inline]
 pub fn validate_update<K: Serialize>(object: &K, old: &K, schema: &'static str) -> Result<(), FieldErrors> {
     let to_value = |k: &K| {
-        serde_json::to_value(k).map_err(|e| {
+        crate::object::to_json_value(k).map_err(|e| {
             FieldErrors(vec![FieldError { field: String::new(), reason: "InternalError", message: e.to_string() }])
         })
     };

@@ -63,7 +63,7 @@ pub fn owned_fields(object: &Value, field_manager: &str, subresource: Option<&st
 /// Fails only when the owned part does not deserialize into `A` (an apply
 /// configuration of another kind).
 pub fn extract<K: Object, A: DeserializeOwned>(obj: &K, field_manager: &str, subresource: Option<&str>) -> Result<A> {
-    let mut value = serde_json::to_value(obj)?;
+    let mut value = crate::object::to_json_value(obj)?;
     if let Some(map) = value.as_object_mut() {
         map.insert("apiVersion".to_owned(), Value::String(K::api_version(&()).into_owned()));
         map.insert("kind".to_owned(), Value::String(K::kind(&()).into_owned()));

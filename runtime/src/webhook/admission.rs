@@ -274,7 +274,7 @@ where
     }
     let raw = serde_json::to_value(object)
         .map_err(|e| Denied::new(format!("encoding the object: {e}")).with_code(400, "BadRequest"))?;
-    let typed = serde_json::from_value(raw.clone())
+    let typed = crate::object::from_json_value(&raw)
         .map_err(|e| Denied::new(format!("decoding {kind} {version}: {e}")).with_code(400, "BadRequest"))?;
     Ok((raw, typed))
 }
@@ -291,7 +291,7 @@ impl<K: Defaulter> AdmissionHandler for Mutating<K> {
             Err(denied) => return AdmissionResponse::deny(uid, denied),
         };
         let encode = |typed: &K| {
-            serde_json::to_value(typed).map(|mut value| {
+            crate::object::to_json_value(typed).map(|mut value| {
                 // A whole number read into an `f64` comes back as `1.0`: the
                 // same number, no change to patch.
                 integral_floats_as_integers(&mut value);

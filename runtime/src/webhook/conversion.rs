@@ -124,11 +124,12 @@ impl fmt::Debug for Conversion {
 }
 
 fn decode<K: DeserializeOwned>(value: Value, what: impl FnOnce() -> String) -> Result<K, ConversionError> {
-    serde_json::from_value(value).map_err(|e| ConversionError::new(format!("decoding {}: {e}", what())))
+    crate::object::from_json_value(&value).map_err(|e| ConversionError::new(format!("decoding {}: {e}", what())))
 }
 
 fn encode<K: Serialize>(object: &K) -> Result<Value, ConversionError> {
-    serde_json::to_value(object).map_err(|e| ConversionError::new(format!("encoding the converted object: {e}")))
+    crate::object::to_json_value(object)
+        .map_err(|e| ConversionError::new(format!("encoding the converted object: {e}")))
 }
 
 impl Conversion {
@@ -305,7 +306,7 @@ where
             }
         }
     }
-    serde_json::from_value(to).map_err(|e| ConversionError::new(format!("decoding the copied fields: {e}")))
+    crate::object::from_json_value(&to).map_err(|e| ConversionError::new(format!("decoding the copied fields: {e}")))
 }
 
 /// `Kind namespace/name` (or `Kind name`) of an object, for messages.
