@@ -44,7 +44,11 @@
 //! With `BUILD_COST_STAGES`, the generated modules are added one at a time
 //! (`register`; + `client`; + `lister`; + `informer`; + `applyconfig`; +
 //! `fake`, i.e. `all`) and the clean build of each is measured, to attribute
-//! the cost (the `usage` module then uses what is generated).
+//! the cost (the `usage` module then uses what is generated). A first stage
+//! is the floor of any typed client in the crate: the types and register
+//! code, and a `usage` that only decodes each kind with
+//! `serde_json::from_str` (one `Deserialize` per kind, which a typed get,
+//! list or watch compiles whoever generated the client).
 //!
 //! Run with `cargo bench -p codegen-cli --bench build_cost` (half an hour or
 //! more at 100 kinds on 2 cores). Disk: about 1 GB of dependencies, and
@@ -90,7 +94,10 @@ const EDIT_FILE: &str = "src/apis/group0/v1/types.rs";
 const EDIT_LINE: &str = "    #[serde(default)]\n    pub ready_replicas: i32,";
 
 /// The cumulative generator lists of the attribution, with their labels.
-const STAGES: [(&str, &str); 6] = [
+/// The first two generate the same; the first one's `usage` only decodes
+/// each kind (see [`FLOOR`]).
+const STAGES: [(&str, &str); 7] = [
+    (FLOOR, "register"),
     ("types + register", "register"),
     ("+ clientset", "register,client"),
     ("+ listers", "register,client,lister"),
@@ -98,6 +105,11 @@ const STAGES: [(&str, &str); 6] = [
     ("+ apply configurations", "register,client,lister,informer,applyconfig"),
     ("+ fake clientset (`all`)", "all"),
 ];
+
+/// The label of the attribution's first stage: types and register code, each
+/// kind decoded once from JSON text (`serde_json::from_str`) and nothing
+/// else, what one crate with a typed client of every kind compiles at least.
+const FLOOR: &str = "types + register, each kind decoded once (the floor of a typed client)";
 
 struct Config {
     /// `groups[g]` holds the kind names of group `g`.
@@ -249,12 +261,19 @@ fn workspace_profiles(ws: &Path) -> String {
 struct Generated {
     client: bool,
     informer: bool,
+    /// The `usage` only decodes each kind ([`FLOOR`]).
+    decode_only: bool,
 }
 
 impl Generated {
     fn of(generators: &str) -> Self {
         let has = |g: &str| generators == "all" || generators.split(',').any(|x| x.trim() == g);
-        Generated { client: has("client") || has("fake"), informer: has("informer") }
+        Generated { client: has("client") || has("fake"), informer: has("informer"), decode_only: false }
+    }
+
+    /// The [`FLOOR`] stage's.
+    fn floor() -> Self {
+        Generated { client: false, informer: false, decode_only: true }
     }
 }
 
@@ -263,6 +282,19 @@ const POLL_ONCE: &str = "/// Polls `f` once, as a spawned task's first poll woul
 /// The `usage` module of `ours`: what a user crate instantiates.
 fn ours_usage(groups: &[Vec<String>], generated: &Generated) -> String {
     let mut s = String::from("//! A user of the generated code.\n#![allow(clippy::all)]\n");
+    if generated.decode_only {
+        s.push_str("\n/// Decodes `json` as every kind in turn.\npub fn decode_all(json: &str) -> usize {\n    let mut n = 0;\n");
+        for (g, kinds) in groups.iter().enumerate() {
+            for kind in kinds {
+                let _ = writeln!(
+                    s,
+                    "    n += serde_json::from_str::<crate::apis::group{g}::v1::{kind}>(json).map_or(0, |o| o.spec.ports.len());"
+                );
+            }
+        }
+        s.push_str("    n\n}\n");
+        return s;
+    }
     if !generated.client && !generated.informer {
         s.push_str("\n/// Nothing generated to use beyond the types.\npub fn poll_all(_client: kube::Client) -> usize {\n    0\n}\n");
         return s;
@@ -371,12 +403,12 @@ pub async fn use_{f}(client: kube::Client) -> kube::Result<usize> {{
 }
 
 /// Writes `ours` (types, `kube-codegen <generators>` output, usage) into `dir`.
-fn write_ours(dir: &Path, cfg: &Config, name: &str, generators: &str) {
+/// `generated` says what the `usage` module uses.
+fn write_ours(dir: &Path, cfg: &Config, name: &str, generators: &str, generated: &Generated) {
     let _ = std::fs::remove_dir_all(dir.join("src"));
     let mut args: Vec<String> = vec![generators.into(), "src/apis".into()];
     args.extend(write_apis(dir, cfg));
     run_generator(dir, &args, "src/client", "crate::apis");
-    let generated = Generated::of(generators);
     let client = if dir.join("src/client/mod.rs").is_file() { "#[rustfmt::skip]\npub mod client;\n" } else { "" };
     write(
         &dir.join("src/lib.rs"),
@@ -384,7 +416,7 @@ fn write_ours(dir: &Path, cfg: &Config, name: &str, generators: &str) {
             "//! Build-cost benchmark crate: kube-codegen output.\n#![allow(missing_docs)]\npub mod apis;\n{client}pub mod usage;\n"
         ),
     );
-    write(&dir.join("src/usage.rs"), &ours_usage(&cfg.groups, &generated));
+    write(&dir.join("src/usage.rs"), &ours_usage(&cfg.groups, generated));
     write(&dir.join("Cargo.toml"), &manifest(name, &ours_deps(cfg), &cfg.profile));
     copy_lock(&cfg.ws, dir);
 }
@@ -444,10 +476,11 @@ fn run_generator(dir: &Path, args: &[String], output_dir: &str, apis_module: &st
 fn ours_deps(cfg: &Config) -> String {
     let ws = cfg.ws.to_string_lossy().replace('\\', "/");
     format!(
-        "codegen-runtime = {{ path = \"{ws}/runtime\" }}\ncodegen-macros = {{ path = \"{ws}/codegen-macros\" }}\nkube = {}\nk8s-openapi = {}\nserde = {}\nfutures = {}\n",
+        "codegen-runtime = {{ path = \"{ws}/runtime\" }}\ncodegen-macros = {{ path = \"{ws}/codegen-macros\" }}\nkube = {}\nk8s-openapi = {}\nserde = {}\nserde_json = {}\nfutures = {}\n",
         workspace_dep(&cfg.ws, "kube"),
         with_features(&workspace_dep(&cfg.ws, "k8s-openapi"), &["latest"]),
         workspace_dep(&cfg.ws, "serde"),
+        workspace_dep(&cfg.ws, "serde_json"),
         workspace_dep(&cfg.ws, "futures"),
     )
 }
@@ -782,7 +815,7 @@ fn prepare(c: &Crate, ws: &Path, target: &Path) {
 fn compare(cfg: &Config, target: &Path) -> Option<Round> {
     let ours = {
         let dir = cfg.work.join("ours");
-        write_ours(&dir, cfg, "ours", "all");
+        write_ours(&dir, cfg, "ours", "all", &Generated::of("all"));
         Crate::new("ours", dir)
     };
     let twin = {
@@ -896,6 +929,11 @@ fn print_table(rounds: &[[Round; 3]], ours: usize, label: &str) {
     }
 }
 
+/// What the `usage` of stage `i` of [`STAGES`] uses.
+fn stage_usage(i: usize, generators: &str) -> Generated {
+    if STAGES[i].0 == FLOOR { Generated::floor() } else { Generated::of(generators) }
+}
+
 fn stages(cfg: &Config, target: &Path, rounds: usize, twin: Option<Round>) {
     let crates: Vec<(&str, &str, Crate)> = STAGES
         .iter()
@@ -903,7 +941,7 @@ fn stages(cfg: &Config, target: &Path, rounds: usize, twin: Option<Round>) {
         .map(|(i, (label, generators))| {
             let name = format!("ours_stage{i}");
             let dir = cfg.work.join(&name);
-            write_ours(&dir, cfg, &name, generators);
+            write_ours(&dir, cfg, &name, generators, &stage_usage(i, generators));
             (*label, *generators, Crate::new(&name, dir))
         })
         .collect();
@@ -1007,9 +1045,14 @@ fn smoke() {
     cfg.work = tmp.path().to_path_buf();
     for (i, (_, generators)) in STAGES.iter().enumerate() {
         let dir = cfg.work.join(format!("ours_stage{i}"));
-        write_ours(&dir, &cfg, &format!("ours_stage{i}"), generators);
+        let generated = stage_usage(i, generators);
+        write_ours(&dir, &cfg, &format!("ours_stage{i}"), generators, &generated);
         let usage = std::fs::read_to_string(dir.join("src/usage.rs")).expect("usage.rs");
-        let generated = Generated::of(generators);
+        assert_eq!(
+            usage.contains("serde_json::from_str::<crate::apis::group1::v1::Kind1x0>(json)"),
+            generated.decode_only,
+            "{usage}"
+        );
         assert_eq!(dir.join("src/client/informers").is_dir(), generated.informer, "{generators}");
         assert_eq!(usage.contains("factory.group1().v1().kind1x0s()"), generated.informer, "{usage}");
         assert_eq!(usage.contains("cs.group1_v1().kind1x0s(\"default\")"), generated.client, "{usage}");
