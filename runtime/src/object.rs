@@ -138,11 +138,13 @@ fn json_value(text: &[u8]) -> serde_json::Result<serde_json::Value> {
 /// [`to_json_value`]: objects are decoded from text everywhere else
 /// (`serde_json::from_str`), so this compiles no second `Deserialize` per
 /// kind. The error has no position: the text is made here, one line long.
+#[cfg(any(feature = "webhook", test))]
 pub(crate) fn from_json_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, String> {
     serde_json::from_str(&value.to_string()).map_err(|err| without_position(&err))
 }
 
 /// `err`'s message without serde_json's ` at line L column C`.
+#[cfg(any(feature = "webhook", test))]
 fn without_position(err: &serde_json::Error) -> String {
     let message = err.to_string();
     let suffix = format!(" at line {} column {}", err.line(), err.column());
