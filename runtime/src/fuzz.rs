@@ -234,6 +234,7 @@ pub fn fake_server(data: &[u8]) {
         schema: None,
         validation: None,
         aggregated: false,
+        scale: None,
     };
     server.register_resource(widget("Widget", "widgets", true));
     server.register_resource(widget("ClusterWidget", "clusterwidgets", false));

@@ -797,3 +797,68 @@ async fn kube_watcher_streaming_lists() {
     assert!(matches!(next(&mut events).await.unwrap().unwrap(), watcher::Event::InitApply(_)));
     assert!(matches!(next(&mut events).await.unwrap().unwrap(), watcher::Event::InitDone));
 }
+
+/// The scale subresource through the typed client's subresource verbs
+/// (what generated `get_scale`, `update_scale` and `patch_scale` call):
+/// served from the paths given, written back as an update of the object;
+/// a reactor still answers first. (Checked against kube-apiserver by
+/// `tests/tests/e2e_fake_scale.rs`.)
+#[tokio::test]
+async fn scale_subresource() {
+    use k8s_openapi::api::autoscaling::v1::{Scale, ScaleSpec};
+
+    let server = FakeApiServer::new();
+    server.register_resource(ResourceInfo::of::<Foo>().with_scale_subresource(
+        ".spec.replicas",
+        ".status.readyReplicas",
+        None,
+    ));
+    let foos = TypedClient::<Foo>::new(server.client(), Some("ns"));
+    let created = foos.create(&foo("a", 2), &CreateOptions::default()).await.unwrap();
+
+    let scale: Scale = foos.get_subresource("scale", "a").await.unwrap();
+    assert_eq!(scale.spec.as_ref().and_then(|s| s.replicas), Some(2));
+    assert_eq!(scale.status.as_ref().map(|s| s.replicas), Some(0));
+    assert_eq!(scale.metadata.uid, created.metadata.uid);
+    assert_eq!(scale.metadata.resource_version, created.metadata.resource_version);
+
+    let mut wanted = scale.clone();
+    wanted.spec = Some(ScaleSpec { replicas: Some(5) });
+    let written: Scale = foos.update_subresource("scale", "a", &wanted, &UpdateOptions::default()).await.unwrap();
+    assert_eq!(written.spec.and_then(|s| s.replicas), Some(5));
+    let stored = foos.get("a", &GetOptions::default()).await.unwrap();
+    assert_eq!((stored.spec.replicas, stored.spec.image.as_str()), (5, "nginx"));
+    assert!(rv(&stored) > rv(&created));
+    assert_eq!(stored.metadata.generation, Some(2));
+    // The Scale read before the write is stale now.
+    let stale = foos.update_subresource("scale", "a", &wanted, &UpdateOptions::default()).await.unwrap_err();
+    assert!(stale.is_conflict(), "{stale}");
+
+    let patch = PatchType::Merge(json!({"spec": {"replicas": 1}}));
+    let patched: Scale = foos.patch_subresource("scale", "a", &patch, &PatchOptions::default()).await.unwrap();
+    assert_eq!(patched.spec.and_then(|s| s.replicas), Some(1));
+    let negative = PatchType::Merge(json!({"spec": {"replicas": -1}}));
+    let err = foos.patch_subresource::<Scale>("scale", "a", &negative, &PatchOptions::default()).await.unwrap_err();
+    assert!(err.is_invalid(), "{err}");
+    let apply = PatchType::Apply(
+        json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "a"}, "spec": {"replicas": 2}}),
+    );
+    let opts = PatchOptions { field_manager: Some("test".into()), ..Default::default() };
+    let err = foos.patch_subresource::<Scale>("scale", "a", &apply, &opts).await.unwrap_err();
+    assert!(err.to_string().contains("does not serve server-side apply to /scale"), "{err}");
+    assert_eq!(foos.get("a", &GetOptions::default()).await.unwrap().spec.replicas, 1);
+
+    // Without the scale paths there is no /scale; a reactor answers first.
+    let missing = foos.get_subresource::<Scale>("scale", "b").await.unwrap_err();
+    assert!(missing.is_not_found(), "{missing}");
+    let plain = FakeApiServer::new();
+    plain.register::<Foo>();
+    let unscaled = TypedClient::<Foo>::new(plain.client(), Some("ns"));
+    unscaled.create(&foo("a", 2), &CreateOptions::default()).await.unwrap();
+    assert!(unscaled.get_subresource::<Scale>("scale", "a").await.unwrap_err().is_not_found());
+    server.prepend_reactor("get", "foos/scale", |_| {
+        Some(Ok(json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "spec": {"replicas": 9}})))
+    });
+    let reacted: Scale = foos.get_subresource("scale", "a").await.unwrap();
+    assert_eq!(reacted.spec.and_then(|s| s.replicas), Some(9));
+}

@@ -32,7 +32,8 @@ impl Clientset {
     /// Creates and updates are defaulted and validated as the API server
     /// does it (metadata, then each kind's `validate()`), invalid ones
     /// refused with a 422; kinds without a CRD (`skip_crd`) get the metadata
-    /// checks only.
+    /// checks only. Kinds with a scale subresource serve `/scale` as the API
+    /// server serves a custom resource's.
     /// Must be called inside a Tokio runtime.
     pub fn new(objects: impl ::std::iter::IntoIterator<Item = Object>) -> {{ p.rt }}::Result<Self> {
         let server = {{ p.rt }}::testing::FakeApiServer::new();
@@ -40,6 +41,9 @@ impl Clientset {
         server.register_resource(
             {{ p.rt }}::testing::ResourceInfo::of::<{{ k.api_type }}>()
                 .with_status_subresource({{ k.status_subresource }})
+                {%- if let Some(scale) = k.scale %}
+                .with_scale_subresource({{ scale.spec|rust_str }}, {{ scale.status|rust_str }}, {% if let Some(selector) = scale.selector %}Some({{ selector|rust_str }}){% else %}None{% endif %})
+                {%- endif %}
                 .with_schema({{ p.rt }}::__private::serde_json::from_str({{ k.ssa_schema|rust_raw_str }}).unwrap_or_default())
                 {%- if !k.skip_crd %}
                 .with_validation({{ k.api_type }}::VALIDATION_SCHEMA)

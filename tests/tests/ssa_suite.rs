@@ -156,6 +156,7 @@ fn widget_info() -> ResourceInfo {
         schema: None,
         validation: None,
         aggregated: false,
+        scale: None,
     }
     .with_schema(widget_schema())
 }

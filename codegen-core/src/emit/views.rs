@@ -104,6 +104,9 @@ pub struct KindView {
     pub has_lister: bool,
     pub has_informer: bool,
     pub status_subresource: bool,
+    /// The scale subresource's paths, which the fake API server serves
+    /// `/scale` from.
+    pub scale: Option<ScaleView>,
     /// No CRD (`skip_crd`): no `validate()`, the fake does not validate.
     pub skip_crd: bool,
     pub client_expansion: bool,
@@ -116,6 +119,17 @@ pub struct KindView {
     /// The schema `validate()` checks against (JSON; set for the register
     /// code only).
     pub validation_schema: String,
+}
+
+/// A kind's scale subresource: the JSON paths its CRD gives.
+#[derive(Clone, Debug)]
+pub struct ScaleView {
+    /// `specReplicasPath`.
+    pub spec: String,
+    /// `statusReplicasPath`.
+    pub status: String,
+    /// `labelSelectorPath`.
+    pub selector: Option<String>,
 }
 
 /// Where a kind keeps `apiVersion` and `kind`.
@@ -326,6 +340,11 @@ fn kind(
         has_lister: k.has_lister(),
         has_informer: k.has_informer(),
         status_subresource: k.status_subresource,
+        scale: k.scale.as_ref().map(|s| ScaleView {
+            spec: s.spec_replicas_path.value.clone(),
+            status: s.status_replicas_path.value.clone(),
+            selector: s.label_selector_path.as_ref().map(|p| p.value.clone()),
+        }),
         skip_crd: k.skip_crd,
         client_expansion: false,
         listers_path: format!("super::super::super::super::listers::{group_module}::{}", rust_ident(&v.name)),

@@ -207,8 +207,10 @@
 //! - Lists are always served from the current state: `resourceVersion` and
 //!   `resourceVersionMatch` on list and get are ignored, and later pages of
 //!   a paged list show objects as they are when the page is read.
-//! - Subresources other than `status` (e.g. `scale`) exist only through
-//!   reactors.
+//! - Subresources other than `status` and a custom resource's `scale`
+//!   ([`ResourceInfo::with_scale_subresource`]; generated fake clientsets
+//!   give it to the kinds that have one) exist only through reactors, and
+//!   a server-side apply to `/scale` is a 415 here.
 //! - Every kind has `metadata.generation`; on the API server only kinds
 //!   whose strategy keeps one do (custom resources, Deployments, ...), not
 //!   e.g. ConfigMaps or Secrets.
@@ -230,6 +232,7 @@ pub(crate) mod objectmeta;
 mod patch;
 mod prune;
 mod reactor;
+mod scale;
 pub(crate) mod selector;
 pub(crate) mod server;
 mod ssa;
@@ -278,6 +281,23 @@ pub struct ResourceInfo {
     /// Served by an aggregated API server (see
     /// [`ResourceInfo::aggregated`]): never handled as a custom resource.
     pub aggregated: bool,
+    /// The `scale` subresource (see [`ResourceInfo::with_scale_subresource`]);
+    /// `None`: `/scale` exists only through reactors.
+    pub scale: Option<ScaleSubresource>,
+}
+
+/// Where a custom resource keeps what its `scale` subresource shows: a CRD
+/// version's `subresources.scale`. Paths are JSON paths of plain fields
+/// (`.spec.replicas`), as the CRD gives them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ScaleSubresource {
+    /// The desired replicas, under `.spec` (`specReplicasPath`).
+    pub spec_replicas_path: String,
+    /// The observed replicas, under `.status` (`statusReplicasPath`).
+    pub status_replicas_path: String,
+    /// The label selector as a string, under `.status`
+    /// (`labelSelectorPath`), if the CRD gives one.
+    pub label_selector_path: Option<String>,
 }
 
 /// A CRD version's `openAPIV3Schema`, as server-side apply reads it:
@@ -357,7 +377,30 @@ impl ResourceInfo {
             schema: None,
             validation: None,
             aggregated: false,
+            scale: None,
         }
+    }
+
+    /// Serves the `scale` subresource (`autoscaling/v1` `Scale`) as the API
+    /// server serves a custom resource's: `get` reads the replicas and the
+    /// selector at these paths (missing replicas are 0), and `update` and
+    /// `patch` write `spec.replicas` back at `spec_replicas_path` as an
+    /// update of the object (validated, recorded in `managedFields` with
+    /// `subresource: scale`). A `Scale` with a `resourceVersion` is a
+    /// precondition; negative replicas are a 422.
+    #[must_use]
+    pub fn with_scale_subresource(
+        mut self,
+        spec_replicas_path: &str,
+        status_replicas_path: &str,
+        label_selector_path: Option<&str>,
+    ) -> Self {
+        self.scale = Some(ScaleSubresource {
+            spec_replicas_path: spec_replicas_path.to_owned(),
+            status_replicas_path: status_replicas_path.to_owned(),
+            label_selector_path: label_selector_path.map(str::to_owned),
+        });
+        self
     }
 
     /// Defaults and validates every create and update like the API server,

@@ -299,6 +299,7 @@ mod tests {
                 schema: None,
                 validation: None,
                 aggregated: false,
+                scale: None,
             }
             .with_validation(TEXT)
             .with_schema(json!({"type": "object", "properties": {"status": {"type": "object", "properties": {status: {"type": "string"}}}}}))

@@ -240,10 +240,13 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         None => {}
     }
 
-    let status = match route.subresource.as_deref() {
-        None => false,
-        Some("status") if route.info.has_status_subresource && matches!(verb, "get" | "update" | "patch") => true,
-        // Other subresources (scale, custom ones) only exist through reactors.
+    let (status, scale) = match route.subresource.as_deref() {
+        None => (false, false),
+        Some("status") if route.info.has_status_subresource && matches!(verb, "get" | "update" | "patch") => {
+            (true, false)
+        }
+        Some("scale") if route.info.scale.is_some() && matches!(verb, "get" | "update" | "patch") => (false, true),
+        // Other subresources (custom ones) only exist through reactors.
         Some(_) => return error_response(&ApiError::no_route()),
     };
     let target = Target { info: route.info.clone(), namespace: route.namespace, name: route.name };
@@ -277,6 +280,13 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
     let mut store = shared.lock_store();
     let created = |value: Value| (value, verb == "create");
     let result = match verb {
+        "get" if scale => store.get_scale(&target).map(created),
+        "update" if scale => body_json().and_then(|b| store.update_scale(&target, b, &query)).map(created),
+        "patch" if scale => match patch_kind {
+            Some(Ok(kind)) => store.patch_scale(&target, kind, body, &query).map(created),
+            Some(Err(err)) => Err(err),
+            None => Err(ApiError::internal("patch without a patch type")),
+        },
         "get" => store.get(&target).map(created),
         "list" => store.list(&target, &query).map(created),
         "create" => body_json().and_then(|b| store.create(&target, b, &query)).map(created),

@@ -1610,6 +1610,39 @@ pub(crate) fn track_update(
     }
 }
 
+/// Records in `new`'s `managedFields` a write of `manager` through a custom
+/// resource's `scale` subresource, as the API server's scale handler does:
+/// ownership is computed on the `Scale`, whose only field a write can change
+/// is the desired replicas (absent when 0, as Go omits it), and mapped to
+/// the object's replicas path. `before` and `after` are the object's view
+/// of the `Scale` (an object holding only the replicas at that path, when
+/// not 0). Other managers lose the replicas a write changes; an entry with
+/// `subresource: scale` owns them while they are not 0.
+pub(crate) fn track_scale_update(
+    info: &ResourceInfo,
+    live: &Value,
+    new: &mut Value,
+    manager: &str,
+    (before, after): (&Value, &Value),
+) {
+    let ctx = Ctx {
+        root: root_type(info),
+        api_version: info.api_version(),
+        subresource: "scale".into(),
+        scope: Scope::Whole,
+    };
+    let live_fields = managed_fields_of(live).cloned();
+    let Ok(mut managers) = decode(live_fields.as_ref()) else { return };
+    // Objects without managedFields are only tracked from their creation.
+    if managers.is_empty() {
+        return;
+    }
+    if ctx.update(before, after, &mut managers, manager).is_ok() {
+        cap_update_managers(&mut managers);
+        store_managed(new, &managers);
+    }
+}
+
 /// What decoding into Go types does to a stored object on the API server:
 /// `metadata` (ObjectMeta, every optional field `omitempty`) loses null,
 /// empty-object and empty-list values, and objects of kinds without a schema
@@ -1830,6 +1863,7 @@ mod tests {
             schema: None,
             validation: None,
             aggregated: false,
+            scale: None,
         }
         .with_schema(json!({
             "type": "object",

@@ -171,6 +171,12 @@ impl ApiError {
         Self::new(410, "Expired", message)
     }
 
+    /// 415 for a patch type the fake does not serve where the API server
+    /// does (server-side apply to `/scale`).
+    pub(crate) fn patch_type_not_served(message: impl Into<String>) -> Self {
+        Self::new(415, "UnsupportedMediaType", message)
+    }
+
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(500, "InternalError", message)
     }
@@ -242,6 +248,7 @@ mod tests {
             schema: None,
             validation: None,
             aggregated: false,
+            scale: None,
         };
         let status: Status = serde_json::from_value(ApiError::not_found(&info, "a").to_value()).unwrap();
         assert!(status.is_not_found());

@@ -16,6 +16,7 @@ use super::meta::{
 use super::objectmeta;
 use super::patch::{PatchKind, apply_patch, parse_apply_body};
 use super::prune;
+use super::scale;
 use super::selector::{FieldSelector, LabelSelector};
 use super::ssa;
 use super::status::ApiError;
@@ -677,6 +678,74 @@ impl Store {
             if status { prepare_status_update(t, &old, &patched)? } else { prepare_update(t, &old, patched)? };
         ssa::track_update(&t.info, Some(&old), &mut new, &manager, status.then_some("status"));
         Ok((self.commit_update(t, old, new, q)?, false))
+    }
+
+    /// The object's `Scale` (a GET of `/scale`).
+    pub(crate) fn get_scale(&self, t: &Target) -> Result<Value, ApiError> {
+        scale::scale_of(&t.info, &self.existing(t)?)
+    }
+
+    /// A PUT of a `Scale` to `/scale`.
+    pub(crate) fn update_scale(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
+        let manager = q.manager("UpdateOptions")?;
+        named_as_url(t, &body)?;
+        let old = self.existing(t)?;
+        scale::scale_of(&t.info, &old)?;
+        self.write_scale(t, old, &body, &manager, q)
+    }
+
+    /// A JSON or merge patch of `/scale`: applied to the object's `Scale`,
+    /// which is then written as [`update_scale`](Self::update_scale) writes
+    /// one. Server-side apply to `/scale` is not served here.
+    pub(crate) fn patch_scale(
+        &mut self,
+        t: &Target,
+        kind: PatchKind,
+        patch: &[u8],
+        q: &Query,
+    ) -> Result<Value, ApiError> {
+        if kind == PatchKind::Apply {
+            return Err(ApiError::patch_type_not_served(
+                "the fake API server does not serve server-side apply to /scale: send a JSON or merge patch, or answer it with a reactor",
+            ));
+        }
+        ssa::validate_options(
+            "PatchOptions",
+            q.get("fieldManager"),
+            Some(false),
+            q.params.contains_key("force"),
+            q.get("dryRun"),
+            q.get("fieldValidation"),
+        )?;
+        let manager = ssa::manager_of(q.get("fieldManager"), q.user_agent.as_deref());
+        let old = self.existing(t)?;
+        let scale = scale::scale_of(&t.info, &old)?;
+        let patched = apply_patch(kind, "autoscaling/v1", "Scale", &scale, patch)?;
+        self.write_scale(t, old, &patched, &manager, q)
+    }
+
+    /// Sets the replicas `scale` asks for in `old` and writes it as an
+    /// update (a `resourceVersion` in `scale` is its precondition), as the
+    /// API server's scale storage does; answers the new `Scale`.
+    fn write_scale(
+        &mut self,
+        t: &Target,
+        old: Value,
+        scale: &Value,
+        manager: &str,
+        q: &Query,
+    ) -> Result<Value, ApiError> {
+        let replicas = scale::replicas_of(&t.info, scale, t.name())?;
+        let before = scale::scale_of(&t.info, &old)?["spec"]["replicas"].as_i64().unwrap_or_default();
+        let mut body = scale::with_replicas(&t.info, old.clone(), replicas)?;
+        if let Some(version) = meta_str(scale, "resourceVersion").filter(|v| !v.is_empty()) {
+            meta_mut(&mut body)?.insert("resourceVersion".into(), version.into());
+        }
+        let mut new = prepare_update(t, &old, body)?;
+        let views = (scale::view(&t.info, before)?, scale::view(&t.info, replicas)?);
+        ssa::track_scale_update(&t.info, &old, &mut new, manager, (&views.0, &views.1));
+        let updated = self.commit_update(t, old, new, q)?;
+        scale::scale_of(&t.info, &updated)
     }
 
     /// Server-side apply: merges the body into the object (creating it if

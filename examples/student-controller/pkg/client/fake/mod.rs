@@ -27,7 +27,8 @@ impl Clientset {
     /// Creates and updates are defaulted and validated as the API server
     /// does it (metadata, then each kind's `validate()`), invalid ones
     /// refused with a 422; kinds without a CRD (`skip_crd`) get the metadata
-    /// checks only.
+    /// checks only. Kinds with a scale subresource serve `/scale` as the API
+    /// server serves a custom resource's.
     /// Must be called inside a Tokio runtime.
     pub fn new(
         objects: impl ::std::iter::IntoIterator<Item = Object>,
