@@ -123,7 +123,8 @@ fn with_type_meta(json: &str, err: &serde_json::Error, api_version: &str, kind: 
 /// keeps each kind at one `Serialize` instantiation: a
 /// `serde_json::to_value` would compile a second one per kind, into values.
 /// The value is also the one the API server reads: an `f32` is the number
-/// its text spells (`0.1`), not the `f64` it widens to.
+/// its text spells (`0.1`), not the `f64` it widens to; an `f64` comes back
+/// exactly (serde_json's `float_roundtrip`).
 pub(crate) fn to_json_value<T: Serialize + ?Sized>(obj: &T) -> serde_json::Result<serde_json::Value> {
     json_value(&serde_json::to_vec(obj)?)
 }
@@ -413,6 +414,12 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(to_json_value(&cm).unwrap(), serde_json::to_value(&cm).unwrap());
+        // Each `f64` is read back as the one written, even those a fast
+        // parse misses by one step.
+        for x in [910.9987786516733_f64, 8.223627083945211e-13, 0.1, 1e300, -2.5e-308] {
+            assert_eq!(to_json_value(&x).unwrap().as_f64(), Some(x), "{x:e}");
+            assert_eq!(from_json_value::<f64>(&serde_json::json!(x)).unwrap(), x, "{x:e}");
+        }
         assert_eq!(from_json_value::<ConfigMap>(&to_json_value(&cm).unwrap()).unwrap(), cm);
     }
 
