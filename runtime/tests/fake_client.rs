@@ -848,7 +848,8 @@ async fn scale_subresource() {
     assert!(err.to_string().contains("does not serve server-side apply to /scale"), "{err}");
     assert_eq!(foos.get("a", &GetOptions::default()).await.unwrap().spec.replicas, 1);
 
-    // Without the scale paths there is no /scale; a reactor answers first.
+    // A missing object's scale is a 404; without the scale paths there is
+    // no /scale at all; a reactor answers first.
     let missing = foos.get_subresource::<Scale>("scale", "b").await.unwrap_err();
     assert!(missing.is_not_found(), "{missing}");
     let plain = FakeApiServer::new();

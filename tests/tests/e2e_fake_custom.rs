@@ -16,7 +16,6 @@
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use codegen_runtime::client::{CreateOptions, FieldValidation, PatchOptions, PatchType, TypedClient, UpdateOptions};
@@ -26,8 +25,12 @@ use codegen_testenv::TestEnv;
 use http::Method;
 use k8s_openapi::NamespaceResourceScope;
 use kube::api::ObjectMeta;
+use raw_requests::{RawAnswer, install_crd, send_raw};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+#[path = "../support/raw_requests.rs"]
+mod raw_requests;
 
 const GROUP: &str = "fieldvalidation.kube-codegen.test";
 const CRD_NAME: &str = "gadgets.fieldvalidation.kube-codegen.test";
@@ -127,22 +130,7 @@ struct Answer {
 }
 
 async fn send(client: &kube::Client, method: Method, uri: &str, content_type: &str, body: &str) -> Result<Answer> {
-    let request = http::Request::builder()
-        .method(method)
-        .uri(uri)
-        .header(http::header::CONTENT_TYPE, content_type)
-        .body(kube::client::Body::from(body.as_bytes().to_vec()))?;
-    let response = client.send(request).await.with_context(|| format!("sending to {uri}"))?;
-    let code = response.status().as_u16();
-    let warnings = response
-        .headers()
-        .get_all(http::header::WARNING)
-        .iter()
-        .flat_map(|v| codegen_runtime::warnings::parse_warning_header(v.to_str().unwrap_or_default()))
-        .map(|w| w.text)
-        .collect();
-    let bytes = response.into_body().collect_bytes().await?;
-    let value: Value = serde_json::from_slice(&bytes).with_context(|| String::from_utf8_lossy(&bytes).into_owned())?;
+    let RawAnswer { code, body: value, warnings } = send_raw(client, method, uri, content_type, body).await?;
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     let mut message = text(&value["message"]);
     if code == 422
@@ -237,32 +225,12 @@ async fn answers(client: &kube::Client, ns: &str) -> Result<Vec<(String, Answer)
 }
 
 async fn install(env: &TestEnv) -> Result<kube::Client> {
-    let client = env.admin_client().await?;
-    let uri = format!(
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD_NAME}?fieldManager=field-validation&force=true"
-    );
-    let answer = send(&client, Method::PATCH, &uri, "application/apply-patch+yaml", &crd().to_string()).await?;
-    if answer.code >= 300 {
-        bail!("installing the Gadget CRD: {answer:?}");
-    }
-    env.wait_crd_established(CRD_NAME, Duration::from_secs(60)).await?;
-    Ok(client)
+    install_crd(env, &crd(), "field-validation").await
 }
 
 /// Waits until gadgets are served in `ns`.
 async fn wait_served(client: &kube::Client, ns: &str) -> Result<()> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    let uri = format!("/apis/{GROUP}/v1/namespaces/{ns}/gadgets");
-    loop {
-        let request = http::Request::get(&uri).body(Vec::new())?;
-        if client.request::<Value>(request).await.is_ok() {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            bail!("gadgets not served in {ns}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    raw_requests::wait_served(client, &format!("/apis/{GROUP}/v1/namespaces/{ns}/gadgets")).await
 }
 
 /// A client of kube-apiserver with the Gadget CRD installed, a namespace

@@ -383,11 +383,14 @@ impl ResourceInfo {
 
     /// Serves the `scale` subresource (`autoscaling/v1` `Scale`) as the API
     /// server serves a custom resource's: `get` reads the replicas and the
-    /// selector at these paths (missing replicas are 0), and `update` and
+    /// selector at these paths (an object without spec replicas is a 500,
+    /// missing status replicas are 0), and `update` and JSON or merge
     /// `patch` write `spec.replicas` back at `spec_replicas_path` as an
     /// update of the object (validated, recorded in `managedFields` with
-    /// `subresource: scale`). A `Scale` with a `resourceVersion` is a
-    /// precondition; negative replicas are a 422.
+    /// `subresource: scale`); a patch must set replicas the object lacks. A
+    /// `Scale`'s `resourceVersion` and `uid` are preconditions. Every write
+    /// of the resource is checked at these paths too: replicas from 0 to
+    /// 2147483647, a string selector (422 otherwise).
     #[must_use]
     pub fn with_scale_subresource(
         mut self,

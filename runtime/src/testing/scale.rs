@@ -25,18 +25,73 @@ fn at<'a>(obj: &'a Value, path: &str) -> Option<&'a Value> {
     fields(path).try_fold(obj, |at, field| at.as_object()?.get(field))
 }
 
-/// The integer at `path` (0 when missing), or the API server's accessor
-/// error for another type.
-fn int_at(obj: &Value, path: &str) -> Result<i64, ApiError> {
+/// The integer at `path`, `None` when missing, or the API server's
+/// accessor error for another type.
+fn int_at(obj: &Value, path: &str) -> Result<Option<i64>, String> {
     match at(obj, path) {
-        None | Some(Value::Null) => Ok(0),
-        Some(value) => value.as_i64().ok_or_else(|| {
-            ApiError::internal(format!(
-                "{path} accessor error: {value} is of the type {}, expected int64",
-                go_type(value)
-            ))
-        }),
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| format!("{path} accessor error: {value} is of the type {}, expected int64", go_type(value))),
     }
+}
+
+/// What a `Scale` shows for an object without replicas at the spec path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Missing {
+    /// Nothing: a GET of `/scale` is the API server's 500.
+    Fail,
+    /// [`SENTINEL`], which a patch must replace.
+    Sentinel,
+}
+
+/// The replicas a patched `Scale` starts from when the object has none:
+/// the smallest `int32`, as the API server's.
+pub(crate) const SENTINEL: i64 = i32::MIN as i64;
+
+/// The desired replicas of `obj` at the spec path, `None` when missing.
+pub(crate) fn spec_replicas(info: &ResourceInfo, obj: &Value) -> Result<Option<i64>, ApiError> {
+    int_at(obj, &paths(info)?.spec_replicas_path).map_err(ApiError::internal_error)
+}
+
+/// The 400 for a patch of `/scale` that leaves missing replicas missing.
+pub(crate) fn replicas_empty(info: &ResourceInfo) -> ApiError {
+    let path = info.scale.as_ref().map(|s| s.spec_replicas_path.as_str()).unwrap_or_default();
+    ApiError::bad_request(format!("the spec replicas field {path:?} cannot be empty"))
+}
+
+/// The scale subresource's checks of a write, after the schema's: the
+/// replicas at both paths are integers from 0 to 2147483647 and the
+/// selector a string (the API server's `ValidateScaleSpec` and
+/// `ValidateScaleStatus`). Causes as `(reason, field, message)`.
+pub(crate) fn validate(info: &ResourceInfo, obj: &Value) -> Vec<(&'static str, String, String)> {
+    let Some(paths) = info.scale.as_ref() else { return Vec::new() };
+    let mut causes = Vec::new();
+    for path in [&paths.spec_replicas_path, &paths.status_replicas_path] {
+        let message = match int_at(obj, path) {
+            Ok(None) => continue,
+            Err(err) => format!("Invalid value: 0: {err}"),
+            Ok(Some(replicas)) if replicas < 0 => {
+                format!("Invalid value: {replicas}: should be a non-negative integer")
+            }
+            Ok(Some(replicas)) if replicas > i64::from(i32::MAX) => {
+                format!("Invalid value: {replicas}: should be less than or equal to {}", i32::MAX)
+            }
+            Ok(Some(_)) => continue,
+        };
+        causes.push(("FieldValueInvalid", path.clone(), message));
+    }
+    if let Some(path) = &paths.label_selector_path
+        && let Some(value) = at(obj, path).filter(|v| !v.is_null() && !v.is_string())
+    {
+        let message = format!(
+            "Invalid value: \"\": {path} accessor error: {value} is of the type {}, expected string",
+            go_type(value)
+        );
+        causes.push(("FieldValueInvalid", path.clone(), message));
+    }
+    causes
 }
 
 /// The Go type unstructured content holds for `value`.
@@ -52,19 +107,29 @@ fn go_type(value: &Value) -> &'static str {
     }
 }
 
-/// The `Scale` of `obj`: its replicas at the spec and status paths (0 when
-/// missing), its selector, and the object's name, namespace, uid,
-/// resourceVersion and creationTimestamp. Fields Go leaves out when empty
-/// are left out (`spec.replicas` 0, an empty selector).
-pub(crate) fn scale_of(info: &ResourceInfo, obj: &Value) -> Result<Value, ApiError> {
+/// The `Scale` of `obj`: its replicas at the spec and status paths (missing
+/// status replicas are 0, missing spec replicas as `missing` says), its
+/// selector, and the object's name, namespace, uid, resourceVersion and
+/// creationTimestamp. Fields Go leaves out when empty are left out
+/// (`spec.replicas` 0, an empty selector).
+pub(crate) fn scale_of(info: &ResourceInfo, obj: &Value, missing: Missing) -> Result<Value, ApiError> {
     let paths = paths(info)?;
-    let spec = int_at(obj, &paths.spec_replicas_path)?;
-    let status = int_at(obj, &paths.status_replicas_path)?;
+    let spec = match (spec_replicas(info, obj)?, missing) {
+        (Some(replicas), _) => replicas,
+        (None, Missing::Sentinel) => SENTINEL,
+        (None, Missing::Fail) => {
+            return Err(ApiError::internal_error(format!(
+                "the spec replicas field {:?} does not exist",
+                paths.spec_replicas_path
+            )));
+        }
+    };
+    let status = int_at(obj, &paths.status_replicas_path).map_err(ApiError::internal_error)?.unwrap_or_default();
     let selector = match paths.label_selector_path.as_deref().and_then(|p| at(obj, p).map(|v| (p, v))) {
         None | Some((_, Value::Null)) => String::new(),
         Some((_, Value::String(s))) => s.clone(),
         Some((path, other)) => {
-            return Err(ApiError::internal(format!(
+            return Err(ApiError::internal_error(format!(
                 "{path} accessor error: {other} is of the type {}, expected string",
                 go_type(other)
             )));
@@ -94,35 +159,25 @@ pub(crate) fn scale_of(info: &ResourceInfo, obj: &Value) -> Result<Value, ApiErr
     Ok(scale)
 }
 
-/// The desired replicas of a `Scale` written to `/scale` of an object of
-/// `info` named `name`, as Go decodes it into an `int32` (missing is 0);
-/// negative ones are refused as the API server's scale storage refuses
-/// them, at the resource's replicas path.
-pub(crate) fn replicas_of(info: &ResourceInfo, scale: &Value, name: &str) -> Result<i64, ApiError> {
-    let replicas = match scale.get("spec").and_then(|spec| spec.get("replicas")) {
-        None | Some(Value::Null) => 0,
-        Some(value) => match value.as_i64().filter(|r| i32::try_from(*r).is_ok()) {
-            Some(replicas) => replicas,
-            None => {
-                let what = match value {
-                    Value::Number(_) => format!("number {value}"),
-                    Value::String(_) => "string".to_owned(),
-                    Value::Bool(_) => "bool".to_owned(),
-                    Value::Array(_) => "array".to_owned(),
-                    _ => "object".to_owned(),
-                };
-                return Err(ApiError::bad_request(format!(
-                    "Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal {what} into Go struct field ScaleSpec.spec.replicas of type int32"
-                )));
-            }
-        },
-    };
-    if replicas < 0 {
-        let path = &paths(info)?.spec_replicas_path;
-        let message = format!("Invalid value: {replicas}: should be a non-negative integer");
-        return Err(ApiError::invalid(info, name, &[("FieldValueInvalid", path, &message)]));
+/// The desired replicas of a `Scale` written to `/scale`, as Go decodes
+/// them into an `int32` (missing is 0). Whether the object may have them
+/// is the write's validation ([`validate`]).
+pub(crate) fn replicas_of(scale: &Value) -> Result<i64, ApiError> {
+    match scale.get("spec").and_then(|spec| spec.get("replicas")) {
+        None | Some(Value::Null) => Ok(0),
+        Some(value) => value.as_i64().filter(|r| i32::try_from(*r).is_ok()).ok_or_else(|| {
+            let what = match value {
+                Value::Number(_) => format!("number {value}"),
+                Value::String(_) => "string".to_owned(),
+                Value::Bool(_) => "bool".to_owned(),
+                Value::Array(_) => "array".to_owned(),
+                _ => "object".to_owned(),
+            };
+            ApiError::bad_request(format!(
+                "Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal {what} into Go struct field ScaleSpec.spec.replicas of type int32"
+            ))
+        }),
     }
-    Ok(replicas)
 }
 
 /// The object's view of a `Scale` with `replicas`: an object holding them
@@ -197,43 +252,85 @@ mod tests {
             "status": {"replicas": 2, "selector": "app=a"},
         });
         assert_eq!(
-            scale_of(&info(), &obj).unwrap(),
+            scale_of(&info(), &obj, Missing::Fail).unwrap(),
             json!({"kind": "Scale", "apiVersion": "autoscaling/v1",
                    "metadata": {"name": "a", "namespace": "ns", "uid": "u", "resourceVersion": "7",
                                 "creationTimestamp": "2026-01-01T00:00:00Z"},
                    "spec": {"replicas": 3}, "status": {"replicas": 2, "selector": "app=a"}})
         );
-        // Missing replicas are 0; 0 desired replicas and no selector are
-        // left out, as Go's `omitempty` leaves them; status replicas stay.
+        // 0 desired replicas and no selector are left out, as Go's
+        // `omitempty` leaves them; missing status replicas are 0.
+        let zero = json!({"metadata": {"name": "a"}, "spec": {"replicas": 0}});
+        assert_eq!(scale_of(&info(), &zero, Missing::Fail).unwrap()["spec"], json!({}));
+        assert_eq!(scale_of(&info(), &zero, Missing::Fail).unwrap()["status"], json!({"replicas": 0}));
+    }
+
+    #[test]
+    fn missing_spec_replicas_fail_a_read_and_must_be_patched() {
         let bare = json!({"metadata": {"name": "a"}, "spec": {}});
-        assert_eq!(scale_of(&info(), &bare).unwrap()["spec"], json!({}));
-        assert_eq!(scale_of(&info(), &bare).unwrap()["status"], json!({"replicas": 0}));
+        let err = scale_of(&info(), &bare, Missing::Fail).unwrap_err();
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (500, "Internal error occurred: the spec replicas field \".spec.replicas\" does not exist")
+        );
+        let start = scale_of(&info(), &bare, Missing::Sentinel).unwrap();
+        assert_eq!(replicas_of(&start).unwrap(), SENTINEL);
+        assert_eq!(replicas_empty(&info()).message, "the spec replicas field \".spec.replicas\" cannot be empty");
     }
 
     #[test]
     fn replicas_of_another_type_are_the_accessor_error() {
-        let err = scale_of(&info(), &json!({"spec": {"replicas": "3"}})).unwrap_err();
+        let err = scale_of(&info(), &json!({"spec": {"replicas": "3"}}), Missing::Fail).unwrap_err();
         assert_eq!(
             (err.code, err.message.as_str()),
-            (500, ".spec.replicas accessor error: \"3\" is of the type string, expected int64")
+            (
+                500,
+                "Internal error occurred: .spec.replicas accessor error: \"3\" is of the type string, expected int64"
+            )
         );
-        let err = scale_of(&info(), &json!({"status": {"selector": 1}})).unwrap_err();
-        assert!(err.message.ends_with("expected string"), "{}", err.message);
+        let err = scale_of(&info(), &json!({"spec": {"replicas": 1}, "status": {"selector": 1}}), Missing::Fail);
+        assert!(err.unwrap_err().message.ends_with("expected string"));
     }
 
     #[test]
-    fn written_replicas_are_checked_and_set() {
-        assert_eq!(replicas_of(&info(), &json!({"spec": {"replicas": 4}}), "a").unwrap(), 4);
-        assert_eq!(replicas_of(&info(), &json!({"metadata": {"name": "a"}}), "a").unwrap(), 0);
-        let err = replicas_of(&info(), &json!({"spec": {"replicas": -1}}), "a").unwrap_err();
-        assert_eq!(err.code, 422);
+    fn writes_are_checked_at_the_scale_paths() {
+        let causes = |obj: Value| validate(&info(), &obj);
+        assert!(causes(json!({"spec": {"replicas": 2}, "status": {"replicas": 1, "selector": "a=b"}})).is_empty());
+        assert!(causes(json!({"spec": {}})).is_empty());
         assert_eq!(
-            err.message,
-            "WebApp.apps.example.com \"a\" is invalid: .spec.replicas: Invalid value: -1: should be a non-negative integer"
+            causes(json!({"spec": {"replicas": -1}, "status": {"replicas": 3_000_000_000_i64, "selector": 7}})),
+            [
+                (
+                    "FieldValueInvalid",
+                    ".spec.replicas".to_owned(),
+                    "Invalid value: -1: should be a non-negative integer".to_owned()
+                ),
+                (
+                    "FieldValueInvalid",
+                    ".status.replicas".to_owned(),
+                    "Invalid value: 3000000000: should be less than or equal to 2147483647".to_owned()
+                ),
+                (
+                    "FieldValueInvalid",
+                    ".status.selector".to_owned(),
+                    "Invalid value: \"\": .status.selector accessor error: 7 is of the type int64, expected string"
+                        .to_owned()
+                ),
+            ]
         );
-        assert_eq!(err.details.as_ref().unwrap()["causes"][0]["field"], ".spec.replicas");
+        assert_eq!(
+            causes(json!({"spec": {"replicas": 2.5}}))[0].2,
+            "Invalid value: 0: .spec.replicas accessor error: 2.5 is of the type float64, expected int64"
+        );
+    }
+
+    #[test]
+    fn written_replicas_are_decoded_and_set() {
+        assert_eq!(replicas_of(&json!({"spec": {"replicas": 4}})).unwrap(), 4);
+        assert_eq!(replicas_of(&json!({"spec": {"replicas": -4}})).unwrap(), -4);
+        assert_eq!(replicas_of(&json!({"metadata": {"name": "a"}})).unwrap(), 0);
         for bad in [json!("3"), json!(2.5), json!(1_i64 << 40)] {
-            let err = replicas_of(&info(), &json!({"spec": {"replicas": bad}}), "a").unwrap_err();
+            let err = replicas_of(&json!({"spec": {"replicas": bad}})).unwrap_err();
             assert_eq!(err.code, 400, "{bad}: {}", err.message);
         }
         assert_eq!(view(&info(), 3).unwrap(), json!({"spec": {"replicas": 3}}));

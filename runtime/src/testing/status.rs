@@ -171,6 +171,15 @@ impl ApiError {
         Self::new(410, "Expired", message)
     }
 
+    /// 500 as the API server wraps an error of its own
+    /// (`NewInternalError`): the message prefixed, and as the one cause.
+    pub(crate) fn internal_error(message: impl Into<String>) -> Self {
+        let message = message.into();
+        let mut err = Self::new(500, "InternalError", format!("Internal error occurred: {message}"));
+        err.details = Some(json!({"causes": [{"message": message}]}));
+        err
+    }
+
     /// 415 for a patch type the fake does not serve where the API server
     /// does (server-side apply to `/scale`).
     pub(crate) fn patch_type_not_served(message: impl Into<String>) -> Self {

@@ -70,6 +70,20 @@ impl Query {
         self.params.get(key).is_some_and(|v| !v.eq_ignore_ascii_case("false") && v != "0")
     }
 
+    /// The manager of a JSON, merge or strategic merge patch, once its
+    /// options are checked as the API server checks `PatchOptions`.
+    fn patch_manager(&self) -> Result<String, ApiError> {
+        ssa::validate_options(
+            "PatchOptions",
+            self.get("fieldManager"),
+            Some(false),
+            self.params.contains_key("force"),
+            self.get("dryRun"),
+            self.get("fieldValidation"),
+        )?;
+        Ok(ssa::manager_of(self.get("fieldManager"), self.user_agent.as_deref()))
+    }
+
     fn dry_run(&self) -> bool {
         self.get("dryRun").is_some()
     }
@@ -651,15 +665,7 @@ impl Store {
         if kind == PatchKind::Apply {
             return self.apply(t, patch, status, q);
         }
-        ssa::validate_options(
-            "PatchOptions",
-            q.get("fieldManager"),
-            Some(false),
-            q.params.contains_key("force"),
-            q.get("dryRun"),
-            q.get("fieldValidation"),
-        )?;
-        let manager = ssa::manager_of(q.get("fieldManager"), q.user_agent.as_deref());
+        let manager = q.patch_manager()?;
         let old = self.existing(t)?;
         let mut patched = apply_patch(kind, &t.info.api_version(), &t.info.kind, &old, patch)?;
         self.decode_patched(&t.info, &mut patched, q)?;
@@ -682,16 +688,16 @@ impl Store {
 
     /// The object's `Scale` (a GET of `/scale`).
     pub(crate) fn get_scale(&self, t: &Target) -> Result<Value, ApiError> {
-        scale::scale_of(&t.info, &self.existing(t)?)
+        scale::scale_of(&t.info, &self.existing(t)?, scale::Missing::Fail)
     }
 
     /// A PUT of a `Scale` to `/scale`.
     pub(crate) fn update_scale(&mut self, t: &Target, body: Value, q: &Query) -> Result<Value, ApiError> {
         let manager = q.manager("UpdateOptions")?;
         named_as_url(t, &body)?;
+        let replicas = scale::replicas_of(&body)?;
         let old = self.existing(t)?;
-        scale::scale_of(&t.info, &old)?;
-        self.write_scale(t, old, &body, &manager, q)
+        self.write_scale(t, old, &body, replicas, &manager, q)
     }
 
     /// A JSON or merge patch of `/scale`: applied to the object's `Scale`,
@@ -709,19 +715,17 @@ impl Store {
                 "the fake API server does not serve server-side apply to /scale: send a JSON or merge patch, or answer it with a reactor",
             ));
         }
-        ssa::validate_options(
-            "PatchOptions",
-            q.get("fieldManager"),
-            Some(false),
-            q.params.contains_key("force"),
-            q.get("dryRun"),
-            q.get("fieldValidation"),
-        )?;
-        let manager = ssa::manager_of(q.get("fieldManager"), q.user_agent.as_deref());
+        let manager = q.patch_manager()?;
         let old = self.existing(t)?;
-        let scale = scale::scale_of(&t.info, &old)?;
+        // Missing replicas stand in as a value no `Scale` can carry: a
+        // patch must set them.
+        let scale = scale::scale_of(&t.info, &old, scale::Missing::Sentinel)?;
         let patched = apply_patch(kind, "autoscaling/v1", "Scale", &scale, patch)?;
-        self.write_scale(t, old, &patched, &manager, q)
+        let replicas = scale::replicas_of(&patched)?;
+        if replicas == scale::SENTINEL {
+            return Err(scale::replicas_empty(&t.info));
+        }
+        self.write_scale(t, old, &patched, replicas, &manager, q)
     }
 
     /// Sets the replicas `scale` asks for in `old` and writes it as an
@@ -732,11 +736,13 @@ impl Store {
         t: &Target,
         old: Value,
         scale: &Value,
+        replicas: i64,
         manager: &str,
         q: &Query,
     ) -> Result<Value, ApiError> {
-        let replicas = scale::replicas_of(&t.info, scale, t.name())?;
-        let before = scale::scale_of(&t.info, &old)?["spec"]["replicas"].as_i64().unwrap_or_default();
+        // The `Scale`'s uid, like its resourceVersion, is a precondition.
+        uid_precondition(t, &old, scale)?;
+        let before = scale::spec_replicas(&t.info, &old)?.unwrap_or_default();
         let mut body = scale::with_replicas(&t.info, old.clone(), replicas)?;
         if let Some(version) = meta_str(scale, "resourceVersion").filter(|v| !v.is_empty()) {
             meta_mut(&mut body)?.insert("resourceVersion".into(), version.into());
@@ -745,7 +751,7 @@ impl Store {
         let views = (scale::view(&t.info, before)?, scale::view(&t.info, replicas)?);
         ssa::track_scale_update(&t.info, &old, &mut new, manager, (&views.0, &views.1));
         let updated = self.commit_update(t, old, new, q)?;
-        scale::scale_of(&t.info, &updated)
+        scale::scale_of(&t.info, &updated, scale::Missing::Fail)
     }
 
     /// Server-side apply: merges the body into the object (creating it if
@@ -1070,12 +1076,19 @@ fn admit(info: &ResourceInfo, name: &str, object: &mut Value, old: Option<&Value
         let causes: Vec<_> = problems.iter().map(cause).collect();
         return Err(ApiError::invalid(info, name, &causes));
     }
-    let Some(schema) = info.validation else { return Ok(()) };
-    let errors = crate::validation::admit(object, old.cloned(), schema);
-    if errors.is_empty() {
+    let errors = match info.validation {
+        Some(schema) => crate::validation::admit(object, old.cloned(), schema),
+        None => Vec::new(),
+    };
+    // After the schema's, the scale subresource's own checks.
+    let scale = scale::validate(info, object);
+    if errors.is_empty() && scale.is_empty() {
         return Ok(());
     }
-    let causes: Vec<(&str, &str, &str)> =
-        errors.iter().map(|e| (e.reason, e.field.as_str(), e.message.as_str())).collect();
+    let causes: Vec<(&str, &str, &str)> = errors
+        .iter()
+        .map(|e| (e.reason, e.field.as_str(), e.message.as_str()))
+        .chain(scale.iter().map(|(reason, field, message)| (*reason, field.as_str(), message.as_str())))
+        .collect();
     Err(ApiError::invalid(info, name, &causes))
 }
