@@ -210,7 +210,11 @@
 //! - Subresources other than `status` and a custom resource's `scale`
 //!   ([`ResourceInfo::with_scale_subresource`]; generated fake clientsets
 //!   give it to the kinds that have one) exist only through reactors, and
-//!   a server-side apply to `/scale` is a 415 here.
+//!   a server-side apply to `/scale` is a 415 here. A `Scale` is read
+//!   after the object is found (a malformed PUT of a missing object is a
+//!   404 here, a 400 on the API server), a patched `Scale` that does not
+//!   decode is a 400 (the API server's 422 at `patch`), and its name and
+//!   namespace are not compared with the URL's.
 //! - Every kind has `metadata.generation`; on the API server only kinds
 //!   whose strategy keeps one do (custom resources, Deployments, ...), not
 //!   e.g. ConfigMaps or Secrets.
