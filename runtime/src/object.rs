@@ -126,13 +126,7 @@ fn with_type_meta(json: &str, err: &serde_json::Error, api_version: &str, kind: 
 /// its text spells (`0.1`), not the `f64` it widens to; an `f64` comes back
 /// exactly (serde_json's `float_roundtrip`).
 pub(crate) fn to_json_value<T: Serialize + ?Sized>(obj: &T) -> serde_json::Result<serde_json::Value> {
-    json_value(&serde_json::to_vec(obj)?)
-}
-
-/// The JSON value of `text` written by serde_json (not generic: compiled
-/// once).
-fn json_value(text: &[u8]) -> serde_json::Result<serde_json::Value> {
-    serde_json::from_slice(text)
+    serde_json::from_slice(&serde_json::to_vec(obj)?)
 }
 
 /// `value` decoded as `T` from its JSON text, for the same reason as

@@ -184,20 +184,10 @@ pub(crate) fn replicas_of(scale: &Value) -> Result<i64, ApiError> {
 /// at the spec replicas path unless they are 0 (Go omits them), for
 /// field ownership.
 pub(crate) fn view(info: &ResourceInfo, replicas: i64) -> Result<Value, ApiError> {
-    let paths = paths(info)?;
-    let names: Vec<&str> = fields(&paths.spec_replicas_path).collect();
     let mut view = json!({});
-    let mut at = &mut view;
-    for (i, field) in names.iter().enumerate() {
-        let last = i + 1 == names.len();
-        if last && replicas == 0 {
-            break;
-        }
-        let value = if last { replicas.into() } else { json!({}) };
-        at = at
-            .as_object_mut()
-            .map(|m| m.entry(field.to_string()).or_insert(value))
-            .ok_or_else(|| ApiError::internal("the scale view is not an object"))?;
+    let (map, last) = replicas_slot(paths(info)?, &mut view)?;
+    if replicas != 0 {
+        map.insert(last.to_owned(), replicas.into());
     }
     Ok(view)
 }
@@ -205,12 +195,22 @@ pub(crate) fn view(info: &ResourceInfo, replicas: i64) -> Result<Value, ApiError
 /// `obj` with `replicas` at the spec replicas path (the objects on the way
 /// made when missing).
 pub(crate) fn with_replicas(info: &ResourceInfo, mut obj: Value, replicas: i64) -> Result<Value, ApiError> {
-    let paths = paths(info)?;
+    let (map, last) = replicas_slot(paths(info)?, &mut obj)?;
+    map.insert(last.to_owned(), replicas.into());
+    Ok(obj)
+}
+
+/// The object in `obj` that holds the spec replicas (made where missing)
+/// and the replicas' field name in it.
+fn replicas_slot<'a, 'p>(
+    paths: &'p ScaleSubresource,
+    obj: &'a mut Value,
+) -> Result<(&'a mut Map<String, Value>, &'p str), ApiError> {
     let names: Vec<&str> = fields(&paths.spec_replicas_path).collect();
     let Some((last, parents)) = names.split_last() else {
         return Err(ApiError::internal("the scale subresource has no spec replicas path"));
     };
-    let mut at = &mut obj;
+    let mut at = obj;
     for field in parents {
         let map = at.as_object_mut().ok_or_else(|| ApiError::internal("the object is not a JSON object"))?;
         let next = map.entry(field.to_string()).or_insert_with(|| Value::Object(Map::new()));
@@ -223,8 +223,7 @@ pub(crate) fn with_replicas(info: &ResourceInfo, mut obj: Value, replicas: i64) 
         at = next;
     }
     let map = at.as_object_mut().ok_or_else(|| ApiError::internal("the object is not a JSON object"))?;
-    map.insert(last.to_string(), replicas.into());
-    Ok(obj)
+    Ok((map, last))
 }
 
 #[cfg(test)]

@@ -282,11 +282,6 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
     let result = match verb {
         "get" if scale => store.get_scale(&target).map(created),
         "update" if scale => body_json().and_then(|b| store.update_scale(&target, b, &query)).map(created),
-        "patch" if scale => match patch_kind {
-            Some(Ok(kind)) => store.patch_scale(&target, kind, body, &query).map(created),
-            Some(Err(err)) => Err(err),
-            None => Err(ApiError::internal("patch without a patch type")),
-        },
         "get" => store.get(&target).map(created),
         "list" => store.list(&target, &query).map(created),
         "create" => body_json().and_then(|b| store.create(&target, b, &query)).map(created),
@@ -294,6 +289,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         "update" => body_json().and_then(|b| store.update(&target, b, &query)),
         // A server-side apply that creates the object answers 201.
         "patch" => match patch_kind {
+            Some(Ok(kind)) if scale => store.patch_scale(&target, kind, body, &query).map(created),
             Some(Ok(kind)) => store.patch(&target, kind, body, status, &query),
             Some(Err(err)) => Err(err),
             None => Err(ApiError::internal("patch without a patch type")),
