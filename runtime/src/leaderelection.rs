@@ -258,7 +258,7 @@ impl LeaderElector {
         }
         let last = self.observed.lock().unwrap_or_else(PoisonError::into_inner).at;
         match last {
-            Some(at) if at.elapsed() > self.config.lease_duration + max_tolerable_expired => {
+            Some(at) if at.elapsed() > self.config.lease_duration.saturating_add(max_tolerable_expired) => {
                 Err(Error::NotRenewed(self.config.lease_name.clone()))
             }
             _ => Ok(()),
@@ -311,14 +311,17 @@ impl LeaderElector {
         let (lost_tx, lost_rx) = watch::channel(false);
         let task = lead(Leading { lost: lost_rx });
         tokio::pin!(task);
-        let mut last_renew = Instant::now();
-        let mut renewal_sent = last_renew;
+        // client-go's renew loop: a round of attempts, `retry_period`
+        // apart, starts `retry_period` after the last success and has
+        // `renew_deadline` to succeed, counted from its first attempt. A
+        // renewal runs beside `lead` and `stop`, never longer than what is
+        // left of its round: a request the server never answers must not
+        // keep this candidate leading after others may have taken the Lease
+        // (client-go's RenewDeadline context); a slow one that is answered
+        // in time costs nothing.
+        let mut round_started: Option<Instant> = None;
         let mut outcome = None;
         let mut task_done = false;
-        // A renewal runs beside `lead` and `stop`, never longer than what is
-        // left of the renew deadline: a request the server never answers
-        // must not keep this candidate leading after others may have taken
-        // the Lease (client-go's RenewDeadline context).
         let mut next_renew = tokio::time::Instant::now() + self.config.retry_period;
         let mut renewal: Option<std::pin::Pin<Box<dyn Future<Output = bool> + Send + '_>>> = None;
         // Told to stop, the leader keeps renewing until `lead` has returned:
@@ -340,8 +343,8 @@ impl LeaderElector {
                     let _ = lost_tx.send(true);
                 }
                 () = tokio::time::sleep_until(next_renew), if renewing && idle => {
-                    let budget = self.config.renew_deadline.saturating_sub(last_renew.elapsed());
-                    renewal_sent = Instant::now();
+                    let round = *round_started.get_or_insert_with(Instant::now);
+                    let budget = self.config.renew_deadline.saturating_sub(round.elapsed());
                     renewal = Some(Box::pin(async move {
                         tokio::time::timeout(budget, self.try_acquire_or_renew()).await.unwrap_or(false)
                     }));
@@ -354,11 +357,10 @@ impl LeaderElector {
                 }, if renewing && !idle => {
                     renewal = None;
                     next_renew = tokio::time::Instant::now() + self.config.retry_period;
+                    let round_over = round_started.is_none_or(|round| round.elapsed() >= self.config.renew_deadline);
                     if renewed {
-                        // Others count the Lease's duration from when they
-                        // see the write, which is no earlier than this.
-                        last_renew = renewal_sent;
-                    } else if last_renew.elapsed() >= self.config.renew_deadline || !self.holds_per_observation() {
+                        round_started = None;
+                    } else if round_over || !self.holds_per_observation() {
                         tracing::warn!(lease = %self.config.lease_name, identity = %self.config.identity, "leadership lost: the lease was not renewed in time");
                         self.set_leading(false);
                         *self.lost_while_leading.lock().unwrap_or_else(PoisonError::into_inner) = !task_done;
@@ -928,11 +930,13 @@ mod tests {
     }
 
     /// The fake server, except that once `stall` is set a `PUT` (a Lease
-    /// renewal) is never answered: a black-holed connection.
+    /// renewal) is never answered (a black-holed connection), or with a
+    /// `delay` answered that much later (a slow server).
     #[derive(Clone)]
     struct Stalling {
         inner: crate::testing::FakeApiService,
         stall: Arc<AtomicBool>,
+        delay: Option<Duration>,
     }
 
     impl tower::Service<http::Request<kube::client::Body>> for Stalling {
@@ -946,7 +950,12 @@ mod tests {
 
         fn call(&mut self, req: http::Request<kube::client::Body>) -> Self::Future {
             if self.stall.load(Ordering::SeqCst) && req.method() == http::Method::PUT {
-                return Box::pin(std::future::pending());
+                let Some(delay) = self.delay else { return Box::pin(std::future::pending()) };
+                let mut inner = self.inner.clone();
+                return Box::pin(async move {
+                    tokio::time::sleep(delay).await;
+                    inner.call(req).await
+                });
             }
             self.inner.call(req)
         }
@@ -957,7 +966,7 @@ mod tests {
         let server = FakeApiServer::new();
         server.register::<Lease>();
         let stall = Arc::new(AtomicBool::new(false));
-        let client = kube::Client::new(Stalling { inner: server.service(), stall: stall.clone() }, "default");
+        let client = kube::Client::new(Stalling { inner: server.service(), stall: stall.clone(), delay: None }, "default");
         let a = LeaderElector::new(client, config("a")).unwrap();
         let outcome = a
             .run(std::future::pending(), |mut leading| async move {
@@ -998,7 +1007,7 @@ mod tests {
         };
         Api::<Lease>::namespaced(server.client(), "default").create(&PostParams::default(), &lease).await.unwrap();
         let stall = Arc::new(AtomicBool::new(true));
-        let client = kube::Client::new(Stalling { inner: server.service(), stall }, "default");
+        let client = kube::Client::new(Stalling { inner: server.service(), stall, delay: None }, "default");
         let a = LeaderElector::new(client, config("a")).unwrap();
         let since = Instant::now();
         let outcome = tokio::time::timeout(
@@ -1009,6 +1018,29 @@ mod tests {
         .expect("stop waited for the hanging request");
         assert_eq!(outcome.unwrap(), Outcome::NeverLed);
         assert!(since.elapsed() < Duration::from_millis(2500), "{:?}", since.elapsed());
+    }
+
+    /// Renewals that each take 300 ms of a 500 ms renew deadline are all
+    /// in time: each round of attempts has the whole deadline, counted from
+    /// its first attempt (client-go's), not from the last success's send,
+    /// which left the second slow renewal 100 ms.
+    #[tokio::test]
+    async fn slow_renewals_answered_within_the_renew_deadline_keep_the_lease() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let stall = Arc::new(AtomicBool::new(false));
+        let slow = Stalling { inner: server.service(), stall: stall.clone(), delay: Some(Duration::from_millis(300)) };
+        let a = LeaderElector::new(kube::Client::new(slow, "default"), config("a")).unwrap();
+        let outcome = a
+            .run(tokio::time::sleep(Duration::from_millis(2500)), |mut leading| async move {
+                stall.store(true, Ordering::SeqCst);
+                // Over when the Lease is lost, or at the stop.
+                leading.lost().await;
+            })
+            .await
+            .unwrap();
+        assert_eq!(outcome, Outcome::Stopped, "leadership lost to slow renewals");
+        assert_eq!(holder(&server).as_deref(), Some(""), "released when stopped");
     }
 
     #[tokio::test]
