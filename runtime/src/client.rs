@@ -391,7 +391,7 @@ impl<K: Object> TypedClient<K> {
     // client of a namespaced kind, one for the object's namespace.
     fn request_for(&self, obj: &K) -> kube::core::Request {
         match self.namespace_for(obj) {
-            Some(ns) => kube::core::Request::new(K::url_path(&(), Some(ns))),
+            Some(ns) => kube::core::Request::new(K::url_path(&(), Some(&segment(ns)))),
             None => self.request(),
         }
     }
@@ -426,7 +426,7 @@ impl<K: Object> TypedClient<K> {
     pub async fn update(&self, obj: &K, opts: &UpdateOptions) -> Result<K> {
         let name = Self::name_of(obj)?;
         let body = serde_json::to_vec(obj)?;
-        let request = self.request_for(obj).replace(&name, &opts.into(), body).map_err(build_error)?;
+        let request = self.request_for(obj).replace(&segment(&name), &opts.into(), body).map_err(build_error)?;
         self.send(request, "replace", Some(&name), opts.field_validation).await
     }
 
@@ -435,8 +435,10 @@ impl<K: Object> TypedClient<K> {
     pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K> {
         let name = Self::name_of(obj)?;
         let body = serde_json::to_vec(obj)?;
-        let request =
-            self.request_for(obj).replace_subresource("status", &name, &opts.into(), body).map_err(build_error)?;
+        let request = self
+            .request_for(obj)
+            .replace_subresource("status", &segment(&name), &opts.into(), body)
+            .map_err(build_error)?;
         self.send(request, "replace_status", Some(&name), opts.field_validation).await
     }
 
@@ -500,7 +502,7 @@ impl<K: Object> TypedClient<K> {
         // The answer (the object, or a Status) is not decoded, as client-go
         // does not: an object of a newer version that does not decode into
         // `K` is deleted all the same.
-        let request = self.request().delete(name, &opts.into()).map_err(build_error)?;
+        let request = self.request().delete(&segment(name), &opts.into()).map_err(build_error)?;
         self.call(request, "delete", Some(name)).await?;
         Ok(())
     }
@@ -529,7 +531,7 @@ impl<K: Object> TypedClient<K> {
 
     /// Reads the object `name`.
     pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<K> {
-        let request = self.request().get(name, &opts.into()).map_err(build_error)?;
+        let request = self.request().get(&segment(name), &opts.into()).map_err(build_error)?;
         self.call_json(request, "get", Some(name)).await
     }
 
@@ -607,7 +609,8 @@ impl<K: Object> TypedClient<K> {
 
     /// Patches the object `name`.
     pub async fn patch(&self, name: &str, patch: &PatchType, opts: &PatchOptions) -> Result<K> {
-        let request = self.request().patch(name, &opts.to_params(patch), &patch.to_kube()).map_err(build_error)?;
+        let request =
+            self.request().patch(&segment(name), &opts.to_params(patch), &patch.to_kube()).map_err(build_error)?;
         self.call_json(request, "patch", Some(name)).await
     }
 
@@ -615,7 +618,7 @@ impl<K: Object> TypedClient<K> {
     pub async fn patch_status(&self, name: &str, patch: &PatchType, opts: &PatchOptions) -> Result<K> {
         let request = self
             .request()
-            .patch_subresource("status", name, &opts.to_params(patch), &patch.to_kube())
+            .patch_subresource("status", &segment(name), &opts.to_params(patch), &patch.to_kube())
             .map_err(build_error)?;
         self.call_json(request, "patch_status", Some(name)).await
     }
@@ -626,7 +629,8 @@ impl<K: Object> TypedClient<K> {
     /// set `metadata.resourceVersion` acts as a precondition.
     pub async fn apply(&self, name: &str, obj: &K, opts: &ApplyOptions) -> Result<K> {
         let (params, body) = Self::apply_request(name, obj, opts)?;
-        let request = self.request_for(obj).patch(name, &params, &Patch::Apply(&body)).map_err(build_error)?;
+        let request =
+            self.request_for(obj).patch(&segment(name), &params, &Patch::Apply(&body)).map_err(build_error)?;
         self.call_json(request, "apply", Some(name)).await
     }
 
@@ -636,7 +640,7 @@ impl<K: Object> TypedClient<K> {
         let (params, body) = Self::apply_request(name, obj, opts)?;
         let request = self
             .request_for(obj)
-            .patch_subresource("status", name, &params, &Patch::Apply(&body))
+            .patch_subresource("status", &segment(name), &params, &Patch::Apply(&body))
             .map_err(build_error)?;
         self.call_json(request, "apply_status", Some(name)).await
     }
@@ -652,7 +656,7 @@ impl<K: Object> TypedClient<K> {
         opts: &ApplyOptions,
     ) -> Result<K> {
         let (request, name, params, body) = self.configuration_request(ac, opts)?;
-        let request = request.patch(&name, &params, &Patch::Apply(&body)).map_err(build_error)?;
+        let request = request.patch(&segment(&name), &params, &Patch::Apply(&body)).map_err(build_error)?;
         self.call_json(request, "apply", Some(&name)).await
     }
 
@@ -665,7 +669,8 @@ impl<K: Object> TypedClient<K> {
         opts: &ApplyOptions,
     ) -> Result<K> {
         let (request, name, params, body) = self.configuration_request(ac, opts)?;
-        let request = request.patch_subresource("status", &name, &params, &Patch::Apply(&body)).map_err(build_error)?;
+        let request =
+            request.patch_subresource("status", &segment(&name), &params, &Patch::Apply(&body)).map_err(build_error)?;
         self.call_json(request, "apply_status", Some(&name)).await
     }
 
@@ -684,7 +689,7 @@ impl<K: Object> TypedClient<K> {
                     "the {kind} apply configuration is for namespace {own:?}, the client for {client:?}"
                 )));
             }
-            (None, Some(own)) if K::NAMESPACED => kube::core::Request::new(K::url_path(&(), Some(own))),
+            (None, Some(own)) if K::NAMESPACED => kube::core::Request::new(K::url_path(&(), Some(&segment(own)))),
             _ => self.request(),
         };
         let params = opts.to_params()?;
@@ -702,7 +707,7 @@ impl<K: Object> TypedClient<K> {
 
     /// Reads subresource `subresource` (e.g. `scale`) of the object `name`.
     pub async fn get_subresource<S: DeserializeOwned>(&self, subresource: &str, name: &str) -> Result<S> {
-        let req = self.request().get_subresource(subresource, name).map_err(build_error)?;
+        let req = self.request().get_subresource(&segment(subresource), &segment(name)).map_err(build_error)?;
         self.call_json(req, "get_subresource", Some(name)).await
     }
 
@@ -715,7 +720,10 @@ impl<K: Object> TypedClient<K> {
         opts: &UpdateOptions,
     ) -> Result<S> {
         let body = serde_json::to_vec(value)?;
-        let req = self.request().replace_subresource(subresource, name, &opts.into(), body).map_err(build_error)?;
+        let req = self
+            .request()
+            .replace_subresource(&segment(subresource), &segment(name), &opts.into(), body)
+            .map_err(build_error)?;
         self.call_json(with_field_validation(req, opts.field_validation), "replace_subresource", Some(name)).await
     }
 
@@ -730,7 +738,7 @@ impl<K: Object> TypedClient<K> {
     ) -> Result<S> {
         let request = self
             .request()
-            .patch_subresource(subresource, name, &opts.to_params(patch), &patch.to_kube())
+            .patch_subresource(&segment(subresource), &segment(name), &opts.to_params(patch), &patch.to_kube())
             .map_err(build_error)?;
         self.call_json(request, "patch_subresource", Some(name)).await
     }
@@ -746,13 +754,37 @@ impl<K: Object> TypedClient<K> {
         opts: &CreateOptions,
     ) -> Result<S> {
         let body = serde_json::to_vec(value)?;
-        let req = self.request().create_subresource(subresource, name, &opts.into(), body).map_err(build_error)?;
+        let req = self
+            .request()
+            .create_subresource(&segment(subresource), &segment(name), &opts.into(), body)
+            .map_err(build_error)?;
         self.call_json(with_field_validation(req, opts.field_validation), "create_subresource", Some(name)).await
     }
 
     fn request(&self) -> kube::core::Request {
-        kube::core::Request::new(K::url_path(&(), self.namespace.as_deref()))
+        kube::core::Request::new(K::url_path(&(), self.namespace.as_deref().map(segment).as_deref()))
     }
+}
+
+/// `text` percent-encoded as one segment of a URL path, as client-go's
+/// `rest.Request` writes names and namespaces (Go's `url.PathEscape` rules,
+/// `/` escaped too): kube pastes them into the URL as they are, where a
+/// `#` or `?` in a name (legal in RBAC kinds' names) would cut the path and
+/// address another object (`team#x` → `team`), without the query.
+fn segment(text: &str) -> Cow<'_, str> {
+    let keep = |b: u8| b.is_ascii_alphanumeric() || b"-_.~$&+,:;=@".contains(&b);
+    if text.bytes().all(keep) {
+        return Cow::Borrowed(text);
+    }
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for b in text.bytes() {
+        if keep(b) {
+            escaped.push(char::from(b));
+        } else {
+            escaped.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Cow::Owned(escaped)
 }
 
 /// client-go's checks of a name and namespace before they go into a URL
@@ -994,6 +1026,55 @@ mod tests {
         .expect("list_all pages forever");
         let err = listed.expect_err("a repeated token is an error");
         assert!(err.to_string().contains("the same token"), "{err}");
+    }
+
+    /// Names (and namespaces and subresources) go into the URL
+    /// percent-encoded, as client-go's: `#` and `?` are legal in an RBAC
+    /// kind's name, and pasted as they are they cut the path, so that the
+    /// request reached `team` without its query (a dry-run patch became a
+    /// real one).
+    #[tokio::test]
+    async fn names_are_escaped_as_one_path_segment() {
+        use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let service = tower::service_fn(move |req: http::Request<kube::client::Body>| {
+            let query = req.uri().query().unwrap_or_default().split('&').filter(|p| !p.is_empty()).collect::<Vec<_>>();
+            record.lock().unwrap().push(format!("{} {}", req.uri().path(), query.join("&")));
+            async move {
+                let status = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}"#;
+                Ok::<_, std::convert::Infallible>(
+                    http::Response::builder()
+                        .status(404)
+                        .header(http::header::CONTENT_TYPE, "application/json")
+                        .body(kube::client::Body::from(status.as_bytes().to_vec()))
+                        .unwrap(),
+                )
+            }
+        });
+        let client = Client::new(service, "default");
+        let roles = TypedClient::<ClusterRole>::new(client.clone(), None);
+        let dry_run = PatchOptions { dry_run: true, ..Default::default() };
+        let merge = PatchType::Merge(serde_json::json!({"metadata": {"labels": {"a": "b"}}}));
+        assert!(roles.patch("team#x", &merge, &dry_run).await.unwrap_err().is_not_found());
+        assert!(roles.get("team?x", &GetOptions::default()).await.unwrap_err().is_not_found());
+        assert!(roles.delete("a b", &DeleteOptions::default()).await.unwrap_err().is_not_found());
+        let scale = roles.get_subresource::<serde_json::Value>("sc#ale", "ü").await.unwrap_err();
+        assert!(scale.is_not_found());
+        let namespaced = TypedClient::<Role>::new(client, Some("ns#1"));
+        assert!(namespaced.get("r", &GetOptions::default()).await.unwrap_err().is_not_found());
+        let seen = seen.lock().unwrap().clone();
+        let roles = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+        assert_eq!(
+            seen,
+            [
+                format!("{roles}/team%23x dryRun=All"),
+                format!("{roles}/team%3Fx "),
+                format!("{roles}/a%20b "),
+                format!("{roles}/%C3%BC/sc%23ale "),
+                "/apis/rbac.authorization.k8s.io/v1/namespaces/ns%231/roles/r ".to_owned(),
+            ]
+        );
     }
 
     /// A kube client whose every request is answered with `code`, an
