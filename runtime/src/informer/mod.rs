@@ -1,9 +1,9 @@
 //! client-go's `SharedIndexInformer`: one watch per type feeding a local
 //! [`Indexer`] and any number of event handlers, on top of kube's `watcher`.
 //!
-//! kube's [`watcher()`] does the list, watch, relist and bookmarks; the
-//! [`default_backoff`](kube::runtime::WatchStreamExt::default_backoff) paces
-//! retries. The informer turns its events into cache writes and handler
+//! kube's [`watcher()`] does the list, watch, relist and bookmarks; a
+//! backoff like client-go's reflector's (0.8 s doubling to 30 s, reset
+//! after two minutes without a failure) paces retries. The informer turns its events into cache writes and handler
 //! notifications with client-go's semantics: a relist (`Init`, `InitApply`…,
 //! `InitDone`) replaces the cache atomically, objects that vanished meanwhile
 //! are reported as [`DeletedFinalStateUnknown`] tombstones, and
@@ -502,7 +502,7 @@ impl Shared {
                 // Built here, inside the runtime, which the client's buffer
                 // task needs.
                 let namespace = api.namespace().map(str::to_owned);
-                let client = short_watch::pace_short_watches(api.into_client());
+                let (client, heard) = short_watch::pace_short_watches(api.into_client());
                 let api = match namespace {
                     Some(ns) => Api::<Item>::namespaced_with(client, &ns, &resource),
                     None => Api::<Item>::all_with(client, &resource),
@@ -510,7 +510,8 @@ impl Shared {
                 let streaming = config.initial_list_strategy == watcher::InitialListStrategy::StreamingList;
                 let open = move |strategy: watcher::InitialListStrategy| {
                     let config = watcher::Config { initial_list_strategy: strategy, ..config.clone() };
-                    Decoding::new(watcher(api.clone(), config).default_backoff().boxed(), decode.clone()).boxed()
+                    let events = watcher(api.clone(), config).backoff(short_watch::ReflectorBackoff::default());
+                    Decoding::new(events.boxed(), decode.clone()).boxed()
                 };
                 let strategy = if streaming {
                     watcher::InitialListStrategy::StreamingList
@@ -521,12 +522,13 @@ impl Shared {
                     events: open(strategy),
                     reopen: Some(Box::new(open)),
                     idle_timeout: self.watch_idle_timeout,
+                    heard: Some(heard),
                     streaming,
                     listed: false,
                 }
             }
             Source::Stream(events) => {
-                Watch { events, reopen: None, idle_timeout: None, streaming: false, listed: false }
+                Watch { events, reopen: None, idle_timeout: None, heard: None, streaming: false, listed: false }
             }
         };
         lock(&self.processor).start(runtime.clone());
@@ -743,8 +745,10 @@ async fn run(shared: Weak<Shared>, resync_changed: Arc<Notify>, mut watch: Watch
     let mut last_heard = Instant::now();
     loop {
         // An idle timeout beyond the clock's range is none.
-        let idle_deadline =
-            watch.idle_timeout.filter(|_| watch.reopen.is_some()).and_then(|idle| last_heard.checked_add(idle));
+        let idle_deadline = watch
+            .idle_timeout
+            .filter(|_| watch.reopen.is_some())
+            .and_then(|idle| watch.quiet_since(last_heard).checked_add(idle));
         let Some(next_resync) = shared.upgrade().map(|shared| shared.next_resync()) else {
             return;
         };
@@ -757,9 +761,14 @@ async fn run(shared: Weak<Shared>, resync_changed: Arc<Notify>, mut watch: Watch
                 shared.resync();
             }
             () = sleep_until(idle_deadline), if idle_deadline.is_some() && !events_done => {
+                let idle = watch.idle_timeout.unwrap_or_default();
+                if watch.quiet_since(last_heard).elapsed() < idle {
+                    // Heard from meanwhile (a bookmark, a watch started
+                    // again): not idle.
+                    continue;
+                }
                 let Some(shared) = shared.upgrade() else { return };
                 let Some(reopen) = &watch.reopen else { continue };
-                let idle = watch.idle_timeout.unwrap_or_default();
                 tracing::warn!(kind = %shared.kind, "the watch delivered nothing for {idle:?}; taking the connection for dead and starting again");
                 let silent = <serde_json::Error as serde::de::Error>::custom(format!(
                     "no event, bookmark or error for {idle:?}; the watch is started again with a relist"
@@ -854,6 +863,10 @@ struct Watch {
     /// informer over an `Api`).
     reopen: Option<Box<dyn Fn(watcher::InitialListStrategy) -> ItemEventStream + Send>>,
     idle_timeout: Option<Duration>,
+    /// When the server was last heard from, below kube's watcher (which
+    /// keeps bookmarks to itself): a watch is idle only when this and the
+    /// events are older than `idle_timeout`.
+    heard: Option<short_watch::Heard>,
     /// The initial list comes as a watch (`sendInitialEvents`); falls back
     /// to paged lists when the server refuses it.
     streaming: bool,
@@ -862,6 +875,12 @@ struct Watch {
 }
 
 impl Watch {
+    /// Since when neither an event (`last_event`) nor anything else from
+    /// the server has come.
+    fn quiet_since(&self, last_event: Instant) -> Instant {
+        self.heard.as_ref().map_or(last_event, |heard| heard.last().max(last_event))
+    }
+
     fn strategy(&self) -> watcher::InitialListStrategy {
         if self.streaming {
             watcher::InitialListStrategy::StreamingList

@@ -8,7 +8,12 @@
 //! a proxy) that ends every watch at once would be asked again in a tight
 //! loop. The informer's client goes through [`pace_short_watches`], which
 //! waits as client-go's reflector does before a watch that follows such a
-//! watch.
+//! watch, and notes when the server was last heard from ([`Heard`]): kube's
+//! watcher keeps bookmarks and the ends of watches to itself, so the
+//! informer's idle timeout could not tell a quiet watch from a dead one by
+//! the events it gets.
+//!
+//! [`ReflectorBackoff`] paces what follows a failed list or watch.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,6 +24,7 @@ use bytes::Bytes;
 use http::{Method, Request};
 use http_body::Frame;
 use kube::client::Body;
+use kube::runtime::watcher;
 use tokio::time::Instant;
 
 /// A watch shorter than this without an event is "very short".
@@ -79,14 +85,19 @@ fn is_watch(request: &Request<Body>) -> bool {
 /// `client`, waiting before a watch as client-go's reflector waits after a
 /// very short watch (see the [module](self)). Other requests pass as they
 /// are.
-pub(crate) fn pace_short_watches(client: kube::Client) -> kube::Client {
+/// Also answers when the server was last heard from through it.
+pub(crate) fn pace_short_watches(client: kube::Client) -> (kube::Client, Heard) {
     let namespace = client.default_namespace().to_owned();
     let pace: Shared = Arc::default();
+    let heard = Heard(Arc::new(Mutex::new(Instant::now())));
+    let heard_here = heard.clone();
     let service = tower::service_fn(move |request: Request<Body>| {
-        let (client, pace) = (client.clone(), pace.clone());
+        let (client, pace, heard) = (client.clone(), pace.clone(), heard_here.clone());
         async move {
             if !is_watch(&request) {
-                return client.send(request).await.map(|r| r.map(|body| Watched { body, watch: None }));
+                let response = client.send(request).await?;
+                heard.touch();
+                return Ok(response.map(|body| Watched { body, heard, watch: None }));
             }
             let pause = lock(&pace).pause(Instant::now());
             if !pause.is_zero() {
@@ -95,16 +106,35 @@ pub(crate) fn pace_short_watches(client: kube::Client) -> kube::Client {
             }
             let started = Instant::now();
             let response = client.send(request).await?;
-            Ok::<_, kube::Error>(response.map(|body| Watched { body, watch: Some((pace, started, false)) }))
+            heard.touch();
+            Ok::<_, kube::Error>(response.map(|body| Watched { body, heard, watch: Some((pace, started, false)) }))
         }
     });
-    kube::Client::new(service, namespace)
+    (kube::Client::new(service, namespace), heard)
 }
 
-/// A response body, and for a watch: the pace, when it started and
-/// whether an event came.
+/// When a client made by [`pace_short_watches`] last heard from the server:
+/// a response's head, a frame of its body (a watch's events and bookmarks)
+/// or its end.
+#[derive(Clone, Debug)]
+pub(crate) struct Heard(Arc<Mutex<Instant>>);
+
+impl Heard {
+    fn touch(&self) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    /// The last time the server was heard from.
+    pub(crate) fn last(&self) -> Instant {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A response body, the clock of when the server was heard from, and for
+/// a watch: the pace, when it started and whether an event came.
 struct Watched {
     body: Body,
+    heard: Heard,
     watch: Option<(Shared, Instant, bool)>,
 }
 
@@ -115,6 +145,9 @@ impl http_body::Body for Watched {
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, kube::Error>>> {
         let this = &mut *self;
         let polled = Pin::new(&mut this.body).poll_frame(cx);
+        if matches!(polled, Poll::Ready(Some(Ok(_)) | None)) {
+            this.heard.touch();
+        }
         if let Some((pace, started, seen)) = &mut this.watch {
             match &polled {
                 Poll::Ready(Some(Ok(frame))) if frame.data_ref().is_some_and(|d| !d.is_empty()) && !*seen => {
@@ -140,6 +173,28 @@ impl http_body::Body for Watched {
     fn size_hint(&self) -> http_body::SizeHint {
         self.body.size_hint()
     }
+}
+
+/// kube's [`DefaultBackoff`](watcher::DefaultBackoff) for the informer's
+/// watcher (0.8 s, doubled up to 30 s, jittered, back to 0.8 s after two
+/// minutes without a failure: client-go's reflector backoff), except that
+/// events do not reset it. kube's watcher yields `Init` before each list, so
+/// with its reset a list that fails every time (no RBAC for it, a CRD not
+/// installed, an overloaded server) was sent again about every second,
+/// forever; client-go's waits up to 30 s.
+#[derive(Default)]
+pub(crate) struct ReflectorBackoff(watcher::DefaultBackoff);
+
+impl Iterator for ReflectorBackoff {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        self.0.next()
+    }
+}
+
+impl kube::runtime::utils::Backoff for ReflectorBackoff {
+    fn reset(&mut self) {}
 }
 
 #[cfg(test)]

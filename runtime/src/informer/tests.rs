@@ -925,3 +925,51 @@ async fn watches_that_end_at_once_are_paced() {
     informer.shutdown().await;
     assert!((2..=3).contains(&watches), "{watches} watches in 2 s");
 }
+
+/// A quiet watch that the server keeps alive with bookmarks is not idle:
+/// kube's watcher keeps bookmarks to itself, and the informer hears them
+/// below it (it listed again at every idle timeout before). A silent watch
+/// is taken for dead and started again, with a list.
+#[tokio::test]
+async fn bookmarks_keep_a_quiet_watch_from_the_idle_timeout() {
+    let server = crate::testing::FakeApiServer::new();
+    server.seed([cm("stored", 0)]).unwrap();
+    let watch = crate::testing::FakeWatch::new();
+    server.prepend_watch_reactor("configmaps", &watch);
+    let config =
+        InformerConfig::<ConfigMap> { watch_idle_timeout: Some(Duration::from_millis(600)), ..Default::default() };
+    let informer = SharedIndexInformer::new(Api::<ConfigMap>::namespaced(server.client(), "default"), config);
+    informer.start();
+    assert!(synced(&[&informer]).await);
+    let lists = || server.actions().iter().filter(|a| a.verb == "list").count();
+    for _ in 0..10 {
+        watch.bookmark("v1", "ConfigMap", "5");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(lists(), 1, "listed again while bookmarks came");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(lists() > 1, "a silent watch was not started again");
+    informer.shutdown().await;
+}
+
+/// A list that fails every time is tried again after 0.8 s, 1.6 s, 3.2 s,
+/// ... up to 30 s (each up to twice that with jitter), as client-go's
+/// reflector does: not every second, which kube's backoff came to, reset
+/// by the `Init` its watcher yields before each list.
+#[tokio::test(start_paused = true)]
+async fn a_list_that_keeps_failing_backs_off_exponentially() {
+    let server = crate::testing::FakeApiServer::new();
+    server.register::<ConfigMap>();
+    server.prepend_reactor("list", "configmaps", |_| {
+        Some(Err(kube::core::Status::failure("etcd is gone", "InternalError").with_code(500).boxed()))
+    });
+    let informer =
+        SharedIndexInformer::new(Api::<ConfigMap>::namespaced(server.client(), "default"), InformerConfig::default());
+    informer.start();
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let lists = server.actions().iter().filter(|a| a.verb == "list").count();
+    informer.shutdown().await;
+    // Lists at 0 s, then at least 0.8, 2.4, 5.6 and 12 s: 5 in 20 s (kube's
+    // reset backoff: at least 13).
+    assert!((3..=5).contains(&lists), "{lists} lists in 20 s");
+}
