@@ -603,7 +603,7 @@ impl<K: Object> TypedClient<K> {
     /// an expired version arrives as a `WatchEvent::Error` with code 410.
     pub async fn watch(&self, opts: &ListOptions) -> Result<BoxStream<'static, Result<WatchEvent<K>>>> {
         check_path(self.namespace.as_deref(), None)?;
-        let events = watch_raw(&self.client, self.request(), opts).await?;
+        let events = watch_raw(&self.client, self.request(), opts, &K::group(&()), &K::plural(&())).await?;
         Ok(events.map(|event| event.and_then(typed_event::<K>)).boxed())
     }
 
@@ -957,11 +957,101 @@ async fn watch_raw(
     client: &Client,
     request: kube::core::Request,
     opts: &ListOptions,
+    group: &str,
+    resource: &str,
 ) -> Result<BoxStream<'static, Result<WatchEvent<Box<RawValue>>>>> {
     let version = opts.resource_version.clone().unwrap_or_default();
-    let request = request.watch(&opts.into(), &version).map_err(build_error)?;
-    let events = client.request_events::<Box<RawValue>>(request).await?;
-    Ok(events.map(|event| event.map_err(Error::from)).boxed())
+    let mut request = request.watch(&opts.into(), &version).map_err(build_error)?;
+    request.extensions_mut().insert("watch");
+    // As kube's `request_events`: the API server gzips a watch one member
+    // per event, and the client's decompression reads only the first.
+    request.headers_mut().entry(http::header::ACCEPT_ENCODING).or_insert(http::HeaderValue::from_static("identity"));
+    let method = request.method().clone();
+    let response = client.send(request.map(kube::client::Body::from)).await?;
+    let (parts, body) = response.into_parts();
+    let code = parts.status.as_u16();
+    // A watch that does not start fails as any other request does
+    // (`call`): kube's `request_events` read a body that is no `Status` as
+    // a Status of code 0 and dropped `Retry-After`.
+    if !(200..=206).contains(&code) {
+        let body = body.collect_bytes().await?;
+        let target = crate::error::Target { method: &method, group, resource, name: None };
+        return Err(crate::error::from_response(target, code, &parts.headers, &body));
+    }
+    Ok(watch_events(body))
+}
+
+/// The events of a watch's body, one JSON object per line (as kube's
+/// `request_events` reads them): a line that is a `Status` instead is that
+/// error; the body cut off mid-stream (an unexpected EOF) ends the events,
+/// to be watched again from the last version, and so does a partial last
+/// line.
+fn watch_events(body: kube::client::Body) -> BoxStream<'static, Result<WatchEvent<Box<RawValue>>>> {
+    struct Lines {
+        body: std::pin::Pin<Box<kube::client::Body>>,
+        buf: Vec<u8>,
+        done: bool,
+    }
+    let lines = Lines { body: Box::pin(body), buf: Vec::new(), done: false };
+    futures::stream::unfold(lines, |mut lines| async move {
+        loop {
+            if let Some(end) = lines.buf.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = lines.buf.drain(..=end).collect();
+                if line.trim_ascii().is_empty() {
+                    continue;
+                }
+                return Some((watch_line(&line), lines));
+            }
+            if lines.done {
+                return None;
+            }
+            match std::future::poll_fn(|cx| http_body::Body::poll_frame(lines.body.as_mut(), cx)).await {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        lines.buf.extend_from_slice(&data);
+                    }
+                }
+                Some(Err(err)) => {
+                    lines.done = true;
+                    lines.buf.clear();
+                    if !cut_off(&err) {
+                        return Some((Err(Error::Kube(err)), lines));
+                    }
+                    tracing::debug!("the watch was cut off: {err}");
+                }
+                None => {
+                    lines.done = true;
+                    lines.buf.clear();
+                }
+            }
+        }
+    })
+    .boxed()
+}
+
+/// One line of a watch: an event, or the `Status` of a failure.
+fn watch_line(line: &[u8]) -> Result<WatchEvent<Box<RawValue>>> {
+    serde_json::from_slice::<WatchEvent<Box<RawValue>>>(line).map_err(|err| {
+        match serde_json::from_slice::<kube::core::Status>(line) {
+            Ok(status) => Error::from(kube::Error::Api(status.boxed())),
+            Err(_) => Error::from(kube::Error::SerdeError(err)),
+        }
+    })
+}
+
+/// Whether reading a watch's body failed because the connection ended
+/// mid-stream (an unexpected EOF, also as the chunked decoder words it).
+fn cut_off(err: &kube::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
+            || e.to_string().contains("unexpected EOF")
+        {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// A watch event of `K` from one with the object as JSON text.
@@ -1075,6 +1165,46 @@ mod tests {
                 "/apis/rbac.authorization.k8s.io/v1/namespaces/ns%231/roles/r ".to_owned(),
             ]
         );
+    }
+
+    /// A watch that does not start is the error any other request makes of
+    /// the answer: kube's `request_events` made a JSON body that is no
+    /// `Status` a Status of code 0 and dropped `Retry-After`.
+    #[tokio::test]
+    async fn a_watch_that_does_not_start_fails_as_other_requests_do() {
+        let watch = |client| async move {
+            match TypedClient::<ConfigMap>::new(client, Some("default")).watch(&ListOptions::default()).await {
+                Ok(_) => panic!("the watch started"),
+                Err(err) => err,
+            }
+        };
+        let err = watch(answering(403, Some("application/json"), None, r#"{"error": "denied by the proxy"}"#)).await;
+        assert!(err.is_forbidden(), "{err:?}");
+        assert_eq!(err.code(), Some(403));
+        let err = watch(answering(429, Some("text/plain"), Some("7"), "slow down")).await;
+        assert_eq!((err.code(), err.suggests_client_delay()), (Some(429), Some(7)), "{err:?}");
+    }
+
+    /// A watch's body is read line by line: events, a bare `Status` as its
+    /// error, blank lines skipped, and a partial last line dropped.
+    #[tokio::test]
+    async fn watch_events_are_read_line_by_line() {
+        let body = concat!(
+            r#"{"type":"ADDED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"5"}}}"#,
+            "\n\n",
+            r#"{"type":"BOOKMARK","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"9"}}}"#,
+            "\n",
+            r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"InternalError","code":500}"#,
+            "\n",
+            r#"{"type":"ADDED","obj"#,
+        );
+        let client =
+            TypedClient::<ConfigMap>::new(answering(200, Some("application/json"), None, body), Some("default"));
+        let events: Vec<_> = client.watch(&ListOptions::default()).await.unwrap().collect().await;
+        assert_eq!(events.len(), 3, "{events:?}");
+        assert!(matches!(&events[0], Ok(WatchEvent::Added(cm)) if cm.metadata.name.as_deref() == Some("a")));
+        assert!(matches!(&events[1], Ok(WatchEvent::Bookmark(b)) if b.metadata.resource_version == "9"));
+        assert_eq!(events[2].as_ref().unwrap_err().code(), Some(500));
     }
 
     /// A kube client whose every request is answered with `code`, an
