@@ -966,7 +966,8 @@ mod tests {
         let server = FakeApiServer::new();
         server.register::<Lease>();
         let stall = Arc::new(AtomicBool::new(false));
-        let client = kube::Client::new(Stalling { inner: server.service(), stall: stall.clone(), delay: None }, "default");
+        let client =
+            kube::Client::new(Stalling { inner: server.service(), stall: stall.clone(), delay: None }, "default");
         let a = LeaderElector::new(client, config("a")).unwrap();
         let outcome = a
             .run(std::future::pending(), |mut leading| async move {

@@ -224,8 +224,12 @@ impl EventRecorder {
         self.record(regarding, related, event_type, reason, action, message).await.0
     }
 
-    /// Records an occurrence; the flag says whether the write was a create
-    /// (a failed one is not in the cache: recording again creates it).
+    /// Records an occurrence; with the event when the write was a create.
+    /// A create the server refused is not in the cache (recording again
+    /// creates a new event); one without an answer is, as the event may be
+    /// on the server: [`create_again`](Self::create_again) sends the same
+    /// event, and later occurrences patch its series (or create it, with
+    /// the series, when the server does not have it).
     async fn record(
         &self,
         regarding: &ObjectReference,
@@ -234,7 +238,7 @@ impl EventRecorder {
         reason: &str,
         action: &str,
         message: &str,
-    ) -> (Result<()>, bool) {
+    ) -> (Result<()>, Option<K8sEvent>) {
         let type_ = match event_type {
             EventType::Normal => "Normal",
             EventType::Warning => "Warning",
@@ -260,7 +264,7 @@ impl EventRecorder {
                     recorded.last_observed = now;
                     recorded.last_seen = seen;
                     if recorded.count > 2 {
-                        return (Ok(()), false);
+                        return (Ok(()), None);
                     }
                     recorded.written = recorded.count;
                     recorded.written_at = seen;
@@ -298,24 +302,15 @@ impl EventRecorder {
         // A failed write is undone in the cache: a create is tried again by
         // the next occurrence, a count by the next flush.
         let (written, created) = match write {
-            Write::Create(event) => {
-                let result = match events_api(&self.client, &event).create(&PostParams::default(), &event).await {
-                    // The second occurrence found no event to patch and
-                    // created it, with its series, while this create was
-                    // on its way: the event is there (client-go drops this
-                    // error too).
-                    Err(e) if already_exists(&e) => Ok(()),
-                    result => result.map(drop).map_err(Into::into),
-                };
-                (result, true)
-            }
-            Write::Series(event) => (write_series(&self.client, event).await, false),
+            Write::Create(event) => (self.create_again(&event).await, Some(event)),
+            Write::Series(event) => (write_series(&self.client, event).await, None),
         };
         if let Err(e) = &written {
             let mut cache = lock(&self.cache);
-            if created {
+            if created.is_some() && e.status().is_some() {
                 cache.recorded.remove(&key);
             } else if let Some(recorded) = cache.recorded.get_mut(&key)
+                && created.is_none()
                 && e.status().is_none()
             {
                 // A transport error: the count is written by the next flush.
@@ -324,6 +319,20 @@ impl EventRecorder {
             }
         }
         (written, created)
+    }
+
+    /// Creates `event`, named as it is: the first write of an occurrence,
+    /// and the same event again after a create that got no answer (client-go
+    /// tries the same event again, so that one that did reach the server is
+    /// not made twice). AlreadyExists is no error: the event is there (the
+    /// earlier create, or the second occurrence, which found no event to
+    /// patch and created it with its series; client-go drops this error
+    /// too).
+    pub(crate) async fn create_again(&self, event: &K8sEvent) -> Result<()> {
+        match events_api(&self.client, event).create(&PostParams::default(), event).await {
+            Err(e) if already_exists(&e) => Ok(()),
+            result => result.map(drop).map_err(Into::into),
+        }
     }
 
     /// Writes every series count the server does not have yet (recorded
@@ -989,6 +998,47 @@ mod tests {
         tokio::time::sleep(Duration::from_secs(12 * 13)).await;
         assert!(seen.lock().unwrap().is_empty());
         assert_eq!(events.failed(), 1);
+    }
+
+    /// A create that reached the server but whose answer was lost is sent
+    /// again as the same event (name and time): the server has it
+    /// (AlreadyExists), and there is one event. A new name per try made a
+    /// second event of the same occurrence.
+    #[tokio::test(start_paused = true)]
+    async fn a_create_without_an_answer_is_sent_again_as_the_same_event() {
+        let stored: Arc<Mutex<Vec<String>>> = Arc::default();
+        let posted: Arc<Mutex<Vec<String>>> = Arc::default();
+        let (store, log) = (stored.clone(), posted.clone());
+        let service = tower::service_fn(move |req: Request<Body>| {
+            let (store, log) = (store.clone(), log.clone());
+            async move {
+                let body: Value = serde_json::from_slice(&req.into_body().collect_bytes().await?)?;
+                let name = body["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+                let first = log.lock().unwrap().is_empty();
+                log.lock().unwrap().push(name.clone());
+                if store.lock().unwrap().contains(&name) {
+                    let exists =
+                        failure(409, "AlreadyExists", &format!("events.events.k8s.io {name:?} already exists"));
+                    return Ok(Response::builder().status(409).body(Body::from(serde_json::to_vec(&exists)?))?);
+                }
+                store.lock().unwrap().push(name);
+                if first {
+                    return Err::<Response<Body>, _>("connection reset by peer".into());
+                }
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
+                    Response::builder().status(201).body(Body::from(serde_json::to_vec(&body)?))?,
+                )
+            }
+        });
+        let events = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None).queue();
+        events.normal(&config_map(), "Synced", "ok");
+        events.flush().await;
+        tokio::time::sleep(Duration::from_secs(13)).await;
+        let posted = posted.lock().unwrap().clone();
+        assert_eq!(posted.len(), 2, "tried again once: {posted:?}");
+        assert_eq!(posted[0], posted[1], "the same event");
+        assert_eq!(stored.lock().unwrap().len(), 1, "one event");
+        assert_eq!(events.failed(), 0);
     }
 
     /// A full queue drops what comes next, as client-go's

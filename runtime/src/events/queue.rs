@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::api::events::v1::Event as K8sEvent;
 use kube::Resource;
 use tokio::sync::{mpsc, oneshot};
 
@@ -55,7 +56,8 @@ struct Counts {
 /// - at most [`QUEUE_CAPACITY`] events wait; an event recorded while the
 ///   queue is full is dropped and counted ([`dropped`](Self::dropped));
 /// - an event whose create fails in transport (no answer from the server)
-///   is tried again after 10 to 12.5 s, at most [`MAX_TRIES`] times in all,
+///   is sent again, the same event (so one that reached the server is not
+///   made twice), after 10 to 12.5 s, at most [`MAX_TRIES`] times in all,
 ///   while later events go on; one the server refuses is given up and
 ///   counted ([`failed`](Self::failed)), as are those out of tries. A
 ///   series count that fails in transport is not counted: the recorder
@@ -198,16 +200,16 @@ async fn run(recorder: EventRecorder, mut rx: mpsc::Receiver<Job>, counts: Arc<C
             }
         };
         let (result, created) = attempt(&recorder, &job).await;
-        match result {
-            Ok(()) => {}
-            Err(e) if e.status().is_none() && !created => {
+        match (result, created) {
+            (Ok(()), _) => {}
+            (Err(e), None) if e.status().is_none() => {
                 tracing::debug!(error = %e, reason = %job.reason, "could not write event count; the next flush writes it");
             }
-            Err(e) if e.status().is_none() => {
+            (Err(e), Some(event)) if e.status().is_none() => {
                 tracing::warn!(error = %e, reason = %job.reason, "could not write event; trying again");
-                tokio::spawn(retry(recorder.clone(), job, counts.clone()));
+                tokio::spawn(retry(recorder.clone(), event, job.reason.clone(), counts.clone()));
             }
-            Err(e) => {
+            (Err(e), _) => {
                 counts.failed.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(error = %e, reason = %job.reason, "event not written");
             }
@@ -215,20 +217,23 @@ async fn run(recorder: EventRecorder, mut rx: mpsc::Receiver<Job>, counts: Arc<C
     }
 }
 
-async fn attempt(recorder: &EventRecorder, job: &Queued) -> (crate::Result<()>, bool) {
+async fn attempt(recorder: &EventRecorder, job: &Queued) -> (crate::Result<()>, Option<K8sEvent>) {
     recorder.record(&job.regarding, job.related.as_ref(), job.event_type, &job.reason, &job.action, &job.message).await
 }
 
-async fn retry(recorder: EventRecorder, job: Box<Queued>, counts: Arc<Counts>) {
+/// Sends the same `event` again (its name and time as first sent), as
+/// client-go's recorder does: a create that reached the server without
+/// an answer then finds it there, instead of making a second event.
+async fn retry(recorder: EventRecorder, event: K8sEvent, reason: String, counts: Arc<Counts>) {
     for tries in 2..=MAX_TRIES {
         tokio::time::sleep(jittered(RETRY_AFTER)).await;
-        match attempt(&recorder, &job).await {
-            (Ok(()), _) => return,
-            (Err(e), created) if created && e.status().is_none() && tries < MAX_TRIES => {
+        match recorder.create_again(&event).await {
+            Ok(()) => return,
+            Err(e) if e.status().is_none() && tries < MAX_TRIES => {
                 tracing::debug!(error = %e, tries, "could not write event; trying again");
             }
-            (Err(e), _) => {
-                tracing::warn!(error = %e, tries, reason = %job.reason, "event not written");
+            Err(e) => {
+                tracing::warn!(error = %e, tries, %reason, "event not written");
                 break;
             }
         }
