@@ -707,7 +707,8 @@ impl<K: Object> TypedClient<K> {
 
     /// Reads subresource `subresource` (e.g. `scale`) of the object `name`.
     pub async fn get_subresource<S: DeserializeOwned>(&self, subresource: &str, name: &str) -> Result<S> {
-        let req = self.request().get_subresource(&segment(subresource), &segment(name)).map_err(build_error)?;
+        let req =
+            self.request().get_subresource(&subresource_path(subresource), &segment(name)).map_err(build_error)?;
         self.call_json(req, "get_subresource", Some(name)).await
     }
 
@@ -722,7 +723,7 @@ impl<K: Object> TypedClient<K> {
         let body = serde_json::to_vec(value)?;
         let req = self
             .request()
-            .replace_subresource(&segment(subresource), &segment(name), &opts.into(), body)
+            .replace_subresource(&subresource_path(subresource), &segment(name), &opts.into(), body)
             .map_err(build_error)?;
         self.call_json(with_field_validation(req, opts.field_validation), "replace_subresource", Some(name)).await
     }
@@ -738,7 +739,7 @@ impl<K: Object> TypedClient<K> {
     ) -> Result<S> {
         let request = self
             .request()
-            .patch_subresource(&segment(subresource), &segment(name), &opts.to_params(patch), &patch.to_kube())
+            .patch_subresource(&subresource_path(subresource), &segment(name), &opts.to_params(patch), &patch.to_kube())
             .map_err(build_error)?;
         self.call_json(request, "patch_subresource", Some(name)).await
     }
@@ -756,7 +757,7 @@ impl<K: Object> TypedClient<K> {
         let body = serde_json::to_vec(value)?;
         let req = self
             .request()
-            .create_subresource(&segment(subresource), &segment(name), &opts.into(), body)
+            .create_subresource(&subresource_path(subresource), &segment(name), &opts.into(), body)
             .map_err(build_error)?;
         self.call_json(with_field_validation(req, opts.field_validation), "create_subresource", Some(name)).await
     }
@@ -766,11 +767,22 @@ impl<K: Object> TypedClient<K> {
     }
 }
 
+/// A subresource's path (`scale`, or several segments such as
+/// `proxy/healthz`, as client-go's `SubResource(..)` takes them), each
+/// segment percent-encoded.
+fn subresource_path(subresource: &str) -> Cow<'_, str> {
+    if !subresource.contains('/') {
+        return segment(subresource);
+    }
+    Cow::Owned(subresource.split('/').map(segment).collect::<Vec<_>>().join("/"))
+}
+
 /// `text` percent-encoded as one segment of a URL path, as client-go's
-/// `rest.Request` writes names and namespaces (Go's `url.PathEscape` rules,
-/// `/` escaped too): kube pastes them into the URL as they are, where a
-/// `#` or `?` in a name (legal in RBAC kinds' names) would cut the path and
-/// address another object (`team#x` → `team`), without the query.
+/// `rest.Request` writes names and namespaces (the rules of Go's
+/// `URL.EscapedPath`, with `/` escaped too): kube pastes them into the URL
+/// as they are, where a `#` or `?` in a name (legal in RBAC kinds' names)
+/// would cut the path and address another object (`team#x` → `team`),
+/// without the query.
 fn segment(text: &str) -> Cow<'_, str> {
     let keep = |b: u8| b.is_ascii_alphanumeric() || b"-_.~$&+,:;=@".contains(&b);
     if text.bytes().all(keep) {
@@ -950,9 +962,10 @@ fn cached_read_with_limit(mut request: http::Request<Vec<u8>>, params: &ListPara
     request
 }
 
-/// A watch whose objects are JSON text, for every kind: kube's event stream
-/// (line framing, resumable EOFs, Status lines as errors) is compiled once
-/// here; a kind only decodes its objects ([`typed_event`]).
+/// A watch whose objects are JSON text, for every kind: the request, its
+/// failure and the event stream (line framing, resumable EOFs, Status lines
+/// as errors, [`watch_events`]) are compiled once here; a kind only decodes
+/// its objects ([`typed_event`]).
 async fn watch_raw(
     client: &Client,
     request: kube::core::Request,
@@ -984,26 +997,38 @@ async fn watch_raw(
 /// The events of a watch's body, one JSON object per line (as kube's
 /// `request_events` reads them): a line that is a `Status` instead is that
 /// error; the body cut off mid-stream (an unexpected EOF) ends the events,
-/// to be watched again from the last version, and so does a partial last
-/// line.
+/// to be watched again from the last version. A last line without its
+/// newline is read too, unless it is JSON cut short.
 fn watch_events(body: kube::client::Body) -> BoxStream<'static, Result<WatchEvent<Box<RawValue>>>> {
     struct Lines {
         body: std::pin::Pin<Box<kube::client::Body>>,
         buf: Vec<u8>,
+        /// How much of `buf` is known to hold no newline.
+        scanned: usize,
         done: bool,
     }
-    let lines = Lines { body: Box::pin(body), buf: Vec::new(), done: false };
+    let lines = Lines { body: Box::pin(body), buf: Vec::new(), scanned: 0, done: false };
     futures::stream::unfold(lines, |mut lines| async move {
         loop {
-            if let Some(end) = lines.buf.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = lines.buf.drain(..=end).collect();
+            if let Some(at) = lines.buf.get(lines.scanned..).and_then(|rest| rest.iter().position(|&b| b == b'\n')) {
+                let line: Vec<u8> = lines.buf.drain(..=lines.scanned + at).collect();
+                lines.scanned = 0;
                 if line.trim_ascii().is_empty() {
                     continue;
                 }
                 return Some((watch_line(&line), lines));
             }
+            lines.scanned = lines.buf.len();
             if lines.done {
-                return None;
+                let last = std::mem::take(&mut lines.buf);
+                lines.scanned = 0;
+                if last.trim_ascii().is_empty() {
+                    return None;
+                }
+                return match watch_line(&last) {
+                    Err(Error::Kube(kube::Error::SerdeError(err))) if err.is_eof() => None,
+                    event => Some((event, lines)),
+                };
             }
             match std::future::poll_fn(|cx| http_body::Body::poll_frame(lines.body.as_mut(), cx)).await {
                 Some(Ok(frame)) => {
@@ -1013,16 +1038,14 @@ fn watch_events(body: kube::client::Body) -> BoxStream<'static, Result<WatchEven
                 }
                 Some(Err(err)) => {
                     lines.done = true;
-                    lines.buf.clear();
+                    lines.buf = Vec::new();
+                    lines.scanned = 0;
                     if !cut_off(&err) {
                         return Some((Err(Error::Kube(err)), lines));
                     }
                     tracing::debug!("the watch was cut off: {err}");
                 }
-                None => {
-                    lines.done = true;
-                    lines.buf.clear();
-                }
+                None => lines.done = true,
             }
         }
     })
@@ -1033,17 +1056,20 @@ fn watch_events(body: kube::client::Body) -> BoxStream<'static, Result<WatchEven
 fn watch_line(line: &[u8]) -> Result<WatchEvent<Box<RawValue>>> {
     serde_json::from_slice::<WatchEvent<Box<RawValue>>>(line).map_err(|err| {
         match serde_json::from_slice::<kube::core::Status>(line) {
-            Ok(status) => Error::from(kube::Error::Api(status.boxed())),
-            Err(_) => Error::from(kube::Error::SerdeError(err)),
+            Ok(status) if !err.is_eof() => Error::from(kube::Error::Api(status.boxed())),
+            _ => Error::Kube(kube::Error::SerdeError(err)),
         }
     })
 }
 
 /// Whether reading a watch's body failed because the connection ended
 /// mid-stream (an unexpected EOF, also as the chunked decoder words it).
+/// Looks at most 16 errors down the chain, as kube does, so that a chain
+/// that loops cannot hold the watch up.
 fn cut_off(err: &kube::Error) -> bool {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(e) = source {
+    for _ in 0..16 {
+        let Some(e) = source else { break };
         if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
             || e.to_string().contains("unexpected EOF")
         {
@@ -1151,6 +1177,8 @@ mod tests {
         assert!(roles.delete("a b", &DeleteOptions::default()).await.unwrap_err().is_not_found());
         let scale = roles.get_subresource::<serde_json::Value>("sc#ale", "ü").await.unwrap_err();
         assert!(scale.is_not_found());
+        let proxied = roles.get_subresource::<serde_json::Value>("proxy/a b", "r").await.unwrap_err();
+        assert!(proxied.is_not_found());
         let namespaced = TypedClient::<Role>::new(client, Some("ns#1"));
         assert!(namespaced.get("r", &GetOptions::default()).await.unwrap_err().is_not_found());
         let seen = seen.lock().unwrap().clone();
@@ -1162,6 +1190,7 @@ mod tests {
                 format!("{roles}/team%3Fx "),
                 format!("{roles}/a%20b "),
                 format!("{roles}/%C3%BC/sc%23ale "),
+                format!("{roles}/r/proxy/a%20b "),
                 "/apis/rbac.authorization.k8s.io/v1/namespaces/ns%231/roles/r ".to_owned(),
             ]
         );
@@ -1186,7 +1215,8 @@ mod tests {
     }
 
     /// A watch's body is read line by line: events, a bare `Status` as its
-    /// error, blank lines skipped, and a partial last line dropped.
+    /// error, blank lines skipped, a partial last line dropped and a whole
+    /// one read.
     #[tokio::test]
     async fn watch_events_are_read_line_by_line() {
         let body = concat!(
@@ -1205,6 +1235,13 @@ mod tests {
         assert!(matches!(&events[0], Ok(WatchEvent::Added(cm)) if cm.metadata.name.as_deref() == Some("a")));
         assert!(matches!(&events[1], Ok(WatchEvent::Bookmark(b)) if b.metadata.resource_version == "9"));
         assert_eq!(events[2].as_ref().unwrap_err().code(), Some(500));
+
+        // A complete last line without its newline is an event.
+        let body = r#"{"type":"DELETED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}}}"#;
+        let client =
+            TypedClient::<ConfigMap>::new(answering(200, Some("application/json"), None, body), Some("default"));
+        let events: Vec<_> = client.watch(&ListOptions::default()).await.unwrap().collect().await;
+        assert!(matches!(&events[..], [Ok(WatchEvent::Deleted(cm))] if cm.metadata.name.as_deref() == Some("b")));
     }
 
     /// A kube client whose every request is answered with `code`, an

@@ -6,8 +6,13 @@
 //! Lease held by another identity counts as expired only when its holder or
 //! renew time has not changed for `lease_duration` as measured on *this*
 //! process's clock since it last saw a change: clocks of different machines
-//! are never compared. The leader renews every `retry_period`; when it
-//! cannot renew for `renew_deadline`, it stops leading. With
+//! are never compared. The leader renews every `retry_period`; when a round
+//! of renewals (attempts `retry_period` apart, starting `retry_period` after
+//! the last success) has not succeeded `renew_deadline` after its first
+//! attempt, it stops leading, as client-go's. So a leader whose last
+//! successful renewal was written at `t` stops by about `t` + the time its
+//! answer took + `retry_period` + `renew_deadline`; keep `lease_duration`
+//! above that (the defaults, 15 / 10 / 2 s, leave 3 s for the answer). With
 //! `release_on_cancel`, a leader that is told to stop empties the Lease's
 //! holder so that the next candidate takes over at once.
 //!

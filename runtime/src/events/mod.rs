@@ -227,9 +227,10 @@ impl EventRecorder {
     /// Records an occurrence; with the event when the write was a create.
     /// A create the server refused is not in the cache (recording again
     /// creates a new event); one without an answer is, as the event may be
-    /// on the server: [`create_again`](Self::create_again) sends the same
-    /// event, and later occurrences patch its series (or create it, with
-    /// the series, when the server does not have it).
+    /// on the server: later occurrences patch its series (or create it, with
+    /// the series, when the server does not have it), and the
+    /// [`EventQueue`] sends the same event again
+    /// ([`create_again`](Self::create_again)).
     async fn record(
         &self,
         regarding: &ObjectReference,
@@ -299,8 +300,11 @@ impl EventRecorder {
                 }
             }
         };
-        // A failed write is undone in the cache: a create is tried again by
-        // the next occurrence, a count by the next flush.
+        // A failed write is undone in the cache: a refused create is made
+        // again by the next occurrence, a count is written by the next
+        // flush. A create without an answer stays (the event may be on the
+        // server): the queue sends it again, and the next occurrence
+        // patches its series (creating it when the server has none).
         let (written, created) = match write {
             Write::Create(event) => (self.create_again(&event).await, Some(event)),
             Write::Series(event) => (write_series(&self.client, event).await, None),
@@ -333,6 +337,13 @@ impl EventRecorder {
             Err(e) if already_exists(&e) => Ok(()),
             result => result.map(drop).map_err(Into::into),
         }
+    }
+
+    /// Drops the series of `event` from the cache, after the server
+    /// refused to create it: the next occurrence creates a new event (and
+    /// shows its error) instead of counting into one that is not there.
+    pub(crate) fn forget(&self, event: &K8sEvent) {
+        lock(&self.cache).recorded.retain(|_, recorded| recorded.event.metadata.name != event.metadata.name);
     }
 
     /// Writes every series count the server does not have yet (recorded
@@ -1039,6 +1050,47 @@ mod tests {
         assert_eq!(posted[0], posted[1], "the same event");
         assert_eq!(stored.lock().unwrap().len(), 1, "one event");
         assert_eq!(events.failed(), 0);
+    }
+
+    /// A create without an answer that the server then refuses when it is
+    /// sent again leaves no series behind: the next occurrence creates an
+    /// event (and meets the server's answer) instead of counting into one
+    /// that is not there.
+    #[tokio::test(start_paused = true)]
+    async fn a_create_refused_when_sent_again_is_forgotten() {
+        let requests: Arc<Mutex<Vec<Method>>> = Arc::default();
+        let log = requests.clone();
+        let service = tower::service_fn(move |req: Request<Body>| {
+            let log = log.clone();
+            async move {
+                let method = req.method().clone();
+                let body: Value = serde_json::from_slice(&req.into_body().collect_bytes().await?)?;
+                let call = {
+                    let mut log = log.lock().unwrap();
+                    log.push(method);
+                    log.len()
+                };
+                match call {
+                    1 => Err::<Response<Body>, _>("connection reset by peer".into()),
+                    2 => Ok(Response::builder().status(403).body(Body::from(serde_json::to_vec(&failure(
+                        403,
+                        "Forbidden",
+                        "no",
+                    ))?))?),
+                    _ => Ok::<_, Box<dyn std::error::Error + Send + Sync>>(
+                        Response::builder().status(201).body(Body::from(serde_json::to_vec(&body)?))?,
+                    ),
+                }
+            }
+        });
+        let events = EventRecorder::new(kube::Client::new(service, "default"), "ctl", None).queue();
+        events.normal(&config_map(), "Synced", "ok");
+        events.flush().await;
+        tokio::time::sleep(Duration::from_secs(13)).await;
+        assert_eq!(events.failed(), 1, "refused when sent again");
+        events.normal(&config_map(), "Synced", "ok");
+        events.flush().await;
+        assert_eq!(*requests.lock().unwrap(), [Method::POST, Method::POST, Method::POST]);
     }
 
     /// A full queue drops what comes next, as client-go's

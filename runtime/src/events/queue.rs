@@ -234,6 +234,9 @@ async fn retry(recorder: EventRecorder, event: K8sEvent, reason: String, counts:
             }
             Err(e) => {
                 tracing::warn!(error = %e, tries, %reason, "event not written");
+                if e.status().is_some() {
+                    recorder.forget(&event);
+                }
                 break;
             }
         }
