@@ -18,6 +18,10 @@ pub(crate) const MAX_BODY: usize = 64 * 1024 * 1024;
 const IDLE: Duration = Duration::from_secs(120);
 /// How long reading a request, once begun, may take.
 const READ: Duration = Duration::from_secs(30);
+/// How long writing a response may take: a client that does not read its
+/// answers (pipelining requests meanwhile) must not hold the connection,
+/// and one of the server's connection slots, forever.
+const WRITE: Duration = Duration::from_secs(30);
 
 /// One request: method, path (with query), body.
 #[derive(Debug)]
@@ -39,6 +43,32 @@ pub(crate) struct Response {
 
 fn invalid(message: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message.into())
+}
+
+/// A request body over [`MAX_BODY`]: answered 413.
+#[derive(Debug)]
+struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the request body is too large (over {MAX_BODY} bytes)")
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+fn too_large() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, TooLarge)
+}
+
+/// Whether `err` is a request body over [`MAX_BODY`].
+pub(crate) fn is_too_large(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|inner| inner.is::<TooLarge>())
+}
+
+/// `write` within [`WRITE`].
+async fn in_time<T>(write: impl std::future::Future<Output = io::Result<T>>) -> io::Result<T> {
+    tokio::time::timeout(WRITE, write).await.map_err(|_| io::Error::from(io::ErrorKind::TimedOut))?
 }
 
 /// A connection with its read buffer.
@@ -130,25 +160,51 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         }
         let method = parsed.method.unwrap_or_default().to_owned();
         let path = parsed.path.unwrap_or_default().to_owned();
-        let mut close = parsed.version == Some(0);
+        let http10 = parsed.version == Some(0);
+        let (mut close, mut keep_alive) = (false, false);
         let mut length = None;
-        let mut chunked = false;
+        let mut codings = Vec::new();
         let mut expect_continue = false;
+        // Framing as RFC 9112 asks of a server, so that no request can be
+        // read two ways (by a proxy in front and by this end): Content-Length
+        // digits only, several only if equal; Transfer-Encoding only
+        // `chunked`, and not beside a Content-Length.
         for header in parsed.headers.iter() {
             let value = String::from_utf8_lossy(header.value).trim().to_ascii_lowercase();
             if header.name.eq_ignore_ascii_case("content-length") {
-                let n: usize = value.parse().map_err(|_| invalid("a malformed Content-Length"))?;
+                let n = Some(value.as_str())
+                    .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .ok_or_else(|| invalid("a malformed Content-Length"))?;
+                if length.is_some_and(|earlier| earlier != n) {
+                    return Err(invalid("Content-Length headers that differ"));
+                }
                 length = Some(n);
             } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
-                chunked = value.split(',').any(|v| v.trim() == "chunked");
+                codings.extend(value.split(',').map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()));
             } else if header.name.eq_ignore_ascii_case("connection") {
-                close = value.split(',').any(|v| v.trim() == "close");
+                close |= value.split(',').any(|v| v.trim() == "close");
+                keep_alive |= value.split(',').any(|v| v.trim() == "keep-alive");
             } else if header.name.eq_ignore_ascii_case("expect") {
                 expect_continue = value == "100-continue";
             }
         }
+        // HTTP/1.0 keeps a connection only when asked to.
+        let close = close || (http10 && !keep_alive);
+        let chunked = match codings.as_slice() {
+            [] => false,
+            [only] if only == "chunked" => true,
+            _ => return Err(invalid(format!("an unsupported Transfer-Encoding: {}", codings.join(", ")))),
+        };
+        if chunked && length.is_some() {
+            return Err(invalid("both Content-Length and Transfer-Encoding"));
+        }
+        if length.is_some_and(|n| n > MAX_BODY) {
+            // Before any 100 Continue: the client need not send it.
+            return Err(too_large());
+        }
         if expect_continue {
-            self.stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n").await?;
+            in_time(self.stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")).await?;
         }
         let body = tokio::time::timeout(READ, self.body(chunked, length))
             .await
@@ -158,25 +214,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
 
     async fn body(&mut self, chunked: bool, length: Option<usize>) -> io::Result<Vec<u8>> {
         if !chunked {
-            let n = length.unwrap_or(0);
-            if n > MAX_BODY {
-                return Err(invalid("the request body is too large"));
-            }
-            return self.take(n).await;
+            return self.take(length.unwrap_or(0)).await;
         }
         let mut body = Vec::new();
         loop {
             let line = self.line().await?;
             let size = String::from_utf8_lossy(&line);
-            let size = size.split(';').next().unwrap_or_default().trim();
-            let size = usize::from_str_radix(size, 16).map_err(|_| invalid("a malformed chunk size"))?;
+            // Hex digits only (no sign), then any chunk extension.
+            let size = size.split(';').next().unwrap_or_default().trim_end();
+            let size = Some(size)
+                .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|v| usize::from_str_radix(v, 16).ok())
+                .ok_or_else(|| invalid("a malformed chunk size"))?;
             if size == 0 {
                 // Trailers, up to the empty line.
                 while !self.line().await?.is_empty() {}
                 return Ok(body);
             }
             if size > MAX_BODY - body.len() {
-                return Err(invalid("the request body is too large"));
+                return Err(too_large());
             }
             body.extend(self.take(size).await?);
             if !self.line().await?.is_empty() {
@@ -204,19 +260,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         );
         let mut out = head.into_bytes();
         out.extend_from_slice(&response.body);
-        self.stream.write_all(&out).await?;
-        self.stream.flush().await
+        in_time(async {
+            self.stream.write_all(&out).await?;
+            self.stream.flush().await
+        })
+        .await
     }
 
     /// Closes the write side (TLS close_notify).
     pub async fn shutdown(&mut self) -> io::Result<()> {
-        self.stream.shutdown().await
+        in_time(self.stream.shutdown()).await
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use tokio::io::AsyncWriteExt as _;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
     use super::*;
 
@@ -231,6 +290,91 @@ mod tests {
             .unwrap();
         let Err(err) = conn.next_request().await else { panic!("refused") };
         assert!(err.to_string().contains("too large"), "{err}");
+    }
+
+    /// What `head` (and what follows it) reads as: the request, or the
+    /// error's message.
+    async fn read(head: &str) -> Result<Request, String> {
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let mut conn = Connection::new(server);
+        let mut client = client;
+        client.write_all(head.as_bytes()).await.unwrap();
+        drop(client);
+        match conn.next_request().await {
+            Ok(Some(request)) => Ok(request),
+            Ok(None) => Err("no request".into()),
+            Err(err) => Err(err.to_string()),
+        }
+    }
+
+    /// Framing that a proxy in front could read another way is refused
+    /// (RFC 9112): Content-Length headers that differ or carry more than
+    /// digits, Transfer-Encoding other than a lone `chunked` (also over
+    /// several headers), both together, and chunk sizes with a sign.
+    #[tokio::test]
+    async fn ambiguous_framing_is_refused() {
+        let refused = [
+            ("POST /x HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", "differ"),
+            ("POST /x HTTP/1.1\r\nContent-Length: +1\r\n\r\na", "Content-Length"),
+            (
+                "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n0\r\n\r\n",
+                "Transfer-Encoding",
+            ),
+            ("POST /x HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding"),
+            ("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", "both"),
+            ("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n+1\r\na\r\n0\r\n\r\n", "chunk size"),
+        ];
+        for (head, what) in refused {
+            let err = read(head).await.expect_err(head);
+            assert!(err.contains(what), "{head:?}: {err}");
+        }
+        // Equal Content-Lengths and a chunk extension are fine.
+        let request = read("POST /x HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab").await.unwrap();
+        assert_eq!(request.body, b"ab");
+        let request =
+            read("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;x=y\r\nab\r\n0\r\n\r\n").await.unwrap();
+        assert_eq!(request.body, b"ab");
+    }
+
+    /// `close` in any Connection header closes; HTTP/1.0 keeps the
+    /// connection only with `keep-alive`.
+    #[tokio::test]
+    async fn connection_close_is_collected_over_all_headers() {
+        let close = |head: &'static str| async move { read(head).await.unwrap().close };
+        assert!(close("POST /x HTTP/1.1\r\nConnection: close\r\nConnection: keep-alive\r\n\r\n").await);
+        assert!(!close("POST /x HTTP/1.1\r\nConnection: keep-alive\r\n\r\n").await);
+        assert!(close("POST /x HTTP/1.0\r\nConnection: TE\r\n\r\n").await);
+        assert!(!close("POST /x HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").await);
+    }
+
+    /// A body declared over the limit is refused before any 100 Continue
+    /// (the client need not send it), as a 413.
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_refused_before_continue() {
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let mut conn = Connection::new(server);
+        let mut client = client;
+        let head = format!("POST /x HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n", MAX_BODY + 1);
+        client.write_all(head.as_bytes()).await.unwrap();
+        let Err(err) = conn.next_request().await else { panic!("refused") };
+        assert!(is_too_large(&err), "{err}");
+        drop(conn);
+        let mut answer = Vec::new();
+        client.read_to_end(&mut answer).await.unwrap();
+        assert!(answer.is_empty(), "{:?}", String::from_utf8_lossy(&answer));
+    }
+
+    /// A client that does not read its answers holds the connection for
+    /// `WRITE` at most.
+    #[tokio::test(start_paused = true)]
+    async fn a_response_nobody_reads_times_out() {
+        let (_client, server) = tokio::io::duplex(1024);
+        let mut conn = Connection::new(server);
+        let response = Response { status: 200, content_type: "application/json", body: vec![b' '; 64 * 1024] };
+        let started = tokio::time::Instant::now();
+        let err = conn.respond(&response, false).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(started.elapsed(), WRITE);
     }
 
     #[tokio::test(start_paused = true)]

@@ -267,7 +267,8 @@ where
             Ok(Some(request)) => request,
             Ok(None) => break,
             Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                let response = Response { status: 400, content_type: "text/plain", body: e.to_string().into_bytes() };
+                let status = if super::http1::is_too_large(&e) { 413 } else { 400 };
+                let response = Response { status, content_type: "text/plain", body: e.to_string().into_bytes() };
                 conn.respond(&response, true).await?;
                 break;
             }
