@@ -118,6 +118,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         }
     }
 
+    /// Waits for the first byte of the next request: false when the client
+    /// closed the connection or stayed idle for [`IDLE`] first.
+    pub async fn wait_for_request(&mut self) -> io::Result<bool> {
+        if !self.buf.is_empty() {
+            return Ok(true);
+        }
+        tokio::time::timeout(IDLE, self.fill()).await.unwrap_or(Ok(false))
+    }
+
     /// Reads the next request; `None` when the client closed the connection
     /// (or stayed idle too long) between requests.
     pub async fn next_request(&mut self) -> io::Result<Option<Request>> {

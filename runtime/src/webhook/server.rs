@@ -216,6 +216,86 @@ impl Drop for WebhookServer {
 /// (Four in the unit tests, which fill it.)
 pub(crate) const MAX_CONNECTIONS: usize = if cfg!(test) { 4 } else { 512 };
 
+/// What the accept loop knows of the open connections: which of them wait
+/// for a request and could be closed to make room for a new one. Without
+/// this, connections that never send anything (a handshake left half-done,
+/// a client gone without a FIN) would fill every slot and keep the API
+/// server out.
+#[derive(Default)]
+struct Slots {
+    open: Mutex<std::collections::HashMap<u64, Slot>>,
+    /// A connection began to wait: room can be made again.
+    idle: tokio::sync::Notify,
+}
+
+struct Slot {
+    /// Since when the connection waits for a request, and whether it has
+    /// answered one; `None` while a request is read, handled or answered.
+    waits: Option<(bool, std::time::Instant)>,
+    /// Told to close by [`Slots::make_room`].
+    close: Arc<tokio::sync::Notify>,
+}
+
+impl Slots {
+    /// A new connection, waiting for its handshake.
+    fn open(&self, id: u64) -> Arc<tokio::sync::Notify> {
+        let close = Arc::new(tokio::sync::Notify::new());
+        let slot = Slot { waits: Some((false, std::time::Instant::now())), close: close.clone() };
+        self.lock().insert(id, slot);
+        close
+    }
+
+    /// Connection `id` waits for its next request.
+    fn waits(&self, id: u64, answered: bool) {
+        if let Some(slot) = self.lock().get_mut(&id) {
+            slot.waits = Some((answered, std::time::Instant::now()));
+        }
+        self.idle.notify_one();
+    }
+
+    /// Connection `id` reads, handles or answers a request.
+    fn busy(&self, id: u64) {
+        if let Some(slot) = self.lock().get_mut(&id) {
+            slot.waits = None;
+        }
+    }
+
+    fn closed(&self, id: u64) {
+        self.lock().remove(&id);
+    }
+
+    fn any_waits(&self) -> bool {
+        self.lock().values().any(|slot| slot.waits.is_some())
+    }
+
+    /// Tells the waiting connection to close that has answered nothing
+    /// (still in its handshake, or silent since) for the longest, else the
+    /// one idle the longest. False if every connection is busy.
+    fn make_room(&self) -> bool {
+        let mut open = self.lock();
+        let Some(slot) = open.values_mut().filter(|slot| slot.waits.is_some()).min_by_key(|slot| slot.waits) else {
+            return false;
+        };
+        slot.waits = None;
+        slot.close.notify_one();
+        true
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<u64, Slot>> {
+        self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Takes connection `id` out of the slots however its task ends (also when
+/// aborted).
+struct Leaves<'a>(&'a Slots, u64);
+
+impl Drop for Leaves<'_> {
+    fn drop(&mut self) {
+        self.0.closed(self.1);
+    }
+}
+
 async fn accept_loop(
     listener: TcpListener,
     acceptor: TlsAcceptor,
@@ -224,12 +304,17 @@ async fn accept_loop(
 ) {
     // Dropped at the end: every connection task is aborted with it.
     let mut connections = JoinSet::new();
+    let slots = Arc::new(Slots::default());
+    let mut next_id = 0u64;
     loop {
+        let full = connections.len() >= MAX_CONNECTIONS;
         tokio::select! {
             _ = stopped.changed() => return,
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
-            // At the limit, connections wait in the listen backlog until one ends.
-            accepted = listener.accept(), if connections.len() < MAX_CONNECTIONS => {
+            // Full and every connection busy: new ones wait in the listen
+            // backlog until one ends or begins to wait for a request.
+            () = slots.idle.notified(), if full => {}
+            accepted = listener.accept(), if !full || slots.any_waits() => {
                 let (tcp, peer) = match accepted {
                     Ok(accepted) => accepted,
                     Err(e) => {
@@ -239,17 +324,35 @@ async fn accept_loop(
                         continue;
                     }
                 };
-                let (acceptor, webhooks) = (acceptor.clone(), webhooks.clone());
+                // Full: a connection that waits for a request makes room.
+                // (One may have got busy since the accept was allowed: then
+                // this one waits as those in the backlog do.)
+                while connections.len() >= MAX_CONNECTIONS && !slots.make_room() {
+                    tokio::select! {
+                        _ = stopped.changed() => return,
+                        Some(_) = connections.join_next() => {}
+                        () = slots.idle.notified() => {}
+                    }
+                }
+                let (acceptor, webhooks, slots) = (acceptor.clone(), webhooks.clone(), slots.clone());
+                let id = next_id;
+                next_id += 1;
+                let close = slots.open(id);
                 connections.spawn(async move {
-                    let tls = match tokio::time::timeout(std::time::Duration::from_secs(10), acceptor.accept(tcp)).await {
-                        Ok(Ok(tls)) => tls,
-                        Ok(Err(e)) => {
-                            tracing::debug!(%peer, error = %e, "webhook TLS handshake failed");
-                            return;
-                        }
-                        Err(_) => return,
+                    let _leaves = Leaves(&slots, id);
+                    let handshake = tokio::time::timeout(std::time::Duration::from_secs(10), acceptor.accept(tcp));
+                    let tls = tokio::select! {
+                        tls = handshake => match tls {
+                            Ok(Ok(tls)) => tls,
+                            Ok(Err(e)) => {
+                                tracing::debug!(%peer, error = %e, "webhook TLS handshake failed");
+                                return;
+                            }
+                            Err(_) => return,
+                        },
+                        () = close.notified() => return,
                     };
-                    if let Err(e) = serve_connection(Connection::new(tls), webhooks).await {
+                    if let Err(e) = serve_connection(Connection::new(tls), webhooks, &slots, id, &close).await {
                         tracing::debug!(%peer, error = %e, "webhook connection ended");
                     }
                 });
@@ -258,11 +361,29 @@ async fn accept_loop(
     }
 }
 
-async fn serve_connection<S>(mut conn: Connection<S>, webhooks: Arc<Webhooks>) -> io::Result<()>
+async fn serve_connection<S>(
+    mut conn: Connection<S>,
+    webhooks: Arc<Webhooks>,
+    slots: &Slots,
+    id: u64,
+    close: &tokio::sync::Notify,
+) -> io::Result<()>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
+    let mut answered = false;
     loop {
+        // Waiting for a request, the connection may be closed to make room.
+        slots.waits(id, answered);
+        let more = tokio::select! {
+            more = conn.wait_for_request() => more?,
+            () = close.notified() => false,
+        };
+        if !more {
+            break;
+        }
+        slots.busy(id);
+        answered = true;
         let request = match conn.next_request().await {
             Ok(Some(request)) => request,
             Ok(None) => break,

@@ -870,23 +870,87 @@ async fn handlers_run_on_blocking_threads_not_on_the_async_workers() {
 }
 
 #[tokio::test]
-async fn connections_beyond_the_limit_wait_until_one_ends() {
+async fn a_connection_beyond_the_limit_closes_the_one_waiting_longest() {
+    use tokio::io::AsyncReadExt as _;
     let (ca, cert, key) = loopback_certificates();
     let server =
         WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem(&cert, &key).unwrap(), webhooks()).await.unwrap();
     let addr = server.local_addr();
     // Connections that never start their TLS handshake fill the server.
-    let mut idle = Vec::new();
+    let mut silent = Vec::new();
     for _ in 0..super::server::MAX_CONNECTIONS {
-        idle.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+        silent.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let request = b"GET /convert HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(5), exchange(addr, &ca, request))
+        .await
+        .expect("served although the silent connections filled the server");
+    assert!(answer.starts_with("HTTP/1.1 405"), "{answer}");
+    // The oldest silent connection made room; the others are still open.
+    let mut byte = [0u8; 1];
+    let oldest = tokio::time::timeout(std::time::Duration::from_secs(5), silent[0].read(&mut byte)).await;
+    assert!(matches!(oldest, Ok(Ok(0) | Err(_))), "the oldest silent connection is closed: {oldest:?}");
+    for newer in &mut silent[1..] {
+        let read = tokio::time::timeout(std::time::Duration::from_millis(100), newer.read(&mut byte)).await;
+        assert!(read.is_err(), "a newer silent connection was closed: {read:?}");
+    }
+    server.shutdown().await;
+}
+
+/// An admission handler that waits (blocking its thread) until its gate
+/// opens, then allows; it counts the requests that entered.
+struct Gated {
+    entered: std::sync::mpsc::Sender<()>,
+    open: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+}
+
+impl super::AdmissionHandler for Gated {
+    fn admit(&self, req: &kube::core::admission::AdmissionRequest<kube::core::DynamicObject>) -> AdmissionResponse {
+        self.entered.send(()).unwrap();
+        let (open, opened) = &*self.open;
+        let guard = open.lock().unwrap();
+        let (guard, _) = opened.wait_timeout_while(guard, std::time::Duration::from_secs(10), |open| !*open).unwrap();
+        if *guard {
+            AdmissionResponse::allow(req.uid.clone())
+        } else {
+            AdmissionResponse::deny(req.uid.clone(), super::Denied::new("the gate never opened"))
+        }
+    }
+}
+
+#[tokio::test]
+async fn connections_beyond_the_limit_wait_while_every_one_is_busy() {
+    let (ca, cert, key) = loopback_certificates();
+    let (entered_tx, entered_rx) = std::sync::mpsc::channel();
+    let open = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let webhooks = webhooks().admission("/gated", Gated { entered: entered_tx, open: open.clone() });
+    let server = WebhookServer::bind("127.0.0.1:0", ServerTls::from_pem(&cert, &key).unwrap(), webhooks).await.unwrap();
+    let addr = server.local_addr();
+    let body = serde_json::to_string(&admission_review("CREATE", Some(widget(json!({"color": "red"}))), None)).unwrap();
+    let gated =
+        format!("POST /gated HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    let mut busy = Vec::new();
+    for _ in 0..super::server::MAX_CONNECTIONS {
+        let (ca, gated) = (ca.clone(), gated.clone());
+        busy.push(tokio::spawn(async move { exchange(addr, &ca, gated.as_bytes()).await }));
+    }
+    let entered = tokio::task::spawn_blocking(move || {
+        (0..super::server::MAX_CONNECTIONS).all(|_| entered_rx.recv_timeout(std::time::Duration::from_secs(20)).is_ok())
+    });
+    assert!(entered.await.unwrap(), "every gated request reached its handler");
+    let request = b"GET /convert HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     let waiting = tokio::spawn(async move { exchange(addr, &ca, request).await });
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    assert!(!waiting.is_finished(), "a connection beyond the limit was served");
-    drop(idle.pop());
+    assert!(!waiting.is_finished(), "a connection beyond the limit was served while all were busy");
+    *open.0.lock().unwrap() = true;
+    open.1.notify_all();
     let answer = tokio::time::timeout(std::time::Duration::from_secs(5), waiting).await.expect("served once one ended");
     assert!(answer.unwrap().starts_with("HTTP/1.1 405"));
+    for answer in busy {
+        let answer = answer.await.unwrap();
+        assert!(answer.contains(r#""allowed":true"#), "{answer}");
+    }
     server.shutdown().await;
 }
