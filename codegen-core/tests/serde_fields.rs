@@ -560,3 +560,87 @@ fn an_error_inside_an_alias_of_another_file_points_at_both() {
     assert!(rendered.contains("(in type alias `Wide`, ") && rendered.contains("aliases.rs:2:17)"), "{rendered}");
     assert!(rendered.contains("types.rs:") && rendered.contains("pub wide: Wide,"), "{rendered}");
 }
+
+/// The `spec` properties of a generated CRD.
+fn spec_properties(crd: &str) -> serde_yaml::Value {
+    let doc: serde_yaml::Value = serde_yaml::from_str(crd).unwrap();
+    doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"].clone()
+}
+
+/// Markers on the items of a list or the values of a map add to the limits
+/// of the item's own type, as those of a field do: both hold (controller-gen
+/// writes the two schemas side by side in `allOf`).
+#[test]
+fn item_and_value_markers_keep_the_limits_of_the_items_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// A short name.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 #[validate(max_length = 10, min_length = 2)]\n\
+                 pub struct Name(pub String);\n";
+    let spec = "    /// Names.\n    #[validate(items(max_length = 63, min_length = 1))]\n    pub names: Vec<Name>,\n\
+                \x20   /// Names by role.\n    #[validate(values(max_length = 5))]\n    pub roles: std::collections::BTreeMap<String, Name>,";
+    let (crd, warnings) = generate(dir.path(), spec, extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let spec = spec_properties(&crd);
+    let item = &spec["names"]["items"];
+    assert_eq!((item["minLength"].as_u64(), item["maxLength"].as_u64()), (Some(2), Some(10)), "{crd}");
+    let value = &spec["roles"]["additionalProperties"];
+    assert_eq!((value["minLength"].as_u64(), value["maxLength"].as_u64()), (Some(2), Some(5)), "{crd}");
+
+    // Two patterns cannot be one value: an error there too.
+    let patterned = extra.replace("min_length = 2", "pattern = \"^[a-z]+$\"");
+    let items_pattern = "    /// Names.\n    #[validate(items(pattern = \"^[a-c]+$\"))]\n    pub names: Vec<Name>,";
+    let err = try_generate(&dir.path().join("pattern"), items_pattern, &patterned).unwrap_err();
+    assert!(err.contains("`pattern` of `names[*]` differs from the `pattern` of its type `Name`"), "{err}");
+}
+
+/// A default is checked against the limits that hold, the type's included.
+#[test]
+fn a_default_is_checked_against_the_limits_of_its_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// A nickname.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 #[validate(max_length = 3)]\n\
+                 pub struct Nick(pub String);\n";
+    let spec = "    /// Nick.\n    #[validate(max_length = 10, default = \"abcdef\")]\n    pub nick: Nick,";
+    let err = try_generate(dir.path(), spec, extra).unwrap_err();
+    assert!(err.contains("default") && err.contains("abcdef"), "{err}");
+    let fits = spec.replace("abcdef", "abc");
+    let (crd, _) = generate(&dir.path().join("fits"), &fits, extra);
+    assert_eq!(spec_properties(&crd)["nick"]["maxLength"], 3, "{crd}");
+}
+
+/// The values a field of an enum type allows are some of the enum's:
+/// another would be accepted by the API server and could not be read.
+#[test]
+fn enum_values_of_an_enum_typed_field_are_some_of_its_variants() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// A mode.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 pub enum Mode {\n    #[default]\n    A,\n    B,\n    C,\n}\n";
+    let (crd, _) =
+        generate(dir.path(), "    /// Mode.\n    #[validate(enum_values(\"A\", \"B\"))]\n    pub mode: Mode,", extra);
+    assert_eq!(spec_properties(&crd)["mode"]["enum"], serde_yaml::to_value(["A", "B"]).unwrap(), "{crd}");
+    let spec = "    /// Mode.\n    #[validate(items(enum_values(\"A\", \"D\")))]\n    pub modes: Vec<Mode>,";
+    let err = try_generate(&dir.path().join("other"), spec, extra).unwrap_err();
+    assert!(err.contains("enum value \"D\" of `modes[*]` is not a value of its type `Mode`"), "{err}");
+}
+
+/// An exclusive bound looser than the Rust type's own range leaves that
+/// range as it is (`minimum = 0, exclusive_minimum` of a `NonZeroU32` is
+/// `minimum: 1`); an exclusive bound inside it stays exclusive.
+#[test]
+fn an_exclusive_bound_outside_the_rust_range_keeps_the_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "    /// Count.\n    #[validate(minimum = 0, exclusive_minimum)]\n    pub count: std::num::NonZeroU32,\n\
+                \x20   /// Level.\n    #[validate(maximum = 300, exclusive_maximum)]\n    pub level: u8,\n\
+                \x20   /// Step.\n    #[validate(minimum = 0, exclusive_minimum, maximum = 10, exclusive_maximum)]\n    pub step: u8,";
+    let (crd, _) = generate(dir.path(), spec, "");
+    let spec = spec_properties(&crd);
+    assert_eq!(spec["count"]["minimum"], 1, "{crd}");
+    assert!(spec["count"].get("exclusiveMinimum").is_none(), "{crd}");
+    assert_eq!(spec["level"]["maximum"], 255, "{crd}");
+    assert!(spec["level"].get("exclusiveMaximum").is_none(), "{crd}");
+    assert_eq!((spec["step"]["minimum"].as_u64(), spec["step"]["exclusiveMinimum"].as_bool()), (Some(0), Some(true)));
+    assert_eq!((spec["step"]["maximum"].as_u64(), spec["step"]["exclusiveMaximum"].as_bool()), (Some(10), Some(true)));
+}

@@ -493,7 +493,7 @@ impl<'a> SchemaBuilder<'a> {
                     t @ (TypeRef::Named(_) | TypeRef::Builtin(_)) => {
                         let mut inner = self.type_schema(t, &f.origin);
                         let (type_min, type_max) = (inner.min_properties, inner.max_properties);
-                        self.apply(&mut inner, &f.validate, &f.origin, &f.rust_name);
+                        self.apply(&mut inner, &f.validate, &f.origin, &f.rust_name, None);
                         // The field's and the type's counts both hold.
                         inner.min_properties = inner.min_properties.max(type_min);
                         inner.max_properties = tighter_max(inner.max_properties, type_max);
@@ -622,7 +622,7 @@ impl<'a> SchemaBuilder<'a> {
                 ..ValidationRule::default()
             });
         }
-        self.apply(&mut schema, &def.validate, &def.origin, &def.name);
+        self.apply(&mut schema, &def.validate, &def.origin, &def.name, None);
         // The struct's own counts and those flattened into it all hold.
         schema.min_properties = schema.min_properties.max(merged.min_properties);
         schema.max_properties = tighter_max(schema.max_properties, merged.max_properties);
@@ -778,11 +778,10 @@ impl<'a> SchemaBuilder<'a> {
             schema.description = Some(doc.as_str().into());
         }
         describe_items(&mut schema, &f.item_docs);
-        let before = schema.clone();
         // The field's rules come before its type's, as controller-gen
         // writes them.
         let type_rules = schema.x_validations.take();
-        self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name);
+        self.apply(&mut schema, &f.validate, &f.origin, &f.rust_name, Some(&f.ty));
         if let Some(span) = f.validate.immutable {
             let rule = "self == oldSelf";
             schema.x_validations.get_or_insert_with(Vec::new).push(ValidationRule {
@@ -798,11 +797,6 @@ impl<'a> SchemaBuilder<'a> {
         if let Some(type_rules) = type_rules.filter(|_| !replaced) {
             schema.x_validations.get_or_insert_with(Vec::new).extend(type_rules);
         }
-        if let TypeRef::Named(key) = f.ty.unwrap_option()
-            && let Some(def) = self.model.type_def(key)
-        {
-            self.keep_type_limits(&mut schema, &before, &def.validate, f);
-        }
         schema
     }
 
@@ -810,14 +804,24 @@ impl<'a> SchemaBuilder<'a> {
     /// API server checks the two schemas controller-gen writes in `allOf`):
     /// the tighter bound is kept; two different patterns, formats or
     /// multiples cannot be one value and are an error.
-    fn keep_type_limits(&mut self, s: &mut JsonSchemaProps, before: &JsonSchemaProps, ty: &Validate, f: &Field) {
+    #[allow(clippy::too_many_arguments)]
+    fn keep_type_limits(
+        &mut self,
+        s: &mut JsonSchemaProps,
+        before: &JsonSchemaProps,
+        ty: &Validate,
+        user: &Validate,
+        origin: &Origin,
+        name: &str,
+        type_name: &str,
+    ) {
         let tighter_u64 = |field: Option<u64>, ty: Option<u64>, min: bool| match (field, ty) {
             (Some(a), Some(b)) => Some(if min { a.max(b) } else { a.min(b) }),
             (a, b) => a.or(b),
         };
         macro_rules! bound {
             ($key:ident, $min:expr) => {
-                if f.validate.$key.is_some() && ty.$key.is_some() {
+                if user.$key.is_some() && ty.$key.is_some() {
                     s.$key = tighter_u64(s.$key, before.$key, $min);
                 }
             };
@@ -832,9 +836,8 @@ impl<'a> SchemaBuilder<'a> {
         // (on equal values, exclusive if either is).
         let number = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
         let field_flag = |b: &Option<Spanned<bool>>| b.as_ref().is_some_and(|b| b.value);
-        if f.validate.minimum.is_some() && ty.minimum.is_some() {
-            let (type_excl, field_excl) =
-                (before.exclusive_minimum == Some(true), field_flag(&f.validate.exclusive_minimum));
+        if user.minimum.is_some() && ty.minimum.is_some() {
+            let (type_excl, field_excl) = (before.exclusive_minimum == Some(true), field_flag(&user.exclusive_minimum));
             let excl = match number(&before.minimum).zip(number(&s.minimum)) {
                 Some((t, v)) if t > v => {
                     s.minimum.clone_from(&before.minimum);
@@ -845,9 +848,8 @@ impl<'a> SchemaBuilder<'a> {
             };
             s.exclusive_minimum = excl.then_some(true);
         }
-        if f.validate.maximum.is_some() && ty.maximum.is_some() {
-            let (type_excl, field_excl) =
-                (before.exclusive_maximum == Some(true), field_flag(&f.validate.exclusive_maximum));
+        if user.maximum.is_some() && ty.maximum.is_some() {
+            let (type_excl, field_excl) = (before.exclusive_maximum == Some(true), field_flag(&user.exclusive_maximum));
             let excl = match number(&before.maximum).zip(number(&s.maximum)) {
                 Some((t, v)) if t < v => {
                     s.maximum.clone_from(&before.maximum);
@@ -859,33 +861,43 @@ impl<'a> SchemaBuilder<'a> {
             s.exclusive_maximum = excl.then_some(true);
         }
         let conflicts = [
-            ("pattern", f.validate.pattern.as_ref().map(|p| p.span), ty.pattern.is_some(), before.pattern != s.pattern),
-            ("format", f.validate.format.as_ref().map(|p| p.span), ty.format.is_some(), before.format != s.format),
+            ("pattern", user.pattern.as_ref().map(|p| p.span), ty.pattern.is_some(), before.pattern != s.pattern),
+            ("format", user.format.as_ref().map(|p| p.span), ty.format.is_some(), before.format != s.format),
             (
                 "multiple_of",
-                f.validate.multiple_of.as_ref().map(|p| p.span),
+                user.multiple_of.as_ref().map(|p| p.span),
                 ty.multiple_of.is_some(),
                 before.multiple_of != s.multiple_of,
             ),
         ];
-        let type_name = match f.ty.unwrap_option() {
-            TypeRef::Named(key) => key.name.as_str(),
-            _ => "",
-        };
         for (marker, span, on_type, differ) in conflicts {
             if let Some(span) = span
                 && on_type
                 && differ
             {
                 self.error(
-                    &f.origin,
+                    origin,
                     Some(span),
-                    format!("`{marker}` of `{}` differs from the `{marker}` of its type `{type_name}`", f.rust_name),
+                    format!("`{marker}` of `{name}` differs from the `{marker}` of its type `{type_name}`"),
                     format!(
                         "both would have to hold; write one `{marker}` that says both, on the field or on `{type_name}`"
                     ),
                 );
             }
+        }
+        // The values a field allows are some of its type's: one the type
+        // does not have (not a variant of a Rust enum) would be accepted by
+        // the API server and could not be read.
+        if let (Some(values), Some(allowed)) = (&user.enum_values, &before.enum_)
+            && let Some(bad) = values.value.iter().find(|value| !allowed.contains(value))
+        {
+            self.error(
+                origin,
+                Some(values.span),
+                format!("enum value {bad} of `{name}` is not a value of its type `{type_name}`"),
+                format!("list only values `{type_name}` has; serde could not read {bad}"),
+            );
+            s.enum_.clone_from(&before.enum_);
         }
     }
 
@@ -1012,14 +1024,14 @@ impl<'a> SchemaBuilder<'a> {
                 // Serialized as its one field: the field's markers and the
                 // type's apply to that schema, as a tuple newtype's do.
                 let mut s = self.type_schema(&fields[0].ty, &fields[0].origin);
-                self.apply(&mut s, &fields[0].validate, &fields[0].origin, &def.name);
-                self.apply(&mut s, &def.validate, &def.origin, &def.name);
+                self.apply(&mut s, &fields[0].validate, &fields[0].origin, &def.name, Some(&fields[0].ty));
+                self.apply(&mut s, &def.validate, &def.origin, &def.name, Some(&fields[0].ty));
                 s
             }
             Body::Struct(fields) => self.struct_schema(def, fields),
             Body::Newtype(inner) => {
                 let mut s = self.type_schema(inner, &def.origin);
-                self.apply(&mut s, &def.validate, &def.origin, &def.name);
+                self.apply(&mut s, &def.validate, &def.origin, &def.name, Some(inner));
                 s
             }
             Body::Enum(variants) => self.enum_schema(def, variants),
@@ -1069,7 +1081,7 @@ impl<'a> SchemaBuilder<'a> {
         } else {
             self.externally_tagged(def, variants)
         };
-        self.apply(&mut schema, &def.validate, &def.origin, &def.name);
+        self.apply(&mut schema, &def.validate, &def.origin, &def.name, None);
         schema
     }
 
@@ -1078,7 +1090,7 @@ impl<'a> SchemaBuilder<'a> {
             VariantBody::Unit => Some(JsonSchemaProps { properties: Some(Default::default()), ..typed("object") }),
             VariantBody::Newtype(t) => {
                 let mut schema = self.type_schema_at(t, Some(&v.validate), &v.origin);
-                self.apply(&mut schema, &v.validate, &v.origin, &v.rust_name);
+                self.apply(&mut schema, &v.validate, &v.origin, &v.rust_name, Some(t));
                 Some(schema)
             }
             VariantBody::Struct(fields) => {
@@ -1526,10 +1538,19 @@ impl<'a> SchemaBuilder<'a> {
         }
     }
 
-    fn apply(&mut self, s: &mut JsonSchemaProps, v: &Validate, origin: &Origin, name: &str) {
+    /// Writes the markers `v` of the position `name` (of type `ty`, where
+    /// known: `rust_ty`) into its schema `s`. Where `ty` is an API type of the tree
+    /// with limits of its own, both hold (see `keep_type_limits`).
+    fn apply(&mut self, s: &mut JsonSchemaProps, v: &Validate, origin: &Origin, name: &str, rust_ty: Option<&TypeRef>) {
         if v.is_empty() {
             return;
         }
+        let model = self.model;
+        let type_def = match rust_ty.map(TypeRef::unwrap_option) {
+            Some(TypeRef::Named(key)) => model.type_def(key),
+            _ => None,
+        };
+        let before = type_def.map(|_| s.clone());
         if let Some(given) = &v.schema_json {
             match serde_json::from_value::<JsonSchemaProps>(given.value.clone()) {
                 Ok(mut schema) => {
@@ -1574,35 +1595,40 @@ impl<'a> SchemaBuilder<'a> {
                 help,
             );
         };
+        // Whether the Rust type's own minimum / maximum stayed.
+        let mut range_kept = (false, false);
         for (marker, value) in [("minimum", &v.minimum), ("maximum", &v.maximum), ("multiple_of", &v.multiple_of)] {
             if let Some(n) = value {
                 if !numeric {
                     mismatch(self, n.span, marker, "numbers");
                     continue;
                 }
-                // The Rust type's own range (u8, u32, ..) stays when it is tighter.
+                // The Rust type's own range (u8, u32, ..) stays when it is
+                // tighter, and then without the marker's exclusiveness:
+                // `minimum = 0, exclusive_minimum` of a `NonZeroU32` is
+                // `minimum: 1`, not `> 1`.
                 let user = n.value.as_f64();
                 match marker {
-                    "minimum" if s.minimum.as_ref().and_then(|m| m.as_f64()) < user || s.minimum.is_none() => {
+                    "minimum" if s.minimum.as_ref().and_then(|m| m.as_f64()) <= user || s.minimum.is_none() => {
                         s.minimum = Some(n.value.clone())
                     }
-                    "maximum" if s.maximum.as_ref().and_then(|m| m.as_f64()).is_none_or(|m| Some(m) > user) => {
+                    "maximum" if s.maximum.as_ref().and_then(|m| m.as_f64()).is_none_or(|m| Some(m) >= user) => {
                         s.maximum = Some(n.value.clone())
                     }
-                    "minimum" | "maximum" => {}
+                    "minimum" => range_kept.0 = true,
+                    "maximum" => range_kept.1 = true,
                     _ => s.multiple_of = Some(n.value.clone()),
                 }
             }
         }
-        for (marker, value, slot) in [
-            ("exclusive_minimum", &v.exclusive_minimum, &mut s.exclusive_minimum),
-            ("exclusive_maximum", &v.exclusive_maximum, &mut s.exclusive_maximum),
+        for (value, slot, kept) in [
+            (&v.exclusive_minimum, &mut s.exclusive_minimum, range_kept.0),
+            (&v.exclusive_maximum, &mut s.exclusive_maximum, range_kept.1),
         ] {
             // `false` is the schema's default and written by neither tool.
-            if let Some(b) = value {
+            if let Some(b) = value.as_ref().filter(|_| !kept) {
                 *slot = b.value.then_some(true);
             }
-            let _ = marker;
         }
         if let Some(b) = &v.exclusive_minimum
             && b.value
@@ -1795,7 +1821,11 @@ impl<'a> SchemaBuilder<'a> {
             match s.additional_properties.as_mut().map(Arc::make_mut) {
                 Some(value_schema) => {
                     let value_name = format!("{name}.*");
-                    self.apply(value_schema, values, origin, &value_name);
+                    let value_ty = match rust_ty.map(TypeRef::unwrap_option) {
+                        Some(TypeRef::Map(inner)) => Some(&**inner),
+                        _ => None,
+                    };
+                    self.apply(value_schema, values, origin, &value_name, value_ty);
                 }
                 None => {
                     if let Some(span) = values.first_span {
@@ -1808,7 +1838,11 @@ impl<'a> SchemaBuilder<'a> {
             match s.items.as_mut().map(Arc::make_mut) {
                 Some(item_schema) => {
                     let item_name = format!("{name}[*]");
-                    self.apply(item_schema, items, origin, &item_name);
+                    let item_ty = match rust_ty.map(TypeRef::unwrap_option) {
+                        Some(TypeRef::List(inner) | TypeRef::Set(inner)) => Some(&**inner),
+                        _ => None,
+                    };
+                    self.apply(item_schema, items, origin, &item_name, item_ty);
                 }
                 None => {
                     if let Some(span) = items.first_span {
@@ -1816,6 +1850,11 @@ impl<'a> SchemaBuilder<'a> {
                     }
                 }
             }
+        }
+        // The type's own limits are back before the default is checked
+        // against them.
+        if let (Some(def), Some(before)) = (type_def, &before) {
+            self.keep_type_limits(s, before, &def.validate, v, origin, name, &def.name);
         }
         if let (Some(d), Some(value)) = (&v.default, &s.default)
             && let Err((message, help)) = check_default(value, s, name)
