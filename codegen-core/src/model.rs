@@ -223,7 +223,7 @@ impl TypeDef {
     pub fn visit_types(&self, f: &mut dyn FnMut(&TypeRef)) {
         match &self.body {
             Body::Struct(fields) => fields.iter().for_each(|x| f(&x.ty)),
-            Body::Newtype(t) => f(t),
+            Body::Newtype(t, _) => f(t),
             Body::Enum(vars) => {
                 for var in vars {
                     match &var.body {
@@ -243,8 +243,9 @@ impl TypeDef {
 pub enum Body {
     /// A struct with named fields.
     Struct(Vec<Field>),
-    /// A newtype struct `struct X(T);` (serialized as `T`).
-    Newtype(Box<TypeRef>),
+    /// A newtype struct `struct X(T);` (serialized as `T`), with the
+    /// `#[validate]` markers of its field.
+    Newtype(Box<TypeRef>, Box<Validate>),
     /// A unit or multi-field tuple struct (unsupported in schemas).
     Other,
     /// An enum.

@@ -644,3 +644,59 @@ fn an_exclusive_bound_outside_the_rust_range_keeps_the_range() {
     assert_eq!((spec["step"]["minimum"].as_u64(), spec["step"]["exclusiveMinimum"].as_bool()), (Some(0), Some(true)));
     assert_eq!((spec["step"]["maximum"].as_u64(), spec["step"]["exclusiveMaximum"].as_bool()), (Some(10), Some(true)));
 }
+
+/// The markers of a tuple newtype's field reach its schema, before the
+/// type's own.
+#[test]
+fn markers_on_a_tuple_newtypes_field_reach_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// A port.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 #[validate(maximum = 9000)]\n\
+                 pub struct Port(#[validate(minimum = 1, maximum = 10000)] pub u16);\n";
+    let (crd, warnings) = generate(dir.path(), "    /// Port.\n    pub port: Port,", extra);
+    assert_eq!(warnings, Vec::<String>::new());
+    let port = &spec_properties(&crd)["port"];
+    assert_eq!((port["minimum"].as_u64(), port["maximum"].as_u64()), (Some(1), Some(9000)), "{crd}");
+}
+
+/// serde attributes that make a value's JSON other than its schema are
+/// errors, not silently dropped: `untagged` on one variant, a rename of one
+/// side only, a `rename_all` with two rules; and `#[validate]` on a variant
+/// itself has no schema to go to.
+#[test]
+fn attributes_the_schema_cannot_follow_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "/// A source.\n\
+                  #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                  pub enum Source {\n    Git { url: String },\n    #[serde(untagged)]\n    Raw(String),\n}\n";
+    let err =
+        try_generate(&dir.path().join("untagged"), "    /// Source.\n    pub source: Source,", source).unwrap_err();
+    assert!(err.contains("`#[serde(untagged)]` on one variant"), "{err}");
+
+    for (attr, says) in [
+        ("rename(serialize = \"a\")", "written as `a` but read under its Rust name"),
+        ("rename(deserialize = \"b\")", "read as `b` but written under its Rust name"),
+    ] {
+        let spec = format!("    /// Field.\n    #[serde({attr})]\n    pub field: String,");
+        let err = try_generate(&dir.path().join(says.len().to_string()), &spec, "").unwrap_err();
+        assert!(err.contains(says), "{err}");
+    }
+
+    let two_rules = "/// Two rules.\n\
+                     #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                     #[serde(rename_all(serialize = \"camelCase\", deserialize = \"snake_case\"))]\n\
+                     pub struct Two {\n    pub max_size: String,\n}\n";
+    let err = try_generate(&dir.path().join("rules"), "    /// Two.\n    pub two: Two,", two_rules).unwrap_err();
+    assert!(err.contains("`rename_all` with different rules for writing and reading"), "{err}");
+    let one_rule = two_rules.replace("snake_case", "camelCase");
+    let (crd, _) = generate(&dir.path().join("rule"), "    /// Two.\n    pub two: Two,", &one_rule);
+    assert!(spec_properties(&crd)["two"]["properties"].get("maxSize").is_some(), "{crd}");
+
+    let marked = "/// A source.\n\
+                  #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+                  pub enum Src {\n    #[validate(max_length = 5)]\n    Name(String),\n    Count(u8),\n}\n";
+    let err = try_generate(&dir.path().join("variant"), "    /// Src.\n    pub src: Src,", marked).unwrap_err();
+    assert!(err.contains("`#[validate]` on the variant `Name` itself"), "{err}");
+    assert!(err.contains("`Name(#[validate(..)] ..)`"), "{err}");
+}

@@ -200,18 +200,30 @@ pub(crate) fn container_serde(
                     let v: syn::LitStr = if m.input.peek(syn::Token![=]) {
                         m.value()?.parse()?
                     } else {
-                        let mut ser = None;
+                        let (mut ser, mut de) = (None, None);
                         m.parse_nested_meta(|inner| {
                             if inner.path.is_ident("serialize") {
                                 ser = Some(inner.value()?.parse::<syn::LitStr>()?);
+                            } else if inner.path.is_ident("deserialize") {
+                                de = Some(inner.value()?.parse::<syn::LitStr>()?);
                             } else {
                                 skip_meta(&inner)?;
                             }
                             Ok(())
                         })?;
-                        match ser {
-                            Some(s) => s,
-                            None => return Ok(()),
+                        match (ser, de) {
+                            (Some(s), Some(d)) if s.value() == d.value() => s,
+                            (s, d) => {
+                                let span = s.as_ref().or(d.as_ref()).map_or_else(|| m.path.span(), syn::LitStr::span);
+                                diags.push(
+                                    Diagnostic::error(format!(
+                                        "`{key}` with different rules for writing and reading: a CRD schema has one name per field"
+                                    ))
+                                    .at(file.location(span))
+                                    .help(format!("use one rule for both: `#[serde({key} = \"..\")]`")),
+                                );
+                                return Ok(());
+                            }
                         }
                     };
                     match RenameRule::parse(&v.value()) {
@@ -340,6 +352,17 @@ pub(crate) fn field_serde(attrs: &[syn::Attribute], variant: bool) -> FieldSerde
                 "flatten" => out.flatten = true,
                 "alias" => out.aliases.push(m.value()?.parse::<syn::LitStr>()?.value()),
                 "other" if variant => out.other = true,
+                "untagged" if variant => {
+                    if out.problem.is_none() {
+                        out.problem = Some((
+                            m.path.span(),
+                            "`#[serde(untagged)]` on one variant: serde writes it without its name, which the \
+                             enum's schema (a property or value per variant name) does not describe"
+                                .into(),
+                            "make the whole enum `#[serde(untagged)]`, or remove it from the variant".into(),
+                        ));
+                    }
+                }
                 _ => {
                     let known = if variant { SERDE_VARIANT_KEYS } else { SERDE_FIELD_KEYS };
                     if !known.contains(&key.as_str()) {
@@ -369,7 +392,21 @@ pub(crate) fn field_serde(attrs: &[syn::Attribute], variant: bool) -> FieldSerde
             ));
             out.rename = Some(written);
         }
-        [Some((written, _)), _] => out.rename = Some(written),
+        [Some((written, _)), Some(_)] => out.rename = Some(written),
+        [Some((one, span)), None] if out.problem.is_none() => {
+            out.problem = Some((
+                span,
+                format!("written as `{one}` but read under its Rust name: a CRD schema has one name per field"),
+                "use `#[serde(rename = \"..\")]` for both (and `alias` for other names it may read)".into(),
+            ));
+        }
+        [None, Some((one, span))] if out.problem.is_none() => {
+            out.problem = Some((
+                span,
+                format!("read as `{one}` but written under its Rust name: a CRD schema has one name per field"),
+                "use `#[serde(rename = \"..\")]` for both (and `alias` for other names it may read)".into(),
+            ));
+        }
         _ => {}
     }
     out

@@ -466,7 +466,7 @@ fn unreachable_types(
         }
     }
     for (name, def) in types {
-        if matches!(def.body, Body::Enum(_) | Body::Newtype(_)) && def.derives_api_type {
+        if matches!(def.body, Body::Enum(_) | Body::Newtype(..)) && def.derives_api_type {
             named.insert(name);
         }
     }

@@ -67,8 +67,9 @@ pub(crate) fn lower_type(
             syn::Fields::Named(named) => Body::Struct(lower_fields(ctx, named.named.iter(), serde.rename_all, diags)),
             syn::Fields::Unnamed(un) if un.unnamed.len() == 1 => {
                 let f = &un.unnamed[0];
-                match ctx.site.resolve(&f.ty, None) {
-                    Ok(t) => Body::Newtype(Box::new(t)),
+                let validate = validate_markers(&f.attrs, &ctx.file.source, diags);
+                match ctx.site.resolve(&f.ty, Some(&validate)) {
+                    Ok(t) => Body::Newtype(Box::new(t), Box::new(validate)),
                     Err(e) => {
                         if is_api {
                             diags.push(e.into_diag(ctx));
@@ -88,6 +89,24 @@ pub(crate) fn lower_type(
                 }
                 if vserde.skip {
                     continue;
+                }
+                // Markers go on what has a schema of its own: a variant's
+                // fields, or the enum.
+                if let Some(attr) = v.attrs.iter().find(|a| a.path().is_ident("validate")) {
+                    let help = match &v.fields {
+                        syn::Fields::Unnamed(un) if un.unnamed.len() == 1 => {
+                            format!("put them on the variant's field: `{}(#[validate(..)] ..)`", v.ident)
+                        }
+                        syn::Fields::Named(_) => {
+                            "put them on the variant's fields, or a `rule` on the enum".to_string()
+                        }
+                        _ => "put them on the enum".to_string(),
+                    };
+                    diags.push(
+                        Diagnostic::error(format!("`#[validate]` on the variant `{}` itself", v.ident))
+                            .at(ctx.origin(attr.span()).location())
+                            .help(help),
+                    );
                 }
                 if let Some((key, span)) = &vserde.custom {
                     diags.push(

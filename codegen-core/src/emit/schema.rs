@@ -1029,8 +1029,11 @@ impl<'a> SchemaBuilder<'a> {
                 s
             }
             Body::Struct(fields) => self.struct_schema(def, fields),
-            Body::Newtype(inner) => {
-                let mut s = self.type_schema(inner, &def.origin);
+            Body::Newtype(inner, field) => {
+                // The field's markers, then the type's, as a transparent
+                // struct's.
+                let mut s = self.type_schema_at(inner, Some(field), &def.origin);
+                self.apply(&mut s, field, &def.origin, &def.name, Some(inner));
                 self.apply(&mut s, &def.validate, &def.origin, &def.name, Some(inner));
                 s
             }
