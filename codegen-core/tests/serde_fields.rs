@@ -700,3 +700,31 @@ fn attributes_the_schema_cannot_follow_are_errors() {
     assert!(err.contains("`#[validate]` on the variant `Name` itself"), "{err}");
     assert!(err.contains("`Name(#[validate(..)] ..)`"), "{err}");
 }
+
+/// What holds of a flattened struct holds of the one it is merged into
+/// (controller-gen's `allOf`): its map type, from the field or the type;
+/// markers of a property (`nullable`, `default`, ..) on the flattened field,
+/// which is none, are errors.
+#[test]
+fn a_flattened_structs_map_type_reaches_the_struct_it_is_merged_into() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// Inner.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 pub struct Inner {\n    pub a: String,\n}\n\n\
+                 /// Outer.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 pub struct Outer {\n    #[serde(flatten)]\n    #[validate(map_type = \"atomic\")]\n    pub inner: Inner,\n    pub b: String,\n}\n";
+    let (crd, _) = generate(dir.path(), "    /// Outer.\n    pub outer: Outer,", extra);
+    let outer = &spec_properties(&crd)["outer"];
+    assert_eq!(outer["x-kubernetes-map-type"], "atomic", "{crd}");
+    assert!(outer["properties"].get("a").is_some() && outer["properties"].get("b").is_some(), "{crd}");
+
+    let own = extra.replace("pub struct Outer", "#[validate(map_type = \"granular\")]\npub struct Outer");
+    let err = try_generate(&dir.path().join("own"), "    /// Outer.\n    pub outer: Outer,", &own).unwrap_err();
+    assert!(err.contains("whose flattened fields are `\"atomic\"`"), "{err}");
+
+    let nullable = extra.replace("map_type = \"atomic\"", "nullable");
+    let err =
+        try_generate(&dir.path().join("nullable"), "    /// Outer.\n    pub outer: Outer,", &nullable).unwrap_err();
+    assert!(err.contains("`nullable` on the flattened field `inner`, which is no property of its own"), "{err}");
+}

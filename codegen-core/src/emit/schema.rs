@@ -459,6 +459,8 @@ impl<'a> SchemaBuilder<'a> {
         let mut properties = BTreeMap::new();
         let mut required = Vec::new();
         let mut preserve = false;
+        // A flattened struct is an embedded resource.
+        let mut embedded = false;
         // What flattened structs (and the markers on their fields) add to
         // this object besides properties, as controller-gen merges an
         // inline field's schema into its parent: rules, property counts.
@@ -484,6 +486,22 @@ impl<'a> SchemaBuilder<'a> {
                         format!("a choice of fields on the flattened field `{}`", f.rust_name),
                         "`at_most_one_of`, `exactly_one_of` and `at_least_one_of` go on the struct whose fields they name",
                     );
+                }
+                let v = &f.validate;
+                for (marker, span) in [
+                    ("nullable", v.nullable),
+                    ("title", v.title.as_ref().map(|t| t.span)),
+                    ("example", v.example.as_ref().map(|e| e.span)),
+                    ("default", v.default.as_ref().map(|d| d.span)),
+                ] {
+                    if let Some(span) = span {
+                        self.error(
+                            &f.origin,
+                            Some(span),
+                            format!("`{marker}` on the flattened field `{}`, which is no property of its own", f.rust_name),
+                            format!("put `{marker}` on the fields of the flattened struct, or on the struct it is flattened into"),
+                        );
+                    }
                 }
                 match f.ty.unwrap_option() {
                     TypeRef::Known(Known::TypeMeta) => {
@@ -522,6 +540,20 @@ impl<'a> SchemaBuilder<'a> {
                             required.extend(inner.required.unwrap_or_default());
                         }
                         preserve |= inner.x_preserve_unknown_fields == Some(true);
+                        // What holds of the flattened object holds of the
+                        // one it is merged into, as controller-gen's `allOf`.
+                        embedded |= inner.x_embedded_resource == Some(true);
+                        if let Some(map_type) = inner.x_map_type.take() {
+                            match &merged.x_map_type {
+                                Some(other) if *other != map_type => self.error(
+                                    &f.origin,
+                                    None,
+                                    format!("flattened field `{}` is a `map_type = \"{map_type}\"`, another flattened one `\"{other}\"`", f.rust_name),
+                                    "a struct has one map type: give the flattened structs the same one",
+                                ),
+                                _ => merged.x_map_type = Some(map_type),
+                            }
+                        }
                         if let Some(rules) = inner.x_validations.take() {
                             merged.x_validations.get_or_insert_with(Vec::new).extend(rules);
                         }
@@ -606,6 +638,10 @@ impl<'a> SchemaBuilder<'a> {
         }
         schema.x_validations = merged.x_validations;
         schema.one_of = merged.one_of;
+        schema.x_map_type.clone_from(&merged.x_map_type);
+        if embedded {
+            schema.x_embedded_resource = Some(true);
+        }
         // A field's own rule does not run when the field is removed:
         // controller-gen's rule on the parent keeps an optional immutable
         // field from being unset once set.
@@ -623,6 +659,19 @@ impl<'a> SchemaBuilder<'a> {
             });
         }
         self.apply(&mut schema, &def.validate, &def.origin, &def.name, None);
+        if let (Some(own), Some(flattened)) = (&def.validate.map_type, &merged.x_map_type)
+            && own.value != *flattened
+        {
+            self.error(
+                &def.origin,
+                Some(own.span),
+                format!(
+                    "`map_type = \"{}\"` of `{}`, whose flattened fields are `\"{flattened}\"`",
+                    own.value, def.name
+                ),
+                "a struct has one map type: give it and the structs flattened into it the same one",
+            );
+        }
         // The struct's own counts and those flattened into it all hold.
         schema.min_properties = schema.min_properties.max(merged.min_properties);
         schema.max_properties = tighter_max(schema.max_properties, merged.max_properties);
