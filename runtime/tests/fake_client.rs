@@ -624,6 +624,15 @@ async fn watch_honours_timeout_and_bookmarks() {
     assert!(matches!(next(&mut closed).await.unwrap().unwrap(), WatchEvent::Added(_)));
     server.close_watches();
     assert!(next(&mut closed).await.is_none());
+
+    // `timeoutSeconds=0` is the server's long default, as kube-apiserver's,
+    // not a watch that ends at once (a watcher would watch again in a loop).
+    let zero = ListOptions { timeout_seconds: Some(0), allow_watch_bookmarks: true, ..opts };
+    let mut open = client.watch(&zero).await.unwrap();
+    let waited = tokio::time::timeout(Duration::from_millis(300), next(&mut open)).await;
+    assert!(waited.is_err(), "a watch with timeoutSeconds=0 ended at once: {waited:?}");
+    client.create(&cm("b", &[]), &CreateOptions::default()).await.unwrap();
+    assert!(matches!(next(&mut open).await.unwrap().unwrap(), WatchEvent::Added(_)));
 }
 
 #[tokio::test]
@@ -862,4 +871,130 @@ async fn scale_subresource() {
     });
     let reacted: Scale = foos.get_subresource("scale", "a").await.unwrap();
     assert_eq!(reacted.spec.and_then(|s| s.replicas), Some(9));
+}
+
+/// Lists of several namespaces, their pages and a watch's initial events
+/// come in the order of the objects' storage keys `<namespace>/<name>`, as
+/// from etcd: `test-2/x` before `test/x`.
+#[tokio::test]
+async fn objects_of_several_namespaces_come_in_storage_key_order() {
+    let server = server();
+    for ns in ["test", "test-2", "a"] {
+        let client = TypedClient::<ConfigMap>::new(server.client(), Some(ns));
+        let mut obj = cm("x", &[]);
+        obj.metadata.namespace = Some(ns.into());
+        client.create(&obj, &CreateOptions::default()).await.unwrap();
+    }
+    let everywhere = TypedClient::<ConfigMap>::new(server.client(), None);
+    let namespaces = |items: &[ConfigMap]| {
+        items.iter().map(|o| o.metadata.namespace.clone().unwrap_or_default()).collect::<Vec<_>>()
+    };
+    let expected = ["a", "test-2", "test"];
+    assert_eq!(namespaces(&everywhere.list(&ListOptions::default()).await.unwrap().items), expected);
+    assert_eq!(
+        namespaces(&everywhere.list_all(&ListOptions { limit: Some(1), ..Default::default() }).await.unwrap()),
+        expected
+    );
+    let mut watch = everywhere.watch(&ListOptions::default()).await.unwrap();
+    let mut initial = Vec::new();
+    for _ in 0..3 {
+        match next(&mut watch).await.unwrap().unwrap() {
+            WatchEvent::Added(o) => initial.push(o),
+            other => panic!("expected ADDED, got {other:?}"),
+        }
+    }
+    assert_eq!(namespaces(&initial), expected);
+}
+
+/// A resourceVersion of `"0"` is no precondition, as the API server reads
+/// it: a built-in kind's update or patch with it is unconditional, a
+/// custom resource's is refused as one without a version (422).
+#[tokio::test]
+async fn resource_version_zero_is_an_unconditional_write_of_a_builtin_kind() {
+    let server = server();
+    let configmaps = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
+    configmaps.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap();
+    let mut zero = cm("a", &[("x", "1")]);
+    zero.metadata.resource_version = Some("0".into());
+    let updated = configmaps.update(&zero, &UpdateOptions::default()).await.unwrap();
+    assert_eq!(updated.metadata.labels.unwrap()["x"], "1");
+    let patch = PatchType::Merge(json!({"metadata": {"resourceVersion": "0", "labels": {"y": "2"}}}));
+    let patched = configmaps.patch("a", &patch, &PatchOptions::default()).await.unwrap();
+    assert_eq!(patched.metadata.labels.unwrap()["y"], "2");
+
+    let custom = FakeApiServer::new();
+    custom.register_resource(
+        ResourceInfo::of::<Foo>().with_schema(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})),
+    );
+    let foos = TypedClient::<Foo>::new(custom.client(), Some("ns"));
+    foos.create(&foo("f", 1), &CreateOptions::default()).await.unwrap();
+    let mut zero = foo("f", 2);
+    zero.metadata.resource_version = Some("0".into());
+    let err = foos.update(&zero, &UpdateOptions::default()).await.unwrap_err();
+    assert!(err.is_invalid() && err.to_string().contains("must be specified for an update"), "{err}");
+    let err = foos.patch("f", &patch, &PatchOptions::default()).await.unwrap_err();
+    assert!(err.is_invalid(), "{err}");
+}
+
+/// A Deployment's generation follows its annotations too (its strategy
+/// copies them to the ReplicaSets); other kinds' follow only what is not
+/// metadata.
+#[tokio::test]
+async fn a_deployments_generation_follows_its_annotations() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    let server = FakeApiServer::new();
+    server.register::<Deployment>();
+    server.register::<ConfigMap>();
+    let deployments = TypedClient::<Deployment>::new(server.client(), Some("ns"));
+    let created = deployments
+        .create(
+            &Deployment { metadata: ObjectMeta { name: Some("d".into()), ..Default::default() }, ..Default::default() },
+            &CreateOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.metadata.generation, Some(1));
+    let annotate = |value: &str| PatchType::Merge(json!({"metadata": {"annotations": {"a": value}}}));
+    let patched = deployments.patch("d", &annotate("1"), &PatchOptions::default()).await.unwrap();
+    assert_eq!(patched.metadata.generation, Some(2));
+    let same = deployments.patch("d", &annotate("1"), &PatchOptions::default()).await.unwrap();
+    assert_eq!(same.metadata.generation, Some(2));
+    let labelled = PatchType::Merge(json!({"metadata": {"labels": {"l": "1"}}}));
+    let patched = deployments.patch("d", &labelled, &PatchOptions::default()).await.unwrap();
+    assert_eq!(patched.metadata.generation, Some(2), "labels are no reason");
+
+    let configmaps = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
+    configmaps.create(&cm("c", &[]), &CreateOptions::default()).await.unwrap();
+    let patched = configmaps.patch("c", &annotate("1"), &PatchOptions::default()).await.unwrap();
+    assert_eq!(patched.metadata.generation, Some(1));
+}
+
+/// A delete's `dryRun` is checked as the API server's `ValidateDeleteOptions`
+/// checks it: anything but `All` is a 422, and nothing is deleted.
+#[tokio::test]
+async fn a_delete_with_a_dry_run_other_than_all_is_refused() {
+    let server = server();
+    let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
+    client.create(&cm("a", &[]), &CreateOptions::default()).await.unwrap();
+    let raw = |uri: &str, body: Vec<u8>| {
+        http::Request::delete(uri).header("content-type", "application/json").body(body).unwrap()
+    };
+    let err = server
+        .client()
+        .request_text(raw("/api/v1/namespaces/ns/configmaps/a?dryRun=true", Vec::new()))
+        .await
+        .unwrap_err();
+    let kube::Error::Api(status) = err else { panic!("{err}") };
+    assert_eq!(status.code, 422, "{status:?}");
+    assert!(
+        status.message.contains("DeleteOptions.meta.k8s.io") && status.message.contains("[\"true\"]"),
+        "{status:?}"
+    );
+    let body = serde_json::to_vec(&json!({"dryRun": ["Some"]})).unwrap();
+    let err = server.client().request_text(raw("/api/v1/namespaces/ns/configmaps", body)).await.unwrap_err();
+    assert!(matches!(&err, kube::Error::Api(s) if s.code == 422), "{err}");
+    assert!(client.get("a", &GetOptions::default()).await.is_ok(), "nothing was deleted");
+    let dry = client.delete("a", &DeleteOptions { dry_run: true, ..Default::default() }).await;
+    assert!(dry.is_ok(), "{dry:?}");
+    assert!(client.get("a", &GetOptions::default()).await.is_ok(), "a dry run deletes nothing");
 }

@@ -2,7 +2,7 @@
 //! ConfigMap writes — metadata the API server refuses (names, labels,
 //! annotations, owner references, finalizers), a create carrying a
 //! resourceVersion, an update body without the URL's name or with another
-//! uid, a patch of the uid, a long `generateName`, an apply of an owner
+//! uid, a patch of the uid, an update and a patch at resourceVersion 0, a long `generateName`, an apply of an owner
 //! reference without uid — go to kube-apiserver and to `FakeApiServer`, and
 //! each answer must be the same: HTTP code, reason and every cause (field,
 //! reason, message). The fake is what users' unit
@@ -124,6 +124,13 @@ async fn answers(api: &Api<ConfigMap>) -> Result<Vec<(&'static str, Answer)>> {
     out.push(("patch of the uid", answer(api.patch("target", &PatchParams::default(), &patch).await)?));
     let bad_label = Patch::Merge(serde_json::json!({"metadata": {"labels": {"k": "-v"}}}));
     out.push(("patch to a bad label", answer(api.patch("target", &PatchParams::default(), &bad_label).await)?));
+    // resourceVersion 0 is none: an unconditional write of a built-in kind.
+    let mut zero = api.get("target").await.context("get target")?;
+    zero.metadata.resource_version = Some("0".into());
+    zero.data = Some(BTreeMap::from([("k".into(), "w".into())]));
+    out.push(("update at resourceVersion 0", answer(api.replace("target", &PostParams::default(), &zero).await)?));
+    let zero = Patch::Merge(serde_json::json!({"metadata": {"resourceVersion": "0"}, "data": {"k": "x"}}));
+    out.push(("patch at resourceVersion 0", answer(api.patch("target", &PatchParams::default(), &zero).await)?));
     let no_uid = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied",
         "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "x"}]}});
     let apply = api.patch("applied", &PatchParams::apply("test"), &Patch::Apply(no_uid)).await;

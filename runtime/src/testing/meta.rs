@@ -112,12 +112,21 @@ pub(crate) fn namespace_of(t: &Target, body: &mut Value) -> Result<(), ApiError>
 }
 
 /// 409 Conflict when the body carries a resourceVersion other than the
-/// stored one; no resourceVersion means an unconditional write.
+/// stored one; none, or `"0"`, means an unconditional write (of a built-in
+/// kind: a custom resource's update without one is refused before this).
 fn check_resource_version(t: &Target, old: &Value, body: &Value) -> Result<(), ApiError> {
     match meta_str(body, "resourceVersion") {
-        Some(rv) if Some(rv) != meta_str(old, "resourceVersion") => Err(ApiError::stale(&t.info, t.name())),
+        Some(rv) if !unversioned(rv) && Some(rv) != meta_str(old, "resourceVersion") => {
+            Err(ApiError::stale(&t.info, t.name()))
+        }
         _ => Ok(()),
     }
+}
+
+/// A resourceVersion that the API server reads as none: empty, or a number
+/// that is 0 (its versioner parses `"0"` and `"00"` to 0).
+pub(crate) fn unversioned(rv: &str) -> bool {
+    rv.is_empty() || rv.parse::<u64>() == Ok(0)
 }
 
 /// A PUT body names the object of its URL, as the API server's `checkName`
@@ -210,7 +219,13 @@ pub(crate) fn prepare_update(t: &Target, old: &Value, mut body: Value) -> Result
             None => map.remove("status"),
         };
     }
-    if spec_changed(old, &body, info.has_status_subresource) {
+    // A Deployment's annotations are copied to its ReplicaSets: its
+    // strategy bumps the generation when they change too.
+    let annotations = |v: &Value| v.get("metadata").and_then(|m| m.get("annotations")).cloned();
+    let deployment_annotated = (info.group.as_str(), info.kind.as_str()) == ("apps", "Deployment")
+        && annotations(old).filter(|a| a.as_object().is_none_or(|m| !m.is_empty()))
+            != annotations(&body).filter(|a| a.as_object().is_none_or(|m| !m.is_empty()));
+    if deployment_annotated || spec_changed(old, &body, info.has_status_subresource) {
         let generation = old_meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
         meta_mut(&mut body)?.insert("generation".into(), (generation + 1).into());
     }

@@ -208,7 +208,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         && route.subresource.is_none()
         && let Some(watch) = shared.watch_reactor(&route.info.plural)
     {
-        let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).map(Duration::from_secs);
+        let timeout = watch_timeout(&query);
         let target = Target { info: route.info.clone(), namespace: route.namespace.clone(), name: route.name.clone() };
         let initial = match shared.lock_store().reactor_initial_events(&target, &query) {
             Ok(initial) => initial,
@@ -262,7 +262,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
         return match start {
             Ok(WatchStart::Expired(line)) => watch_response(WatchStream::finished(target.info, vec![line])),
             Ok(WatchStart::Open { id, initial, rx }) => {
-                let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).map(Duration::from_secs);
+                let timeout = watch_timeout(&query);
                 let bookmarks = query.flag("allowWatchBookmarks");
                 watch_response(WatchStream::open(
                     Arc::downgrade(shared),
@@ -315,6 +315,14 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
 
 /// A `Warning` header's value as the API server writes it: code 299, no
 /// agent, the text quoted.
+/// How long a watch may stay open: `timeoutSeconds`, where `0` (or none)
+/// is the server's own long default (kube-apiserver's `getTimeout` makes 0
+/// its minimum request timeout, 30 to 60 minutes), not a watch that ends
+/// at once.
+fn watch_timeout(query: &Query) -> Option<Duration> {
+    query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).filter(|t| *t > 0).map(Duration::from_secs)
+}
+
 fn warning_header(text: &str) -> String {
     let mut out = String::from("299 - \"");
     for c in text.chars() {

@@ -1550,6 +1550,30 @@ pub(crate) fn validate_options(
     if causes.is_empty() { Ok(()) } else { Err(ApiError::invalid_options(kind, causes)) }
 }
 
+/// The API server's check of a delete's `dryRun` (`ValidateDeleteOptions`):
+/// `All` or nothing, from the body's `DeleteOptions` when there is one,
+/// else from the query (as the server decodes one or the other).
+pub(crate) fn validate_delete_options(query_dry_run: Option<&str>, opts: &Value) -> Result<(), ApiError> {
+    let values: Vec<&str> = match opts.get("dryRun") {
+        Some(Value::Array(values)) => values.iter().map(|v| v.as_str().unwrap_or_default()).collect(),
+        Some(_) => Vec::new(),
+        None if opts.is_object() && opts.as_object().is_some_and(|o| !o.is_empty()) => Vec::new(),
+        None => query_dry_run.into_iter().collect(),
+    };
+    if values.is_empty() || values == ["All"] {
+        return Ok(());
+    }
+    let quoted: Vec<String> = values.iter().map(|v| go_quote(v)).collect();
+    Err(ApiError::invalid_options(
+        "DeleteOptions",
+        vec![(
+            "FieldValueNotSupported",
+            "dryRun".into(),
+            format!("Unsupported value: [{}]: supported values: \"All\"", quoted.join(" ")),
+        )],
+    ))
+}
+
 /// Records a create, update or non-apply patch (operation `Update`) in
 /// `new`'s managedFields. `live` is the stored object (`None` on create);
 /// `new` is what will be stored, with the managedFields the request sent

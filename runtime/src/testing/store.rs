@@ -27,6 +27,14 @@ pub(crate) type ResourceKey = (String, String, String);
 /// Identifies an object within a resource: `(namespace or "", name)`.
 type ObjectKey = (String, String);
 
+/// The order etcd and the watch cache keep objects in, that of their keys
+/// `<namespace>/<name>` as bytes: `test-2/x` comes before `test/x`, where
+/// the tuple's order puts `test` first.
+fn storage_order(a: &ObjectKey, b: &ObjectKey) -> std::cmp::Ordering {
+    let key = |k: &ObjectKey| k.0.bytes().chain(std::iter::once(b'/')).chain(k.1.bytes()).collect::<Vec<u8>>();
+    if a.0 == b.0 { a.1.cmp(&b.1) } else { key(a).cmp(&key(b)) }
+}
+
 /// Query parameters of a request, and its User-Agent (which names the
 /// field manager when `fieldManager` does not).
 #[derive(Clone, Debug, Default)]
@@ -809,6 +817,7 @@ impl Store {
     }
 
     pub(crate) fn delete(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
+        ssa::validate_delete_options(q.get("dryRun"), opts)?;
         let old = self.existing(t)?;
         let dry_run = q.dry_run() || opts.get("dryRun").is_some_and(|d| !d.is_null());
         if let Some(pre) = opts.get("preconditions") {
@@ -873,12 +882,14 @@ impl Store {
     }
 
     pub(crate) fn delete_collection(&mut self, t: &Target, opts: &Value, q: &Query) -> Result<Value, ApiError> {
+        ssa::validate_delete_options(q.get("dryRun"), opts)?;
         let filter = Self::filter(t, q)?;
-        let matching: Vec<ObjectKey> = self
+        let mut matching: Vec<ObjectKey> = self
             .objects
             .get(&t.key())
             .map(|objects| objects.iter().filter(|(_, o)| filter.matches(o)).map(|(k, _)| k.clone()).collect())
             .unwrap_or_default();
+        matching.sort_by(storage_order);
         // Preconditions name one object; they make no sense here.
         let mut opts = opts.clone();
         if let Some(map) = opts.as_object_mut() {
@@ -923,9 +934,10 @@ impl Store {
             .get(&t.key())
             .into_iter()
             .flat_map(|m| m.iter())
-            .filter(|(key, _)| after.as_ref().is_none_or(|a| *key > a))
+            .filter(|(key, _)| after.as_ref().is_none_or(|a| storage_order(key, a).is_gt()))
             .filter(|(_, o)| filter.matches(o))
             .collect();
+        matching.sort_by(|a, b| storage_order(a.0, b.0));
         let mut continue_token = None;
         if limit > 0 && matching.len() > limit {
             let remaining = matching.len() - limit;
@@ -979,7 +991,9 @@ impl Store {
     fn initial_events(&self, info: &ResourceInfo, filter: &WatchFilter, end_bookmark: bool) -> Vec<Bytes> {
         let mut initial = Vec::new();
         if let Some(objects) = self.objects.get(&info.key()) {
-            for obj in objects.values().filter(|o| filter.matches(o)) {
+            let mut matching: Vec<_> = objects.iter().filter(|(_, o)| filter.matches(o)).collect();
+            matching.sort_by(|a, b| storage_order(a.0, b.0));
+            for (_, obj) in matching {
                 initial.push(watch_line("ADDED", obj));
             }
         }
@@ -1034,7 +1048,7 @@ fn creates_on_update(info: &ResourceInfo) -> bool {
 /// A custom resource is only updated at a given resourceVersion: an update
 /// (or patch) leaving it out is refused before anything else is checked.
 fn versioned_update(t: &Target, body: &Value) -> Result<(), ApiError> {
-    if !t.info.is_custom() || meta_str(body, "resourceVersion").is_some_and(|rv| !rv.is_empty()) {
+    if !t.info.is_custom() || meta_str(body, "resourceVersion").is_some_and(|rv| !super::meta::unversioned(rv)) {
         return Ok(());
     }
     Err(ApiError::invalid_resource(
