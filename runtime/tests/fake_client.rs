@@ -998,3 +998,21 @@ async fn a_delete_with_a_dry_run_other_than_all_is_refused() {
     assert!(dry.is_ok(), "{dry:?}");
     assert!(client.get("a", &GetOptions::default()).await.is_ok(), "a dry run deletes nothing");
 }
+
+/// A watch from a version the server has not reached yet gets only the
+/// events after it, as from the API server's watch cache.
+#[tokio::test]
+async fn a_watch_from_a_future_version_skips_the_events_up_to_it() {
+    let server = server();
+    let client = TypedClient::<ConfigMap>::new(server.client(), Some("ns"));
+    let from = server.resource_version() + 2;
+    let opts = ListOptions { resource_version: Some(from.to_string()), ..Default::default() };
+    let mut events = client.watch(&opts).await.unwrap();
+    for name in ["a", "b", "c"] {
+        client.create(&cm(name, &[]), &CreateOptions::default()).await.unwrap();
+    }
+    match next(&mut events).await.unwrap().unwrap() {
+        WatchEvent::Added(o) => assert_eq!(o.metadata.name.as_deref(), Some("c")),
+        other => panic!("expected ADDED c, got {other:?}"),
+    }
+}

@@ -227,6 +227,10 @@ impl WatchFilter {
 /// An open watch: where its events go and which it wants.
 struct Watcher {
     id: u64,
+    /// The version the watch started from: events at or below it are not
+    /// sent (the API server's `cacheWatcher` sends only newer ones, also
+    /// when a client asks for a version the server has not reached).
+    after: u64,
     key: ResourceKey,
     filter: WatchFilter,
     tx: mpsc::UnboundedSender<Bytes>,
@@ -372,6 +376,7 @@ impl Store {
     fn record(&mut self, event: Event) {
         for watcher in &self.watchers {
             if watcher.key == event.key
+                && event.resource_version > watcher.after
                 && let Some(kind) = watcher.filter.view(&event)
             {
                 // A closed receiver is cleaned up below.
@@ -961,10 +966,12 @@ impl Store {
         let bookmarks = q.flag("allowWatchBookmarks");
         let send_initial = q.flag("sendInitialEvents");
         let mut initial = Vec::new();
+        let mut after = 0;
         match q.get("resourceVersion") {
             Some(rv) if rv != "0" && !send_initial => {
                 let rv: u64 =
                     rv.parse().map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
+                after = rv;
                 if rv < self.compacted {
                     let status = ApiError::expired(format!("too old resource version: {rv} ({})", self.compacted));
                     return Ok(WatchStart::Expired(watch_line("ERROR", &status.to_value())));
@@ -982,7 +989,7 @@ impl Store {
         let (tx, rx) = mpsc::unbounded_channel();
         self.next_watcher_id += 1;
         let id = self.next_watcher_id;
-        self.watchers.push(Watcher { id, key: info.key(), filter, tx });
+        self.watchers.push(Watcher { id, after, key: info.key(), filter, tx });
         Ok(WatchStart::Open { id, initial, rx })
     }
 
