@@ -227,12 +227,12 @@ impl Store {
     /// gathered first with their keys, sorted by the keys (read from each
     /// object once, not at every comparison), and the value's set is built
     /// from them in one pass, instead of by one insertion per object.
-    fn build_index(&self, index_fn: &IndexFn) -> Index {
+    fn build_index(items: &Items, index_fn: &IndexFn) -> Index {
         if let IndexFn::Namespace = index_fn {
-            return self.build_namespace_index();
+            return Self::build_namespace_index(items);
         }
         let mut groups: FastMap<String, Vec<(KeyParts<'_>, &ErasedObject)>> = FastMap::default();
-        for obj in self.items.iter() {
+        for obj in items.iter() {
             let key = parts_of(&**obj);
             index_fn.each_value(&**obj, |value| match groups.get_mut(value.as_ref()) {
                 Some(objs) => objs.push((key, obj)),
@@ -256,9 +256,9 @@ impl Store {
     /// are ordered by name alone, and only the name is gathered with each
     /// (24 bytes per object rather than 40, which is most of what building
     /// the index holds at once).
-    fn build_namespace_index(&self) -> Index {
+    fn build_namespace_index(items: &Items) -> Index {
         let mut groups: FastMap<&str, Vec<(&str, &ErasedObject)>> = FastMap::default();
-        for obj in self.items.iter() {
+        for obj in items.iter() {
             let (namespace, name) = parts_of(&**obj);
             match groups.get_mut(namespace) {
                 Some(objs) => objs.push((name, obj)),
@@ -274,6 +274,28 @@ impl Store {
                 (namespace.to_owned(), objs.into_iter().map(|(_, obj)| ByKey(obj.clone())).collect())
             })
             .collect()
+    }
+
+    /// Every index built anew from `items`.
+    fn build_indices(&self, items: &Items) -> FastMap<String, Index> {
+        self.indexers.iter().map(|(name, index_fn)| (name.clone(), Self::build_index(items, index_fn))).collect()
+    }
+
+    /// Puts back what was stored under the key of `new` before it (`old`,
+    /// or nothing) after an index function panicked halfway through filing
+    /// it, and rebuilds the indices from the items: index-backed reads
+    /// (namespace lists, `by_index`) then agree with `get` and `list`.
+    fn undo_update(&mut self, new: &ErasedObject, old: Option<ErasedObject>) {
+        match old {
+            Some(old) => {
+                self.items.insert(old);
+            }
+            None => {
+                self.items.remove(parts_of(&**new));
+            }
+        }
+        let rebuilt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.build_indices(&self.items)));
+        self.indices = rebuilt.unwrap_or_default();
     }
 
     fn index(&self, index_name: &str) -> Result<Option<&Index>, IndexerError> {
@@ -344,7 +366,7 @@ impl ErasedIndexer {
         }
         for (name, index_func) in indexers {
             let index_fn = IndexFn::Func(index_func);
-            let index = store.build_index(&index_fn);
+            let index = Store::build_index(&store.items, &index_fn);
             store.indices.insert(name.clone(), index);
             store.indexers.insert(name, index_fn);
         }
@@ -364,7 +386,13 @@ impl ErasedIndexer {
     pub(crate) fn update_with_text(&self, obj: ErasedObject, managed: Option<Box<str>>) -> Option<ErasedObject> {
         let mut store = self.write();
         let old = store.items.insert(obj.clone());
-        store.update_indices(old.as_ref(), Some(&obj));
+        let filed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            store.update_indices(old.as_ref(), Some(&obj));
+        }));
+        if let Err(panic) = filed {
+            store.undo_update(&obj, old);
+            std::panic::resume_unwind(panic);
+        }
         if let Some(old) = &old
             && !store.managed.is_empty()
         {
@@ -413,6 +441,9 @@ impl ErasedIndexer {
             }
         }
         let mut store = self.write();
+        // Built before anything changes: an index function that panics
+        // leaves the cache as it was, items and indices alike.
+        let indices = store.build_indices(&new_items);
         let old = std::mem::replace(&mut store.items, new_items).retired();
         let mut old_managed = std::mem::take(&mut store.managed);
         if !old_managed.is_empty() {
@@ -424,8 +455,6 @@ impl ErasedIndexer {
             }
         }
         store.managed = managed;
-        let indices =
-            store.indexers.iter().map(|(name, index_func)| (name.clone(), store.build_index(index_func))).collect();
         store.indices = indices;
         old
     }
@@ -800,6 +829,19 @@ mod tests {
         other.delete_by_key("elsewhere/x");
     }
 
+    /// Whether `freed` comes true within a second of retirements: a
+    /// reclamation running on another thread (another test's) may have
+    /// taken the objects from the retired list and drop them just after.
+    fn freed_soon(freed: impl Fn() -> bool) -> bool {
+        (0..1000).any(|_| {
+            retire_elsewhere();
+            freed() || {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                false
+            }
+        })
+    }
+
     #[test]
     fn a_handle_keeps_its_object_through_every_way_out_of_the_cache() {
         type Way = fn(Indexer<ConfigMap>);
@@ -831,8 +873,7 @@ mod tests {
             retire_elsewhere();
             assert_eq!(cloned.labels()["app"], "web", "{way}");
             drop(cloned);
-            retire_elsewhere();
-            assert!(weak.upgrade().is_none(), "{way}: freed once let go");
+            assert!(freed_soon(|| weak.upgrade().is_none()), "{way}: freed once let go");
         }
     }
 
@@ -855,7 +896,7 @@ mod tests {
         }
         drop(held);
         retire_elsewhere();
-        assert!(weaks.iter().all(|weak| weak.upgrade().is_none()), "all freed");
+        assert!(freed_soon(|| weaks.iter().all(|weak| weak.upgrade().is_none())), "all freed");
     }
 
     #[test]
@@ -1022,6 +1063,39 @@ mod tests {
         assert_eq!(indexer.list_index_func_values(NAMESPACE_INDEX), ["a"]);
         indexer.delete_by_key("a/y");
         assert!(indexer.list_index_func_values(NAMESPACE_INDEX).is_empty());
+    }
+
+    /// An index function that panics (client-go's indexer panics too) leaves
+    /// the cache as it was before the write: index-backed reads agree with
+    /// `get` and `list`.
+    #[test]
+    fn an_index_function_that_panics_leaves_items_and_indices_in_step() {
+        let fails_on_boom: IndexFunc<ConfigMap> = Arc::new(|cm: &ConfigMap| {
+            let app = cm.labels().get("app").cloned();
+            assert_ne!(app.as_deref(), Some("boom"), "the index function failed");
+            app.into_iter().collect()
+        });
+        let indexer = Indexer::with_indexers([("app".to_owned(), fails_on_boom)].into());
+        indexer.add(cm("a", "x", Some("web")));
+        let fails = |f: &dyn Fn()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+        let in_step = |indexer: &Indexer<ConfigMap>| {
+            assert_eq!(indexer.list().len(), 1);
+            assert_eq!(indexer.get_by_key("a/x").unwrap().labels()["app"], "web");
+            assert_eq!(indexer.list_index_func_values(NAMESPACE_INDEX), ["a"]);
+            assert_eq!(indexer.index_keys("app", "web").unwrap(), ["a/x"]);
+            assert_eq!(indexer.list_index_func_values("app"), ["web"]);
+        };
+        assert!(fails(&|| {
+            indexer.update(cm("b", "y", Some("boom")));
+        }));
+        assert!(indexer.get_by_key("b/y").is_none(), "a new object that could not be filed is not stored");
+        in_step(&indexer);
+        assert!(fails(&|| {
+            indexer.update(cm("a", "x", Some("boom")));
+        }));
+        in_step(&indexer);
+        assert!(fails(&|| indexer.replace(vec![cm("c", "z", Some("db")), cm("d", "w", Some("boom"))])));
+        in_step(&indexer);
     }
 
     #[test]

@@ -202,8 +202,16 @@ async fn run_timer<T: Clone + Eq + Hash + Send + Sync + 'static>(weak: Weak<Shar
             let now = Instant::now();
             let mut added = 0;
             while let Some(item) = st.waiting.pop_due(now) {
-                if st.add(item) {
-                    added += 1;
+                // A metrics sink that panics here must not end this task:
+                // every later `add_after` would wait forever. The item is
+                // queued before the sink hears of it.
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| st.add(item))) {
+                    Ok(true) => added += 1,
+                    Ok(false) => {}
+                    Err(_) => {
+                        tracing::error!("work queue: the metrics sink panicked as a delayed item was added");
+                        added += 1;
+                    }
                 }
             }
             let next = st.waiting.next_deadline();

@@ -253,6 +253,28 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), queue.shut_down_with_drain()).await.expect("the drain ends");
     }
 
+    /// A metrics sink that panics as a delayed item is added loses neither
+    /// that item nor the timer: later delayed adds still arrive.
+    #[tokio::test]
+    async fn a_panicking_sink_in_a_delayed_add_stops_no_later_one() {
+        struct PanicsOnce(std::sync::atomic::AtomicBool);
+        impl WorkQueueMetrics for PanicsOnce {
+            fn add(&self) {
+                if !self.0.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    panic!("sink failed");
+                }
+            }
+        }
+        let queue = WorkQueue::with_metrics(Arc::new(PanicsOnce(Default::default())));
+        queue.add_after("a", Duration::from_millis(10));
+        let a = tokio::time::timeout(Duration::from_secs(5), queue.get()).await.expect("the first delayed item");
+        assert_eq!(a, Some("a"));
+        queue.done(&"a");
+        queue.add_after("b", Duration::from_millis(10));
+        let b = tokio::time::timeout(Duration::from_secs(5), queue.get()).await.expect("a later delayed item");
+        assert_eq!(b, Some("b"));
+    }
+
     /// A metrics sink that panics in `worked_for` does not leave the item
     /// counted as processing: a drain still ends.
     #[tokio::test]

@@ -144,11 +144,13 @@ impl<T: Clone + Eq + Hash> State<T> {
                 false
             }
             Entry::Vacant(entry) => {
+                // Queued before the sink hears of it: a sink that panics
+                // loses no item.
+                let entry = entry.insert_entry(Mark::Queued);
+                self.queue.push_back(entry.key().clone());
                 if let Some(m) = &mut self.metrics {
                     m.added(entry.key());
                 }
-                self.queue.push_back(entry.key().clone());
-                entry.insert(Mark::Queued);
                 true
             }
         }
