@@ -155,7 +155,9 @@ pub enum Outcome {
     /// Led, then stopped because it was told to (or the leading task
     /// returned); the Lease was released if configured.
     Stopped,
-    /// Led, then lost the Lease: it could not renew within `renew_deadline`.
+    /// Led, then lost the Lease: it could not renew within `renew_deadline`,
+    /// also while `lead` was finishing after being told to stop (what it
+    /// did after the loss was not guarded by the Lease).
     Lost,
 }
 
@@ -370,7 +372,7 @@ impl LeaderElector {
                         self.set_leading(false);
                         *self.lost_while_leading.lock().unwrap_or_else(PoisonError::into_inner) = !task_done;
                         lost = true;
-                        outcome.get_or_insert(Outcome::Lost);
+                        outcome = Some(Outcome::Lost);
                         let _ = lost_tx.send(true);
                     }
                 }
@@ -992,6 +994,34 @@ mod tests {
             })
             .await
             .unwrap();
+        assert_eq!(outcome, Outcome::Lost);
+        assert!(!a.is_leader());
+    }
+
+    /// A leader told to stop keeps renewing while `lead` finishes; losing
+    /// the Lease then is `Lost`, not `Stopped`: the work done after the loss
+    /// was not guarded.
+    #[tokio::test]
+    async fn a_lease_lost_while_lead_finishes_after_the_stop_is_lost() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let stall = Arc::new(AtomicBool::new(false));
+        let client =
+            kube::Client::new(Stalling { inner: server.service(), stall: stall.clone(), delay: None }, "default");
+        let a = LeaderElector::new(client, config("a")).unwrap();
+        let outcome = tokio::time::timeout(
+            Duration::from_secs(10),
+            a.run(tokio::time::sleep(Duration::from_millis(300)), |mut leading| async move {
+                // Told to stop; the server stops answering while the last
+                // work is finished.
+                leading.lost().await;
+                stall.store(true, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(1500)).await;
+            }),
+        )
+        .await
+        .expect("run ended")
+        .unwrap();
         assert_eq!(outcome, Outcome::Lost);
         assert!(!a.is_leader());
     }
