@@ -703,10 +703,15 @@ impl Shared {
         }
     }
 
+    /// A watched delete. Handlers hear of it only when the cache held the
+    /// object, as client-go's `DeltaFIFO.Delete` drops a delete of a key it
+    /// does not know: no `on_delete` without an `on_add` before it (every
+    /// earlier state of the object may have failed to decode).
     fn delete(&self, obj: ErasedObject) {
         let mut processor = lock(&self.processor);
-        self.indexer.delete(&*obj);
-        processor.distribute(Notification::Delete(Deleted::Object(obj)));
+        if self.indexer.delete(&*obj).is_some() {
+            processor.distribute(Notification::Delete(Deleted::Object(obj)));
+        }
     }
 
     fn on_error(&self, err: &watcher::Error) {

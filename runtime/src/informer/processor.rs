@@ -215,6 +215,10 @@ impl Processor {
         let state = Arc::new(ListenerState::default());
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         if self.stopped {
+            // Added after the informer stopped: it never gets its initial
+            // list, so it never syncs (the informer's own sync state may
+            // say synced).
+            state.pending_initial.store(1, Ordering::Release);
             state.stopped.store(true, Ordering::Release);
             return HandlerRegistration { id, state, sync };
         }
@@ -280,6 +284,9 @@ impl Processor {
         for listener in &mut self.listeners {
             listener.flush();
         }
+        // A handler whose thread ended (it panicked) gets nothing more:
+        // stop copying events and resyncs for it.
+        self.listeners.retain(|listener| !(listener.task.is_some() && listener.state.stopped.load(Ordering::Acquire)));
     }
 
     /// Starts every handler's resync clock at `now` (done when the informer

@@ -542,6 +542,43 @@ async fn shutdown_stops_the_watch_and_waits_for_handlers() {
     informer.shutdown().await;
 }
 
+/// A handler added after the informer synced and shut down never syncs:
+/// it gets no event (client-go refuses it with an error).
+#[tokio::test]
+async fn a_handler_added_after_a_synced_informer_shut_down_never_syncs() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+    informer.start();
+    feed.relist(&[("a", 1)]);
+    take(&mut seen, 1).await;
+    assert!(informer.has_synced());
+    informer.shutdown().await;
+    let late = informer.add_event_handler(recorder().0);
+    assert!(late.is_stopped());
+    assert!(!late.has_synced());
+    assert!(!timeout(GUARD, wait_for_cache_sync(&[&late])).await.unwrap());
+}
+
+/// A watched delete of an object the cache does not hold reaches no
+/// handler: no `on_delete` without an `on_add` (client-go's DeltaFIFO
+/// drops it).
+#[tokio::test]
+async fn a_delete_of_an_object_never_cached_reaches_no_handler() {
+    let (informer, mut feed) = informer(InformerConfig::default());
+    let (handler, mut seen) = recorder();
+    informer.add_event_handler(handler);
+    informer.start();
+    feed.relist(&[("a", 1)]);
+    take(&mut seen, 1).await;
+    feed.send(Event::Delete(cm("never", 2)));
+    feed.send(Event::Delete(cm("a", 3)));
+    assert_eq!(take(&mut seen, 1).await, [delete("a", 3, false)]);
+    feed.settle().await;
+    assert!(seen.try_recv().is_err(), "no delete of the object never cached");
+    informer.shutdown().await;
+}
+
 #[tokio::test]
 async fn handlers_added_before_start_run_once_started() {
     let (informer, mut feed) = informer(InformerConfig::default());
