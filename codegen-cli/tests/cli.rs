@@ -127,6 +127,28 @@ fn generates_then_verify_detects_drift() {
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
+/// Run from below the crate root with a relative apis dir (`apis` from
+/// `pkg/`, `.` from `pkg/apis/`), the defaults are those of the same run
+/// from the root: the crate root is the real directory's, not a parent of
+/// the path as typed.
+#[test]
+fn defaults_follow_the_real_directories_when_run_from_below_the_root() {
+    let dir = project(|s| s.to_string());
+    write(dir.path(), &[("Cargo.toml", "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2024\"\n")]);
+    let run = kube_codegen(&dir.path().join("pkg"), &["all", "apis", "example:v1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("config/crd/example.k8s.io_students.yaml").is_file(), "CRDs at the crate root");
+    assert!(!dir.path().join("pkg/config").exists());
+    let client = std::fs::read_to_string(dir.path().join("pkg/client/clientset/example/v1/student.rs")).unwrap();
+    assert!(client.contains("crate::pkg::apis::example::v1::Student"), "{client}");
+    let from_root = kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1", "--verify"]);
+    assert_eq!(from_root.code, 0, "the same tree as from the root: {}", from_root.stdout);
+
+    let run = kube_codegen(&dir.path().join("pkg/apis"), &["all", ".", "example:v1", "--verify"]);
+    assert_eq!(run.code, 0, "`.` writes where `pkg/apis` does: {}{}", run.stdout, run.stderr);
+    assert!(!dir.path().join("pkg/apis/client").exists());
+}
+
 #[test]
 fn failed_run_leaves_previous_tree_intact() {
     let dir = project(|s| s.to_string());
@@ -1415,6 +1437,9 @@ fn rbac_writes_the_merged_role_then_verify_detects_drift() {
 
     let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo", "--verify"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // The same files however the path is typed.
+    let run = kube_codegen(dir.path(), &["rbac", "./src", "--role-name", "demo", "--verify"]);
+    assert_eq!(run.code, 0, "`./src` names the files as `src` does: {}", run.stdout);
     // A marker granting one more verb: the committed role is stale.
     write(dir.path(), &[("src/controller.rs", &CONTROLLER_RS.replace("delete;get", "delete;get;update"))]);
     let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo", "--verify"]);

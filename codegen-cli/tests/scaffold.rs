@@ -388,6 +388,15 @@ fn init_refuses_to_overwrite_and_writes_nothing() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(root.join("NOTES.md")).unwrap(), "mine\n");
 
+    // `init .` takes the name of the directory it runs in.
+    let here = dir.path().join("here-op");
+    std::fs::create_dir_all(&here).unwrap();
+    let run =
+        kube_codegen(&here, &["init", ".", "--group", "cache.example.com", "--version", "v1", "--kind", "Memcached"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let manifest = std::fs::read_to_string(here.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"here-op\""), "{manifest}");
+
     // A hand-written file where a generated one goes: init fails after
     // writing, and removes what it wrote but not the directories that
     // were there before it (the crate's own included).

@@ -242,7 +242,11 @@ impl Builder {
 /// script tells the build scripts of crates depending on it
 /// (`DEP_K8S_OPENAPI_<crate version>_VERSION = 0x0001MM00`).
 fn k8s_openapi_build_version() -> Option<KubeVersion> {
-    k8s_openapi_version_in(std::env::vars())
+    // `vars()` would panic on a variable that is not Unicode (a directory
+    // name in `OLDPWD`, ...); those are not k8s-openapi's.
+    k8s_openapi_version_in(
+        std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+    )
 }
 
 /// [`k8s_openapi_build_version`] from the given environment variables.

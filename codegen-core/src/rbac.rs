@@ -162,6 +162,8 @@ fn crate_root_of(output: &Path) -> Option<PathBuf> {
 /// `file` relative to the crate root, so that the manifest names the same
 /// files whatever directory the command runs in.
 fn relative_to(file: &Path, root: Option<&Path>) -> PathBuf {
+    // `./src/x.rs` and `src/x.rs` are one file: no `.` components.
+    let file = &file.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect::<PathBuf>();
     let Some(root) = root else { return file.to_path_buf() };
     if let Ok(rest) = file.strip_prefix(root) {
         return rest.to_path_buf();

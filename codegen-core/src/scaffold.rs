@@ -184,7 +184,18 @@ pub fn init(settings: &InitSettings) -> Result<Scaffolded, Vec<Diagnostic>> {
     check_api(api, &mut errors);
     let crate_name = match &settings.crate_name {
         Some(name) => name.clone(),
-        None => settings.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        // `init .`: the name of the directory that is, not of `.`.
+        None => std::path::absolute(&settings.dir)
+            .ok()
+            .map(|dir| {
+                dir.components().fold(PathBuf::new(), |path, c| match c {
+                    std::path::Component::ParentDir => path.parent().map(Path::to_path_buf).unwrap_or(path),
+                    std::path::Component::CurDir => path,
+                    c => path.join(c),
+                })
+            })
+            .and_then(|dir| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_default(),
     };
     if !is_package_name(&crate_name) {
         errors.push(

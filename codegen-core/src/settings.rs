@@ -383,19 +383,40 @@ impl Settings {
     /// The crate root: the nearest ancestor of the apis dir with a
     /// `Cargo.toml`, or the apis dir's grandparent.
     pub fn crate_root(&self) -> PathBuf {
-        let mut cur = Some(self.apis_dir.as_path());
+        let apis = self.apis_dir_named();
+        let mut cur = Some(apis.as_path());
         while let Some(dir) = cur {
             if dir.join("Cargo.toml").is_file() {
                 return dir.to_path_buf();
             }
             cur = dir.parent();
         }
-        self.apis_dir.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default()
+        // The path as written ran out before the crate root (a relative
+        // path given below it, `apis` from `pkg/`): the real directories
+        // decide.
+        if let Some(root) = absolute(&apis).ancestors().find(|dir| dir.join("Cargo.toml").is_file()) {
+            return root.to_path_buf();
+        }
+        apis.parent()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .or_else(|| absolute(&apis).parent().and_then(Path::parent).map(Path::to_path_buf))
+            .unwrap_or_default()
+    }
+
+    /// The apis dir as a path that ends in its own name: as given, unless
+    /// that ends in `.` or `..` (`kube-codegen all .`), whose parent as
+    /// written is not the directory's.
+    fn apis_dir_named(&self) -> PathBuf {
+        match self.apis_dir.components().next_back() {
+            Some(std::path::Component::Normal(_)) => self.apis_dir.clone(),
+            _ => absolute(&self.apis_dir),
+        }
     }
 
     /// The client output directory.
     pub fn output_dir(&self) -> PathBuf {
-        self.output_dir.clone().unwrap_or_else(|| match self.apis_dir.parent() {
+        self.output_dir.clone().unwrap_or_else(|| match self.apis_dir_named().parent() {
             Some(p) => p.join("client"),
             None => PathBuf::from("client"),
         })
@@ -468,8 +489,15 @@ impl Settings {
     /// The apis module's path inside its own crate, from the directories:
     /// `crate::` and the apis dir's path under the crate root, without `src`.
     fn apis_module_in_crate(&self) -> String {
-        let root = self.crate_root();
-        module_path("crate", self.apis_dir.strip_prefix(&root).unwrap_or(&self.apis_dir))
+        let (root, apis) = (self.crate_root(), self.apis_dir_named());
+        match apis.strip_prefix(&root) {
+            Ok(rel) => module_path("crate", rel),
+            // One of the two was found through the real directories.
+            Err(_) => {
+                let apis = absolute(&apis);
+                module_path("crate", apis.strip_prefix(absolute(&root)).unwrap_or(&apis))
+            }
+        }
     }
 }
 
