@@ -1750,3 +1750,27 @@ fn bad_mod_rs_is_a_directory() {
     assert!(run.stderr.starts_with("error: `pkg/apis/example/v1/mod.rs` is not a regular file\n"), "{}", run.stderr);
     assert!(!dir.path().join("pkg/client").exists());
 }
+
+/// The commands that read sources outside the generator (finding the groups
+/// when none are named, `rbac`) read them as it does: a FIFO is not read
+/// (it would block), and a file nested beyond what can be parsed is an
+/// error, not a stack overflow.
+#[test]
+fn discovery_and_rbac_refuse_fifos_and_deep_nesting() {
+    let dir = project(|s| s.to_string());
+    let deep = format!("{MOD_RS}\nconst DEEP: () = {}(){};\n", "(".repeat(100_000), ")".repeat(100_000));
+    write(dir.path(), &[("pkg/apis/example/v1/mod.rs", &deep)]);
+    let run = kube_codegen(dir.path(), &["all", "pkg/apis"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+
+    let fifo = std::ffi::CString::new(dir.path().join("src/stuck.rs").into_os_string().into_encoded_bytes()).unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    write(dir.path(), &[("src/lib.rs", "#[rbac(groups = \"\", resources = \"pods\", verbs = \"get\")]\nfn f() {}\n")]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let root = dir.path().to_path_buf();
+    std::thread::spawn(move || tx.send(kube_codegen(&root, &["rbac", "src", "--role-name", "demo"])));
+    let run = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("rbac read a FIFO and hung");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+}

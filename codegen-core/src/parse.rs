@@ -491,7 +491,7 @@ const MAX_NESTING: usize = 1000;
 
 /// The first token of `tokens` nested deeper than [`MAX_NESTING`], counting
 /// groups and the angle brackets open in the current statement.
-fn nested_too_deep(tokens: proc_macro2::TokenStream) -> Option<Span> {
+pub(crate) fn nested_too_deep(tokens: proc_macro2::TokenStream) -> Option<Span> {
     use proc_macro2::{Spacing, TokenTree};
     // One entry per open group: its tokens and the angle brackets open in it.
     let mut stack = vec![(tokens.into_iter(), 0usize)];

@@ -78,7 +78,10 @@ pub fn generate_rbac(settings: &RbacSettings) -> Result<Output, Vec<Diagnostic>>
 /// [`generate_rbac`], then compares with the disk and writes (or, in
 /// verify mode, only reports what would change).
 pub fn run_rbac(settings: &RbacSettings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
-    crate::commit(&generate_rbac(settings)?, mode, Vec::new())
+    // syn recurses once per level of nesting in the files read: on the
+    // engine's stack, as every other parse.
+    let output = crate::on_big_stack(|| generate_rbac(settings))?;
+    crate::commit(&output, mode, Vec::new())
 }
 
 /// The `.rs` files of `sources`, sorted.
@@ -120,10 +123,11 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
     let mut diags = Diagnostics::new();
     let mut found = Found { rules: Vec::new(), files: Vec::new() };
     for path in rust_files(sources, &mut diags) {
-        let text = match std::fs::read_to_string(&path) {
+        // Not a FIFO or device (a read that never ends), UTF-8 or said where not.
+        let text = match crate::parse::read_source(&path) {
             Ok(text) => text,
-            Err(e) => {
-                diags.push(Diagnostic::error(format!("cannot read `{}`: {e}", path.display())));
+            Err(d) => {
+                diags.push(*d);
                 continue;
             }
         };

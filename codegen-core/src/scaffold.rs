@@ -520,6 +520,11 @@ pub struct DiscoveredGroup {
 /// name. What `kube-codegen all <apis-dir>` generates for when no groups
 /// are named.
 pub fn discover_groups(apis_dir: &Path) -> Result<Vec<DiscoveredGroup>, Diagnostic> {
+    // syn recurses once per level of nesting: on the engine's stack.
+    crate::on_big_stack(|| discover_groups_here(apis_dir))
+}
+
+fn discover_groups_here(apis_dir: &Path) -> Result<Vec<DiscoveredGroup>, Diagnostic> {
     let read = |dir: &Path| -> Result<Vec<(String, PathBuf)>, Diagnostic> {
         let entries = std::fs::read_dir(dir)
             .map_err(|e| Diagnostic::error(format!("cannot read the directory `{}`: {e}", dir.display())))?;
@@ -542,7 +547,7 @@ pub fn discover_groups(apis_dir: &Path) -> Result<Vec<DiscoveredGroup>, Diagnost
             // the directory.
             let Some((module, text)) = [vpath.join("mod.rs"), path.join(format!("{version}.rs"))]
                 .into_iter()
-                .find_map(|m| std::fs::read_to_string(&m).ok().map(|t| (m, t)))
+                .find_map(|m| read_text(&m).map(|t| (m, t)))
             else {
                 continue;
             };
@@ -569,8 +574,24 @@ pub fn discover_groups(apis_dir: &Path) -> Result<Vec<DiscoveredGroup>, Diagnost
 }
 
 /// The string literal of the first `group_name!("...")` in `text`.
+/// `text` parsed, unless it nests deeper than the engine parses (the
+/// generator then says where, when it reads the file).
+fn parse_shallow(text: &str) -> Option<syn::File> {
+    let tokens: proc_macro2::TokenStream = text.strip_prefix('\u{feff}').unwrap_or(text).parse().ok()?;
+    if crate::parse::nested_too_deep(tokens.clone()).is_some() {
+        return None;
+    }
+    syn::parse2(tokens).ok()
+}
+
+/// The text of the regular file `path` (not a FIFO, whose read would never
+/// end), if it is one and UTF-8.
+fn read_text(path: &Path) -> Option<String> {
+    crate::write::read_regular_bytes(path).ok().filter(|_| path.is_file()).and_then(|b| String::from_utf8(b).ok())
+}
+
 fn group_name_in(text: &str) -> Option<String> {
-    let file = syn::parse_file(text).ok()?;
+    let file = parse_shallow(text)?;
     file.items.iter().find_map(|item| match item {
         syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "group_name") => {
             m.mac.parse_body::<syn::LitStr>().ok().map(|l| l.value())
@@ -582,7 +603,7 @@ fn group_name_in(text: &str) -> Option<String> {
 /// Whether the struct `kind` in `path` carries `storage` in a
 /// `#[resource(...)]` attribute.
 fn marks_storage(path: &Path, kind: &str) -> bool {
-    let Some(file) = std::fs::read_to_string(path).ok().and_then(|t| syn::parse_file(&t).ok()) else { return false };
+    let Some(file) = read_text(path).and_then(|t| parse_shallow(&t)) else { return false };
     file.items.iter().any(|item| match item {
         syn::Item::Struct(st) if st.ident == kind => st.attrs.iter().any(|a| {
             a.path().is_ident("resource")
