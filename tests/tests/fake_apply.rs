@@ -89,3 +89,21 @@ fn a_flattened_enum_beside_a_flattened_struct_reads_back() {
     assert_eq!(config.equipment.as_ref().and_then(|e| e.boards), Some(2), "{config:?}");
     assert_eq!(serde_json::to_value(&config).unwrap(), json);
 }
+
+/// A `#[serde(transparent)]` struct is a plain string in JSON: its apply
+/// configuration field holds the type itself, so an apply sends the string
+/// the schema wants and extract reads it back.
+#[tokio::test]
+async fn a_transparent_struct_is_applied_and_extracted_as_its_json() -> codegen_runtime::Result<()> {
+    use kube_codegen_tests::scale::apis::apps::v1::Tier;
+    let fake = Clientset::new([])?;
+    let apps = fake.apps_v1().web_apps("ns");
+    let tier = Tier { value: "gold".into() };
+    let applied = WebAppApplyConfiguration::new("web", "ns")
+        .with_spec(WebAppSpecApplyConfiguration::new().with_image("nginx:1").with_tier(tier.clone()));
+    assert_eq!(serde_json::to_value(&applied)?["spec"]["tier"], "gold");
+    let live = apps.apply(&applied, &ApplyOptions::new("alice")).await?;
+    assert_eq!(live.spec.tier, Some(tier));
+    assert_eq!(serde_json::to_value(extract_web_app(&live, "alice")?)?, serde_json::to_value(&applied)?);
+    Ok(())
+}

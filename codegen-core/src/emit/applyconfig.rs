@@ -193,19 +193,26 @@ const META_BUILDERS: &[(&str, &str)] = &[
     ("with_finalizers", "finalizers"),
 ];
 
+/// Whether `def` gets an apply configuration of its own: a struct, unless
+/// it is `#[serde(transparent)]` (serialized as its one field, it is kept
+/// as its Rust type, as newtypes are).
+fn has_configuration(def: &TypeDef) -> bool {
+    matches!(def.body, Body::Struct(_)) && !def.serde.transparent
+}
+
 /// Builds the tree for the requested packages of `model`.
 pub fn modules(model: &Model, p: &Paths, paths: &TypePaths, version: KubeVersion) -> Vec<AcModule> {
     let mut b =
         Builder { model, p, paths, version, modules: BTreeMap::new(), queue: VecDeque::new(), seen: BTreeSet::new() };
     for v in model.groups.iter().flat_map(|g| &g.versions) {
-        for def in v.types.values().filter(|d| matches!(d.body, Body::Struct(_))) {
+        for def in v.types.values().filter(|d| has_configuration(d)) {
             b.seen.insert(Item::Api(TypeKey { package: v.package.clone(), name: def.name.clone() }));
         }
     }
     for g in &model.groups {
         for v in &g.versions {
             let kinds: BTreeMap<&str, &Kind> = v.kinds.iter().map(|k| (k.rust_name.as_str(), k)).collect();
-            for def in v.types.values() {
+            for def in v.types.values().filter(|d| has_configuration(d)) {
                 if let Body::Struct(fields) = &def.body {
                     let key = TypeKey { package: v.package.clone(), name: def.name.clone() };
                     let kind = kinds.get(def.name.as_str()).map(|k| (*k, g.name.as_str(), v.name.as_str()));
@@ -217,7 +224,7 @@ pub fn modules(model: &Model, p: &Paths, paths: &TypePaths, version: KubeVersion
     while let Some(item) = b.queue.pop_front() {
         match item {
             Item::Api(key) => {
-                if let Some(def) = model.type_def(&key)
+                if let Some(def) = model.type_def(&key).filter(|d| has_configuration(d))
                     && let Body::Struct(fields) = &def.body
                 {
                     b.api_type(&key, def, fields, None);
@@ -443,7 +450,7 @@ impl Builder<'_> {
             }
             TypeRef::Named(key) => {
                 let def = self.model.type_def(key);
-                match def.map(|d| &d.body) {
+                match def.filter(|d| has_configuration(d)).map(|d| &d.body) {
                     Some(Body::Struct(_)) => {
                         self.enqueue(Item::Api(key.clone()));
                         Mapped {

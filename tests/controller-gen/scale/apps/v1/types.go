@@ -49,7 +49,14 @@ type WebAppSpec struct {
 	// +listMapKey=name
 	// +optional
 	Env []EnvVar `json:"env,omitempty"`
+	// Service tier.
+	// +optional
+	Tier *Tier `json:"tier,omitempty"`
 }
+
+// A service tier, a plain string in JSON.
+// +kubebuilder:validation:MaxLength=16
+type Tier string
 
 // An environment variable.
 type EnvVar struct {
