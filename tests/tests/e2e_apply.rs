@@ -660,7 +660,11 @@ round_trip!(
                     .with_order(1)
                     .with_share(25)
                     .with_selector([("team", "web")])
-                    .with_timeout("5m"),
+                    .with_timeout("5m")
+                    // An embedded object needs its apiVersion and kind.
+                    .with_workload(
+                        WorkloadApplyConfiguration::new().with_api_version("apps/v1").with_kind("Deployment").with_replicas(2),
+                    ),
             )
         },
         extract: cluster::client::applyconfigurations::policy::v1::extract_cluster_policy,
@@ -700,7 +704,9 @@ round_trip!(
                     .with_env([
                         EnvVarApplyConfiguration::new().with_name("MODE").with_value("fast"),
                         EnvVarApplyConfiguration::new().with_name("EMPTY"),
-                    ]),
+                    ])
+                    // A transparent struct: a plain string on the wire.
+                    .with_tier(scale::apis::apps::v1::Tier { value: "gold".into() }),
             )
         },
         extract: scale::client::applyconfigurations::apps::v1::extract_web_app,

@@ -700,7 +700,28 @@ impl Builder<'_> {
                     continue;
                 }
             }
-            if matches!(f.ty, TypeRef::Known(crate::model::Known::TypeMeta)) {
+            if matches!(f.ty.unwrap_option(), TypeRef::Known(crate::model::Known::TypeMeta)) {
+                // A kind's are set by `new`. An embedded object's (its own
+                // `TypeMeta` flattened in) are fields of it that an apply
+                // creating it must send, as client-go's configurations of
+                // Go types embedding `metav1.TypeMeta` have them.
+                if kind.is_none() && f.serde.flatten {
+                    for (ident, json, what) in
+                        [("api_version", "apiVersion", "`apiVersion`"), ("kind", "kind", "`kind`")]
+                    {
+                        let mapped = Mapped { string: true, ..Mapped::plain("String") };
+                        let doc = Some(format!("{what} of the object."));
+                        ac_fields.push(self.field(
+                            ident.to_string(),
+                            json,
+                            doc,
+                            mapped,
+                            Shape::Value,
+                            ListKind::Atomic,
+                            false,
+                        ));
+                    }
+                }
                 continue;
             }
             let ty = f.ty.unwrap_option();

@@ -68,6 +68,10 @@ type ClusterPolicySpec struct {
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	Template *runtime.RawExtension `json:"template,omitempty"`
+	// A workload the policy runs, a whole object.
+	// +kubebuilder:validation:EmbeddedResource
+	// +optional
+	Workload *Workload `json:"workload,omitempty"`
 	// Labels that select namespaces, replaced as a whole.
 	// +mapType=atomic
 	// +kubebuilder:example={team: "web"}
@@ -78,6 +82,15 @@ type ClusterPolicySpec struct {
 	// +kubebuilder:validation:Format=duration
 	// +optional
 	Timeout *string `json:"timeout,omitempty"`
+}
+
+// A workload: an object of a kind of its own, with its type meta (no
+// ObjectMeta: controller-gen would take it for a kind of the package).
+type Workload struct {
+	metav1.TypeMeta `json:",inline"`
+	// Replicas.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
 }
 
 // A label value (Rust: `values(max_length = 63)` on the map).
