@@ -11,6 +11,7 @@ pub struct Clientset {
     clientset: super::clientset::Clientset,
 }
 /// An object to seed the fake server with.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Object {
     /// A `Student` (`example.k8s.io/v1`).
