@@ -93,7 +93,7 @@ fn walk(fields: &Map<String, Value>, value: &Value) -> Value {
                     let Some(children) = children.as_object() else { continue };
                     if let Some(keys) = element.strip_prefix("k:") {
                         let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(keys) else { continue };
-                        if keys.iter().all(|(k, v)| item.get(k) == Some(v)) {
+                        if keys.iter().all(|(k, v)| item.get(k).is_some_and(|i| same_value(i, v))) {
                             let mut owned = walk(children, item);
                             if let Some(owned) = owned.as_object_mut() {
                                 owned.extend(keys);
@@ -102,7 +102,7 @@ fn walk(fields: &Map<String, Value>, value: &Value) -> Value {
                             break;
                         }
                     } else if let Some(member) = element.strip_prefix("v:") {
-                        if serde_json::from_str::<Value>(member).is_ok_and(|m| &m == item) {
+                        if serde_json::from_str::<Value>(member).is_ok_and(|m| same_value(&m, item)) {
                             out.push(item.clone());
                             break;
                         }
@@ -133,6 +133,22 @@ fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
                 into.insert(key, value);
             }
         }
+    }
+}
+
+/// Whether two JSON values are one value, as the API server compares them:
+/// a number by its value, so the `1` of a key in managedFields matches the
+/// `1.0` a Rust `f64` writes back (serde_json's `==` tells them apart).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || ((x.is_f64() || y.is_f64()) && x.as_f64().is_some() && x.as_f64() == y.as_f64())
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
     }
 }
 
@@ -188,6 +204,26 @@ mod tests {
                          "items": [{"name": "b", "port": 2, "value": 2}]}
             })
         );
+    }
+
+    /// A key or set member that is a whole number matches the item whose
+    /// Rust `f64` wrote it back as `1.0`.
+    #[test]
+    fn whole_number_keys_and_members_match_floats() {
+        let object = json!({
+            "metadata": {"managedFields": [{"manager": "me", "operation": "Apply", "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:spec": {
+                    "f:weights": {"k:{\"weight\":1}": {".": {}, "f:name": {}}},
+                    "f:levels": {"v:2": {}}}}}]},
+            "spec": {
+                "weights": [{"weight": 1.0, "name": "a"}, {"weight": 2.5, "name": "b"}],
+                "levels": [1.0, 2.0]
+            }
+        });
+        let owned = owned_fields(&object, "me", None);
+        assert_eq!(owned["spec"]["weights"], json!([{"weight": 1, "name": "a"}]));
+        assert_eq!(owned["spec"]["levels"], json!([2.0]));
+        assert!(!same_value(&json!(9007199254740993_u64), &json!(9007199254740992_u64)), "integers stay exact");
     }
 
     #[test]
