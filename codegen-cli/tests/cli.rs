@@ -825,6 +825,21 @@ fn without_group_arguments_every_group_is_generated() {
     assert!(stale_other.is_file(), "another group's CRDs are not this run's to remove");
     assert!(!stale_example.exists(), "a stale CRD of the group generated is removed");
     assert!(!dir.path().join("pkg/client/clientset/other").exists(), "the clientset is of the groups of the run");
+
+    // The webhook manifests hold the webhooks of the run's groups, as
+    // controller-gen's one file of the packages it is given.
+    let hooked = TYPES_RS
+        .replace("Teacher", "X")
+        .replace("Student", "Teacher")
+        .replace("#[resource(short_names(\"stu\"))]", "#[resource(short_names(\"tea\"), validating_webhook)]");
+    write(dir.path(), &[("pkg/apis/other/v2/types.rs", &hooked)]);
+    let manifests = dir.path().join("config/webhook/manifests.yaml");
+    assert_eq!(kube_codegen(dir.path(), &["all", "pkg/apis"]).code, 0);
+    assert!(std::fs::read_to_string(&manifests).unwrap().contains("teachers"));
+    assert_eq!(kube_codegen(dir.path(), &["all", "pkg/apis", "example:v1"]).code, 0);
+    assert!(!manifests.exists(), "a run for a group without webhooks writes none");
+    assert_eq!(kube_codegen(dir.path(), &["all", "pkg/apis"]).code, 0);
+    assert!(manifests.is_file(), "a run for every group writes them all");
 }
 
 #[test]
