@@ -72,3 +72,23 @@ fn yaml_1_1_readers_read_what_was_built() {
         assert!(all.contains(tricky), "no fixture has the string {tricky}");
     }
 }
+
+/// Floats with an exponent read as the same float in PyYAML: YAML 1.1
+/// reads `1e-7` as a string, `1.0e-7` as the number.
+#[test]
+fn floats_with_exponents_read_as_numbers() {
+    let values: Vec<Value> = ["1e-7", "1.5e-7", "1e16", "2.5E+20", "0.5", "100.0", "-3e-9", "12"]
+        .iter()
+        .map(|n| serde_json::from_str(n).unwrap())
+        .collect();
+    let value = Value::Array(values);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("numbers.yaml");
+    std::fs::write(&path, codegen_core::emit::yaml::to_string(&value)).unwrap();
+    let read = pyyaml(std::slice::from_ref(&path));
+    let (read, written) = (read[0].as_array().unwrap(), value.as_array().unwrap());
+    for (read, written) in read.iter().zip(written) {
+        assert!(read.is_number(), "{written} was written as {read} (not a number) for PyYAML");
+        assert_eq!(read.as_f64(), written.as_f64(), "{written}");
+    }
+}

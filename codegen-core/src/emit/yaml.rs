@@ -199,7 +199,30 @@ macro_rules! display_scalars {
     )*};
 }
 
-display_scalars!(bool, i32, i64, u64, serde_json::Number);
+display_scalars!(bool, i32, i64, u64);
+
+impl Emit for serde_json::Number {
+    fn layout(&self) -> Layout {
+        Layout::Inline
+    }
+    /// A float with an exponent gets a `.` in its mantissa and a sign in its
+    /// exponent (`1e-7` is written `1.0e-7`): YAML 1.1 readers (PyYAML)
+    /// read a float only in that form, and a string otherwise.
+    fn emit(&self, e: &mut Emitter) {
+        let text = self.to_string();
+        match text.find(['e', 'E']) {
+            Some(at) if self.is_f64() => {
+                let (mantissa, exponent) = (&text[..at], &text[at + 1..]);
+                let dot = if mantissa.contains('.') { "" } else { ".0" };
+                let sign = if exponent.starts_with(['-', '+']) { "" } else { "+" };
+                let _ = write!(e.out, "{mantissa}{dot}e{sign}{exponent}");
+            }
+            _ => {
+                let _ = write!(e.out, "{text}");
+            }
+        }
+    }
+}
 
 impl<T: Emit> Emit for Vec<T> {
     fn layout(&self) -> Layout {
