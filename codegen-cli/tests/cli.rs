@@ -1778,8 +1778,20 @@ fn discovery_and_rbac_refuse_fifos_and_deep_nesting() {
     let run = kube_codegen(dir.path(), &["all", "pkg/apis"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
 
+    let deep_rs = format!("fn f() {{ let _ = {}(){}; }}\n", "(".repeat(100_000), ")".repeat(100_000));
+    write(
+        dir.path(),
+        &[
+            ("src/deep.rs", &deep_rs),
+            ("src/lib.rs", "#[rbac(groups = \"\", resources = \"pods\", verbs = \"get\")]\nfn f() {}\n"),
+        ],
+    );
+    let run = kube_codegen(dir.path(), &["rbac", "src", "--role-name", "demo"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("nesting deeper than 1000 levels"), "{}", run.stderr);
+    std::fs::remove_file(dir.path().join("src/deep.rs")).unwrap();
+
     let fifo = std::ffi::CString::new(dir.path().join("src/stuck.rs").into_os_string().into_encoded_bytes()).unwrap();
-    std::fs::create_dir_all(dir.path().join("src")).unwrap();
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
     write(dir.path(), &[("src/lib.rs", "#[rbac(groups = \"\", resources = \"pods\", verbs = \"get\")]\nfn f() {}\n")]);
     let (tx, rx) = std::sync::mpsc::channel();

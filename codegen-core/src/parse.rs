@@ -487,7 +487,7 @@ pub(crate) fn read_source(path: &Path) -> Result<String, Box<Diagnostic>> {
 /// How deep delimiters and angle brackets may nest in a source file: far
 /// beyond any API type, and well within what the engine's stack parses
 /// (each level is a few frames of `syn`'s recursive descent).
-const MAX_NESTING: usize = 1000;
+pub(crate) const MAX_NESTING: usize = 1000;
 
 /// The first token of `tokens` nested deeper than [`MAX_NESTING`], counting
 /// groups and the angle brackets open in the current statement.

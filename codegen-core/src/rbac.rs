@@ -132,6 +132,17 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
             }
         };
         let source = SourceFile::new(path.clone(), text);
+        // syn recurses once per level: deeper than the generator parses is
+        // an error here too, not a stack overflow.
+        let body = source.text.strip_prefix('\u{feff}').unwrap_or(&source.text);
+        if let Some(span) = body.parse::<proc_macro2::TokenStream>().ok().and_then(crate::parse::nested_too_deep) {
+            diags.push(
+                Diagnostic::error(format!("nesting deeper than {} levels", crate::parse::MAX_NESTING))
+                    .at(source.location(span))
+                    .help("give an inner level a name of its own (a struct, or a type alias)"),
+            );
+            continue;
+        }
         let file = match syn::parse_file(&source.text) {
             Ok(file) => file,
             Err(err) => {

@@ -573,7 +573,6 @@ fn discover_groups_here(apis_dir: &Path) -> Result<Vec<DiscoveredGroup>, Diagnos
     Ok(groups)
 }
 
-/// The string literal of the first `group_name!("...")` in `text`.
 /// `text` parsed, unless it nests deeper than the engine parses (the
 /// generator then says where, when it reads the file).
 fn parse_shallow(text: &str) -> Option<syn::File> {
@@ -590,6 +589,7 @@ fn read_text(path: &Path) -> Option<String> {
     crate::write::read_regular_bytes(path).ok().filter(|_| path.is_file()).and_then(|b| String::from_utf8(b).ok())
 }
 
+/// The string literal of the first `group_name!("...")` in `text`.
 fn group_name_in(text: &str) -> Option<String> {
     let file = parse_shallow(text)?;
     file.items.iter().find_map(|item| match item {

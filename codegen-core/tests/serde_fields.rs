@@ -728,3 +728,65 @@ fn a_flattened_structs_map_type_reaches_the_struct_it_is_merged_into() {
         try_generate(&dir.path().join("nullable"), "    /// Outer.\n    pub outer: Outer,", &nullable).unwrap_err();
     assert!(err.contains("`nullable` on the flattened field `inner`, which is no property of its own"), "{err}");
 }
+
+/// The limits of a type come from its own markers and from those of the
+/// field it wraps (a tuple newtype's): both hold with a field's markers; an
+/// exclusive bound looser than the type's leaves the type's inclusive.
+#[test]
+fn limits_of_a_newtypes_field_hold_beside_a_fields_markers() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "/// A short name.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 pub struct Name(#[validate(max_length = 10, pattern = \"^[a-z]+$\")] pub String);\n\n\
+                 /// A port.\n\
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n\
+                 #[validate(minimum = 5)]\n\
+                 pub struct Port(pub u16);\n";
+    let spec = "    /// Name.\n    #[validate(max_length = 63)]\n    pub name: Name,\n\
+                \x20   /// Port.\n    #[validate(minimum = 3, exclusive_minimum)]\n    pub port: Port,";
+    let (crd, _) = generate(dir.path(), spec, extra);
+    let spec = spec_properties(&crd);
+    assert_eq!(spec["name"]["maxLength"], 10, "{crd}");
+    assert_eq!(spec["port"]["minimum"], 5, "{crd}");
+    assert!(spec["port"].get("exclusiveMinimum").is_none(), "5 is allowed by both rules: {crd}");
+
+    let other_pattern = "    /// Name.\n    #[validate(pattern = \"^[a-c]+$\")]\n    pub name: Name,";
+    let err = try_generate(&dir.path().join("pattern"), other_pattern, extra).unwrap_err();
+    assert!(err.contains("`pattern` of `name` differs from the `pattern` of its type `Name`"), "{err}");
+}
+
+/// A variant's `rename_all` with one rule for both sides is that rule; with
+/// two it is an error, as on a type.
+#[test]
+fn a_variants_rename_all_with_two_rules_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = |rules: &str| {
+        format!(
+            "/// A source.\n\
+             #[derive(Clone, Debug, Serialize, Deserialize, ApiType)]\n\
+             pub enum Source {{\n    #[serde(rename_all({rules}))]\n    Git {{ max_size: String }},\n    Other {{ name: String }},\n}}\n"
+        )
+    };
+    let spec = "    /// Source.\n    pub source: Source,";
+    let same = source("serialize = \"camelCase\", deserialize = \"camelCase\"");
+    let (crd, _) = generate(dir.path(), spec, &same);
+    assert!(spec_properties(&crd)["source"]["properties"]["Git"]["properties"].get("maxSize").is_some(), "{crd}");
+    let two = source("serialize = \"camelCase\", deserialize = \"snake_case\"");
+    let err = try_generate(&dir.path().join("two"), spec, &two).unwrap_err();
+    assert!(err.contains("`rename_all` with different rules for writing and reading"), "{err}");
+}
+
+/// A transparent struct is named by its path in apply configurations, as
+/// enums and newtypes are: one the package's root cannot name is an error
+/// at the type, not a path rustc cannot resolve in generated code.
+#[test]
+fn a_transparent_struct_the_root_cannot_name_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "mod inner {\n    use codegen_macros::ApiType;\n    use serde::{Deserialize, Serialize};\n\n    \
+                 /// A tier.\n    \
+                 #[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]\n    \
+                 #[serde(transparent)]\n    \
+                 pub struct Tier {\n        /// The name.\n        pub value: String,\n    }\n}\n";
+    let err = try_generate(dir.path(), "    /// Tier.\n    pub tier: inner::Tier,", extra).expect_err("unreachable");
+    assert!(err.contains("`Tier` is defined in module"), "{err}");
+}

@@ -352,6 +352,18 @@ pub(crate) fn field_serde(attrs: &[syn::Attribute], variant: bool) -> FieldSerde
                 "flatten" => out.flatten = true,
                 "alias" => out.aliases.push(m.value()?.parse::<syn::LitStr>()?.value()),
                 "other" if variant => out.other = true,
+                "rename_all" if variant && !m.input.peek(syn::Token![=]) => {
+                    let rules = rename_rules(&m)?;
+                    let same = matches!(&rules, [Some(s), Some(d)] if s.value() == d.value());
+                    if !same && out.problem.is_none() {
+                        out.problem = Some((
+                            m.path.span(),
+                            "`rename_all` with different rules for writing and reading: a CRD schema has one name per field"
+                                .into(),
+                            "use one rule for both: `#[serde(rename_all = \"..\")]`".into(),
+                        ));
+                    }
+                }
                 "untagged" if variant => {
                     if out.problem.is_none() {
                         out.problem = Some((
@@ -412,6 +424,22 @@ pub(crate) fn field_serde(attrs: &[syn::Attribute], variant: bool) -> FieldSerde
     out
 }
 
+/// The `serialize` and `deserialize` rules of a `rename_all(..)`.
+fn rename_rules(m: &syn::meta::ParseNestedMeta) -> syn::Result<[Option<syn::LitStr>; 2]> {
+    let mut rules = [None, None];
+    m.parse_nested_meta(|inner| {
+        if inner.path.is_ident("serialize") {
+            rules[0] = Some(inner.value()?.parse::<syn::LitStr>()?);
+        } else if inner.path.is_ident("deserialize") {
+            rules[1] = Some(inner.value()?.parse::<syn::LitStr>()?);
+        } else {
+            skip_meta(&inner)?;
+        }
+        Ok(())
+    })?;
+    Ok(rules)
+}
+
 pub(crate) fn skip_meta(m: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
     if m.input.peek(syn::Token![=]) {
         m.input.parse::<syn::Token![=]>()?;
@@ -438,6 +466,15 @@ pub(crate) fn variant_rename_all(attrs: &[syn::Attribute]) -> Option<RenameRule>
         let _ = attr.parse_nested_meta(|m| {
             if m.path.is_ident("rename_all") && m.input.peek(syn::Token![=]) {
                 out = RenameRule::parse(&m.value()?.parse::<syn::LitStr>()?.value());
+            } else if m.path.is_ident("rename_all") {
+                // One rule for both sides is that rule; two are refused by
+                // `field_serde`.
+                let [ser, de] = rename_rules(&m)?;
+                if let (Some(ser), Some(de)) = (ser, de)
+                    && ser.value() == de.value()
+                {
+                    out = RenameRule::parse(&ser.value());
+                }
             } else {
                 skip_meta(&m)?;
             }

@@ -445,9 +445,10 @@ fn lower_package(
 /// Types that generated code names by their path, `<package>::Name`, and
 /// that cannot be named so: defined in a module of the package and not
 /// brought to its root by a `use`. Generated code names the kinds, the
-/// types of their `spec` (`Kind::new`) and API enums and newtypes (apply
-/// configurations hold them as they are); structs with fields get apply
-/// configurations of their own, so a struct in a module of its own is fine.
+/// types of their `spec` (`Kind::new`) and API enums, newtypes and
+/// transparent structs (apply configurations hold them as they are); other
+/// structs with fields get apply configurations of their own, so such a
+/// struct in a module of its own is fine.
 fn unreachable_types(
     tree: &Tree,
     idx: usize,
@@ -466,7 +467,11 @@ fn unreachable_types(
         }
     }
     for (name, def) in types {
-        if matches!(def.body, Body::Enum(_) | Body::Newtype(..)) && def.derives_api_type {
+        // Held as they are by apply configurations, so named by their path:
+        // enums, newtypes and transparent structs.
+        let held = matches!(def.body, Body::Enum(_) | Body::Newtype(..))
+            || (matches!(def.body, Body::Struct(_)) && def.serde.transparent);
+        if held && def.derives_api_type {
             named.insert(name);
         }
     }

@@ -498,7 +498,9 @@ impl Builder<'_> {
         match t {
             TypeRef::Option(i) | TypeRef::List(i) | TypeRef::Set(i) | TypeRef::Map(i) => self.type_has(i, has, stack),
             TypeRef::Named(key) => match self.model.type_def(key) {
-                Some(d) if matches!(d.body, Body::Struct(_)) => self.struct_has(d, has, stack),
+                // A struct with a configuration of its own: as that is;
+                // anything else (a transparent struct too) is held as it is.
+                Some(d) if has_configuration(d) => self.struct_has(d, has, stack),
                 Some(d) => has(d),
                 None => false,
             },

@@ -868,9 +868,12 @@ impl<'a> SchemaBuilder<'a> {
             (Some(a), Some(b)) => Some(if min { a.max(b) } else { a.min(b) }),
             (a, b) => a.or(b),
         };
+        // `before` is the type's schema: its limits are those of its own
+        // markers, of a newtype's or transparent struct's field, and of a
+        // type it wraps.
         macro_rules! bound {
             ($key:ident, $min:expr) => {
-                if user.$key.is_some() && ty.$key.is_some() {
+                if user.$key.is_some() && before.$key.is_some() {
                     s.$key = tighter_u64(s.$key, before.$key, $min);
                 }
             };
@@ -882,12 +885,14 @@ impl<'a> SchemaBuilder<'a> {
         bound!(min_properties, true);
         bound!(max_properties, false);
         // A bound and its exclusiveness are one pair: the tighter pair wins
-        // (on equal values, exclusive if either is).
+        // (on equal values, exclusive if either is). The marker's own value
+        // is compared: `apply` kept the type's bound where it is tighter.
         let number = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
+        let marker = |n: &Option<Spanned<serde_json::Number>>| n.as_ref().and_then(|n| n.value.as_f64());
         let field_flag = |b: &Option<Spanned<bool>>| b.as_ref().is_some_and(|b| b.value);
-        if user.minimum.is_some() && ty.minimum.is_some() {
+        if user.minimum.is_some() && before.minimum.is_some() {
             let (type_excl, field_excl) = (before.exclusive_minimum == Some(true), field_flag(&user.exclusive_minimum));
-            let excl = match number(&before.minimum).zip(number(&s.minimum)) {
+            let excl = match number(&before.minimum).zip(marker(&user.minimum)) {
                 Some((t, v)) if t > v => {
                     s.minimum.clone_from(&before.minimum);
                     type_excl
@@ -897,9 +902,9 @@ impl<'a> SchemaBuilder<'a> {
             };
             s.exclusive_minimum = excl.then_some(true);
         }
-        if user.maximum.is_some() && ty.maximum.is_some() {
+        if user.maximum.is_some() && before.maximum.is_some() {
             let (type_excl, field_excl) = (before.exclusive_maximum == Some(true), field_flag(&user.exclusive_maximum));
-            let excl = match number(&before.maximum).zip(number(&s.maximum)) {
+            let excl = match number(&before.maximum).zip(marker(&user.maximum)) {
                 Some((t, v)) if t < v => {
                     s.maximum.clone_from(&before.maximum);
                     type_excl
@@ -909,13 +914,21 @@ impl<'a> SchemaBuilder<'a> {
             };
             s.exclusive_maximum = excl.then_some(true);
         }
+        // A number's width (`int32`, `double`) comes from the Rust type, and
+        // a `format` marker may say another, as on a field of that type.
+        let width = matches!(before.format.as_deref(), Some("int32" | "int64" | "float" | "double"));
         let conflicts = [
-            ("pattern", user.pattern.as_ref().map(|p| p.span), ty.pattern.is_some(), before.pattern != s.pattern),
-            ("format", user.format.as_ref().map(|p| p.span), ty.format.is_some(), before.format != s.format),
+            ("pattern", user.pattern.as_ref().map(|p| p.span), before.pattern.is_some(), before.pattern != s.pattern),
+            (
+                "format",
+                user.format.as_ref().map(|p| p.span),
+                ty.format.is_some() || (before.format.is_some() && !width),
+                before.format != s.format,
+            ),
             (
                 "multiple_of",
                 user.multiple_of.as_ref().map(|p| p.span),
-                ty.multiple_of.is_some(),
+                before.multiple_of.is_some(),
                 before.multiple_of != s.multiple_of,
             ),
         ];

@@ -91,7 +91,13 @@ type Workload struct {
 	// Replicas.
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
+	// Priority class.
+	// +optional
+	Priority *Priority `json:"priority,omitempty"`
 }
+
+// A priority class name, a plain string in JSON.
+type Priority string
 
 // A label value (Rust: `values(max_length = 63)` on the map).
 // +kubebuilder:validation:MaxLength=63
