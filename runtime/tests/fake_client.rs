@@ -990,6 +990,9 @@ async fn a_delete_with_a_dry_run_other_than_all_is_refused() {
         status.message.contains("DeleteOptions.meta.k8s.io") && status.message.contains("[\"true\"]"),
         "{status:?}"
     );
+    // Every value `All` is a dry run, as the API server takes it.
+    let twice = serde_json::to_vec(&json!({"dryRun": ["All", "All"]})).unwrap();
+    server.client().request_text(raw("/api/v1/namespaces/ns/configmaps/a", twice)).await.unwrap();
     let body = serde_json::to_vec(&json!({"dryRun": ["Some"]})).unwrap();
     let err = server.client().request_text(raw("/api/v1/namespaces/ns/configmaps", body)).await.unwrap_err();
     assert!(matches!(&err, kube::Error::Api(s) if s.code == 422), "{err}");

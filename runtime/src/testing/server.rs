@@ -11,7 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use http::{Method, Request, Response, StatusCode, header};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::patch::PatchKind;
 use super::reactor::{Action, react};
@@ -294,8 +294,9 @@ pub(crate) fn handle(shared: &Arc<Shared>, parts: &http::request::Parts, body: &
             Some(Err(err)) => Err(err),
             None => Err(ApiError::internal("patch without a patch type")),
         },
-        "delete" => store.delete(&target, json_body.as_ref().unwrap_or(&json!({})), &query).map(created),
-        _ => store.delete_collection(&target, json_body.as_ref().unwrap_or(&json!({})), &query).map(created),
+        // No body is no DeleteOptions: the query gives them.
+        "delete" => store.delete(&target, json_body.as_ref().unwrap_or(&Value::Null), &query).map(created),
+        _ => store.delete_collection(&target, json_body.as_ref().unwrap_or(&Value::Null), &query).map(created),
     };
     let warnings = store.take_warnings();
     drop(store);

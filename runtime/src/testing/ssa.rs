@@ -1551,16 +1551,18 @@ pub(crate) fn validate_options(
 }
 
 /// The API server's check of a delete's `dryRun` (`ValidateDeleteOptions`):
-/// `All` or nothing, from the body's `DeleteOptions` when there is one,
-/// else from the query (as the server decodes one or the other).
+/// every value `All`, from the body's `DeleteOptions` when there is one
+/// (`{}` included), else from the query (the server decodes one or the
+/// other).
 pub(crate) fn validate_delete_options(query_dry_run: Option<&str>, opts: &Value) -> Result<(), ApiError> {
-    let values: Vec<&str> = match opts.get("dryRun") {
-        Some(Value::Array(values)) => values.iter().map(|v| v.as_str().unwrap_or_default()).collect(),
-        Some(_) => Vec::new(),
-        None if opts.is_object() && opts.as_object().is_some_and(|o| !o.is_empty()) => Vec::new(),
-        None => query_dry_run.into_iter().collect(),
+    let values: Vec<&str> = match opts {
+        Value::Object(body) => match body.get("dryRun") {
+            Some(Value::Array(values)) => values.iter().map(|v| v.as_str().unwrap_or_default()).collect(),
+            _ => Vec::new(),
+        },
+        _ => query_dry_run.into_iter().collect(),
     };
-    if values.is_empty() || values == ["All"] {
+    if values.iter().all(|v| *v == "All") {
         return Ok(());
     }
     let quoted: Vec<String> = values.iter().map(|v| go_quote(v)).collect();

@@ -253,6 +253,32 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), queue.shut_down_with_drain()).await.expect("the drain ends");
     }
 
+    /// A metrics sink that panics in a plain `add` reaches the caller, and
+    /// the item, queued before the sink heard of it, wakes a waiting worker.
+    #[tokio::test]
+    async fn a_panicking_sink_in_add_still_wakes_a_waiting_worker() {
+        struct PanicsOnce(std::sync::atomic::AtomicBool);
+        impl WorkQueueMetrics for PanicsOnce {
+            fn add(&self) {
+                if !self.0.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    panic!("sink failed");
+                }
+            }
+        }
+        let queue = WorkQueue::with_metrics(Arc::new(PanicsOnce(Default::default())));
+        let waiting = tokio::spawn({
+            let queue = queue.clone();
+            async move { queue.get().await }
+        });
+        while queue.shared.lock().waiters() == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let added = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| queue.add("a")));
+        assert!(added.is_err(), "the sink's panic reaches the caller");
+        let got = tokio::time::timeout(Duration::from_secs(5), waiting).await.expect("the worker was woken");
+        assert_eq!(got.unwrap(), Some("a"));
+    }
+
     /// A metrics sink that panics as a delayed item is added loses neither
     /// that item nor the timer: later delayed adds still arrive.
     #[tokio::test]

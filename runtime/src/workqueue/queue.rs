@@ -231,10 +231,18 @@ impl<T: Clone + Eq + Hash + Send + Sync + 'static> WorkQueue<T> {
     /// calls [`done`](Self::done).
     pub fn add(&self, item: T) {
         let mut st = self.shared.lock();
-        let added = st.add(item);
+        // A metrics sink that panics has heard of an item already queued: a
+        // waiting worker is woken before the panic goes on to the caller.
+        let added = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| st.add(item)));
         let waiters = st.waiters;
         drop(st);
-        self.shared.wake_getters(usize::from(added), waiters);
+        match added {
+            Ok(added) => self.shared.wake_getters(usize::from(added), waiters),
+            Err(panic) => {
+                self.shared.wake_getters(1, waiters);
+                std::panic::resume_unwind(panic);
+            }
+        }
     }
 
     /// Waits for the next item and marks it processing.
