@@ -968,14 +968,21 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn a_renewal_never_answered_ends_leadership_within_the_renew_deadline_and_lead_keeps_running() {
+    /// A candidate on a fake server whose answers stop while the flag is
+    /// set (the server is kept alive by the caller).
+    fn stallable(identity: &str) -> (FakeApiServer, Arc<AtomicBool>, LeaderElector) {
         let server = FakeApiServer::new();
         server.register::<Lease>();
         let stall = Arc::new(AtomicBool::new(false));
         let client =
             kube::Client::new(Stalling { inner: server.service(), stall: stall.clone(), delay: None }, "default");
-        let a = LeaderElector::new(client, config("a")).unwrap();
+        let elector = LeaderElector::new(client, config(identity)).unwrap();
+        (server, stall, elector)
+    }
+
+    #[tokio::test]
+    async fn a_renewal_never_answered_ends_leadership_within_the_renew_deadline_and_lead_keeps_running() {
+        let (_server, stall, a) = stallable("a");
         let outcome = a
             .run(std::future::pending(), |mut leading| async move {
                 stall.store(true, Ordering::SeqCst);
@@ -1003,12 +1010,7 @@ mod tests {
     /// was not guarded.
     #[tokio::test]
     async fn a_lease_lost_while_lead_finishes_after_the_stop_is_lost() {
-        let server = FakeApiServer::new();
-        server.register::<Lease>();
-        let stall = Arc::new(AtomicBool::new(false));
-        let client =
-            kube::Client::new(Stalling { inner: server.service(), stall: stall.clone(), delay: None }, "default");
-        let a = LeaderElector::new(client, config("a")).unwrap();
+        let (_server, stall, a) = stallable("a");
         let outcome = tokio::time::timeout(
             Duration::from_secs(10),
             a.run(tokio::time::sleep(Duration::from_millis(300)), |mut leading| async move {

@@ -542,16 +542,23 @@ async fn shutdown_stops_the_watch_and_waits_for_handlers() {
     informer.shutdown().await;
 }
 
-/// A handler added after the informer synced and shut down never syncs:
-/// it gets no event (client-go refuses it with an error).
-#[tokio::test]
-async fn a_handler_added_after_a_synced_informer_shut_down_never_syncs() {
+/// A started informer with a recording handler that has seen the initial
+/// list of one object, `a`.
+async fn synced_with_a() -> (SharedIndexInformer<ConfigMap>, Feed, mpsc::UnboundedReceiver<Seen>) {
     let (informer, mut feed) = informer(InformerConfig::default());
     let (handler, mut seen) = recorder();
     informer.add_event_handler(handler);
     informer.start();
     feed.relist(&[("a", 1)]);
     take(&mut seen, 1).await;
+    (informer, feed, seen)
+}
+
+/// A handler added after the informer synced and shut down never syncs:
+/// it gets no event (client-go refuses it with an error).
+#[tokio::test]
+async fn a_handler_added_after_a_synced_informer_shut_down_never_syncs() {
+    let (informer, _feed, _seen) = synced_with_a().await;
     assert!(informer.has_synced());
     informer.shutdown().await;
     let late = informer.add_event_handler(recorder().0);
@@ -565,12 +572,7 @@ async fn a_handler_added_after_a_synced_informer_shut_down_never_syncs() {
 /// drops it).
 #[tokio::test]
 async fn a_delete_of_an_object_never_cached_reaches_no_handler() {
-    let (informer, mut feed) = informer(InformerConfig::default());
-    let (handler, mut seen) = recorder();
-    informer.add_event_handler(handler);
-    informer.start();
-    feed.relist(&[("a", 1)]);
-    take(&mut seen, 1).await;
+    let (informer, mut feed, mut seen) = synced_with_a().await;
     feed.send(Event::Delete(cm("never", 2)));
     feed.send(Event::Delete(cm("a", 3)));
     assert_eq!(take(&mut seen, 1).await, [delete("a", 3, false)]);

@@ -253,19 +253,22 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), queue.shut_down_with_drain()).await.expect("the drain ends");
     }
 
+    /// A metrics sink whose first `add` panics.
+    struct PanicsOnceOnAdd(std::sync::atomic::AtomicBool);
+
+    impl WorkQueueMetrics for PanicsOnceOnAdd {
+        fn add(&self) {
+            if !self.0.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                panic!("sink failed");
+            }
+        }
+    }
+
     /// A metrics sink that panics in a plain `add` reaches the caller, and
     /// the item, queued before the sink heard of it, wakes a waiting worker.
     #[tokio::test]
     async fn a_panicking_sink_in_add_still_wakes_a_waiting_worker() {
-        struct PanicsOnce(std::sync::atomic::AtomicBool);
-        impl WorkQueueMetrics for PanicsOnce {
-            fn add(&self) {
-                if !self.0.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                    panic!("sink failed");
-                }
-            }
-        }
-        let queue = WorkQueue::with_metrics(Arc::new(PanicsOnce(Default::default())));
+        let queue = WorkQueue::with_metrics(Arc::new(PanicsOnceOnAdd(Default::default())));
         let waiting = tokio::spawn({
             let queue = queue.clone();
             async move { queue.get().await }
@@ -283,15 +286,7 @@ mod tests {
     /// that item nor the timer: later delayed adds still arrive.
     #[tokio::test]
     async fn a_panicking_sink_in_a_delayed_add_stops_no_later_one() {
-        struct PanicsOnce(std::sync::atomic::AtomicBool);
-        impl WorkQueueMetrics for PanicsOnce {
-            fn add(&self) {
-                if !self.0.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                    panic!("sink failed");
-                }
-            }
-        }
-        let queue = WorkQueue::with_metrics(Arc::new(PanicsOnce(Default::default())));
+        let queue = WorkQueue::with_metrics(Arc::new(PanicsOnceOnAdd(Default::default())));
         queue.add_after("a", Duration::from_millis(10));
         let a = tokio::time::timeout(Duration::from_secs(5), queue.get()).await.expect("the first delayed item");
         assert_eq!(a, Some("a"));
