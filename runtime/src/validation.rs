@@ -976,6 +976,40 @@ mod cel_rules {
         /// escaped names (those CEL cannot name left out), map keys as
         /// they are. A reserved word also keeps its own name, which the
         /// API server resolves too (`self.namespace` as `self.__namespace__`).
+        /// Whether `a` and `b` are equal as the API server's CEL compares
+        /// values of this node: lists of type `set` or `map` in any order.
+        fn same_as(&self, a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::Array(x), Value::Array(y)) => {
+                    let same = |a: &Value, b: &Value| match &self.items {
+                        Some(node) => node.same_as(a, b),
+                        None => super::json_equal(a, b),
+                    };
+                    if x.len() != y.len() {
+                        return false;
+                    }
+                    if !matches!(self.list_type.as_deref(), Some("set" | "map")) {
+                        return x.iter().zip(y).all(|(a, b)| same(a, b));
+                    }
+                    let mut matched = vec![false; y.len()];
+                    x.iter().all(|a| {
+                        let found = y.iter().enumerate().position(|(j, b)| !matched[j] && same(a, b));
+                        found.inspect(|j| matched[*j] = true).is_some()
+                    })
+                }
+                (Value::Object(x), Value::Object(y)) => {
+                    x.len() == y.len()
+                        && x.iter().all(|(key, v)| {
+                            y.get(key).is_some_and(|w| match self.properties.get(key).or(self.additional.as_deref()) {
+                                Some(node) => node.same_as(v, w),
+                                None => super::json_equal(v, w),
+                            })
+                        })
+                }
+                _ => super::json_equal(a, b),
+            }
+        }
+
         fn cel_view(&self, value: &Value) -> Value {
             if !self.escapes {
                 return value.clone();
@@ -1104,12 +1138,36 @@ mod cel_rules {
             if added.is_err() {
                 return;
             }
-            if let Some(old) = old {
+            if rule.optional_old_self {
+                // `optionalOldSelf`: `oldSelf` is `optional.of(old)`, or
+                // `optional.none()` on a create, as the server binds it.
+                let held = old.and_then(|old| {
+                    let view = if self.escapes { self.cel_view(old) } else { old.clone() };
+                    let value = cel::objects::TryIntoValue::try_into_value(view).ok()?;
+                    Box::<dyn cel::common::value::Val>::try_from(value).ok()
+                });
+                let optional = match held {
+                    Some(held) => cel::common::types::CelOptional::of(held),
+                    None => cel::common::types::CelOptional::none(),
+                };
+                context.add_variable_as_val("oldSelf", Box::new(optional));
+            } else if let Some(old) = old {
                 let _ = if self.escapes {
                     context.add_variable("oldSelf", self.cel_view(old))
                 } else {
                     context.add_variable("oldSelf", old)
                 };
+            }
+            // `self == oldSelf` (the `immutable` marker): lists of type `set`
+            // or `map` are equal in any order, as the server's CEL compares
+            // them; the cel crate compares lists in order, so an unchanged
+            // `HashSet` written in another order would fail. (Unequal in
+            // any order, the rule fails below as it does in order.)
+            if rule.text.trim() == "self == oldSelf"
+                && !rule.optional_old_self
+                && old.is_some_and(|old| self.same_as(value, old))
+            {
+                return;
             }
             // Ratcheting: a rule that does not read `oldSelf` fails a value
             // the update left unchanged without an error.
@@ -1220,6 +1278,49 @@ mod tests {
         let errors = check(schema, json!({"q": "0", "n": 0, "u": "not a url"}));
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].contains("n must be positive"), "{errors:?}");
+    }
+
+    /// `optionalOldSelf`: `oldSelf` is an optional, empty on a create, as
+    /// the server binds it (the plain old value failed every update).
+    #[cfg(feature = "cel")]
+    #[test]
+    fn optional_old_self_is_an_optional() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer",
+            "x-kubernetes-validations": [{"rule": "!oldSelf.hasValue() || self >= oldSelf.value()",
+                "message": "n may only grow", "optionalOldSelf": true}]}}});
+        let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
+        assert_eq!(super::check(json!({"n": 3}), None, text), Ok(()));
+        assert_eq!(super::check(json!({"n": 6}), Some(json!({"n": 5})), text), Ok(()));
+        let errors = super::check(json!({"n": 4}), Some(json!({"n": 5})), text).unwrap_err();
+        assert!(errors.0.iter().any(|e| e.field == "n" && e.message.contains("n may only grow")), "{errors:?}");
+    }
+
+    /// `self == oldSelf` (the `immutable` marker) holds for a `set` or `map`
+    /// list written in another order, as the server's CEL compares them (a
+    /// `HashSet` is written in any order).
+    #[cfg(feature = "cel")]
+    #[test]
+    fn immutable_lists_of_type_set_or_map_are_equal_in_any_order() {
+        let schema = json!({"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set",
+                "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": "field is immutable"}]},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "properties": {"name": {"type": "string"}, "port": {"type": "integer"}}},
+                "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": "field is immutable"}]},
+            "order": {"type": "array", "items": {"type": "string"},
+                "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": "field is immutable"}]},
+        }});
+        let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
+        let old = json!({"tags": ["a", "b"], "ports": [{"name": "x", "port": 1}, {"name": "y", "port": 2}],
+            "order": ["a", "b"]});
+        let reordered = json!({"tags": ["b", "a"], "ports": [{"name": "y", "port": 2}, {"name": "x", "port": 1}],
+            "order": ["a", "b"]});
+        assert_eq!(super::check(reordered, Some(old.clone()), text), Ok(()));
+        let changed = json!({"tags": ["b", "c"], "ports": [{"name": "x", "port": 1}, {"name": "y", "port": 3}],
+            "order": ["b", "a"]});
+        let errors = super::check(changed, Some(old), text).unwrap_err();
+        let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["order", "ports", "tags"], "{errors:?}");
     }
 
     /// Rules name properties escaped as the API server declares them
