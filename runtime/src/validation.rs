@@ -325,6 +325,24 @@ impl Node {
         }
     }
 
+    /// `value` is none of the enum's values.
+    fn not_supported(&self, path: &str, value: &Value) -> FieldError {
+        let supported: Vec<String> = self
+            .enum_values
+            .iter()
+            .flatten()
+            .map(|v| match v {
+                Value::String(s) => go_quote(s),
+                other => go_quote(&other.to_string()),
+            })
+            .collect();
+        FieldError {
+            field: field(path),
+            reason: "FieldValueNotSupported",
+            message: format!("Unsupported value: {}: supported values: {}", go_value(value), supported.join(", ")),
+        }
+    }
+
     /// Structural defaulting: a missing property with a default gets it
     /// (objects, list items and map values alike), recursively.
     fn apply_defaults(&self, value: &mut Value) {
@@ -369,6 +387,10 @@ impl Node {
         if value.is_null() {
             if !self.nullable && self.ty.is_some() {
                 out.push(type_error(path, self.ty.as_deref().unwrap_or_default(), value));
+            } else if self.enum_values.as_ref().is_some_and(|values| !values.iter().any(Value::is_null)) {
+                // A null is checked against the enum too (kube-openapi's
+                // validator runs the type and the common validators on it).
+                out.push(self.not_supported(path, value));
             }
             return;
         }
@@ -386,18 +408,7 @@ impl Node {
         if let Some(values) = &self.enum_values
             && !values.iter().any(|v| json_equal(v, value))
         {
-            let supported: Vec<String> = values
-                .iter()
-                .map(|v| match v {
-                    Value::String(s) => go_quote(s),
-                    other => go_quote(&other.to_string()),
-                })
-                .collect();
-            out.push(FieldError {
-                field: field(path),
-                reason: "FieldValueNotSupported",
-                message: format!("Unsupported value: {}: supported values: {}", go_value(value), supported.join(", ")),
-            });
+            out.push(self.not_supported(path, value));
         }
         match value {
             Value::Object(map) => self.validate_object(map, path, out),
@@ -629,9 +640,11 @@ impl Node {
             }
             Value::Array(items) => {
                 match self.list_type.as_deref() {
+                    // Only the first repeat of a value is reported, as the
+                    // server's `listtype` validation counts them.
                     Some("set") => {
                         for (i, item) in items.iter().enumerate() {
-                            if items[..i].iter().any(|earlier| json_equal(earlier, item)) {
+                            if items[..i].iter().filter(|earlier| json_equal(earlier, item)).count() == 1 {
                                 out.push(duplicate(&format!("{path}[{i}]"), item));
                             }
                         }
@@ -645,7 +658,7 @@ impl Node {
                         };
                         for (i, item) in items.iter().enumerate() {
                             let key = key_of(item);
-                            if items[..i].iter().any(|earlier| key_of(earlier) == key) {
+                            if items[..i].iter().filter(|earlier| key_of(earlier) == key).count() == 1 {
                                 out.push(duplicate(&format!("{path}[{i}]"), &Value::Object(key)));
                             }
                         }
@@ -1430,6 +1443,26 @@ mod tests {
                 "spec.tags | FieldValueTooMany | Too many: 2: must have at most 1 item",
                 "spec.image | FieldValueRequired | Required value",
                 "spec.tags[1] | FieldValueDuplicate | Duplicate value: \"x\"",
+            ]
+        );
+    }
+
+    /// As the server's validators: a set's or map list's value repeated is
+    /// reported once, at its first repeat; a null where `nullable` allows it
+    /// is still checked against an enum.
+    #[test]
+    fn repeats_are_reported_once_and_a_nullable_null_meets_the_enum() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+            "mode": {"type": "string", "nullable": true, "enum": ["a", "b"]},
+            "free": {"type": "string", "nullable": true},
+        }}}});
+        assert_eq!(
+            check(schema, json!({"spec": {"tags": ["x", "x", "x", "y", "y"], "mode": null, "free": null}})),
+            [
+                "spec.mode | FieldValueNotSupported | Unsupported value: null: supported values: \"a\", \"b\"",
+                "spec.tags[1] | FieldValueDuplicate | Duplicate value: \"x\"",
+                "spec.tags[4] | FieldValueDuplicate | Duplicate value: \"y\"",
             ]
         );
     }
