@@ -365,8 +365,19 @@ impl Node {
                     }
                 }
                 if let Some(additional) = &self.additional {
+                    // A null map value takes the values' default; without
+                    // one, where null is not allowed, it is dropped (the
+                    // server's defaulting and pruning of nulls).
+                    if additional.default.is_none() && !additional.nullable {
+                        map.retain(|name, child| !child.is_null() || self.properties.contains_key(name));
+                    }
                     for (name, child) in map.iter_mut() {
                         if !self.properties.contains_key(name) {
+                            if child.is_null()
+                                && let Some(d) = &additional.default
+                            {
+                                *child = d.clone();
+                            }
                             additional.apply_defaults(child);
                         }
                     }
@@ -374,7 +385,15 @@ impl Node {
             }
             Value::Array(items) => {
                 if let Some(node) = &self.items {
-                    items.iter_mut().for_each(|i| node.apply_defaults(i));
+                    for item in items.iter_mut() {
+                        // A null item takes the items' default.
+                        if item.is_null()
+                            && let Some(d) = &node.default
+                        {
+                            *item = d.clone();
+                        }
+                        node.apply_defaults(item);
+                    }
                 }
             }
             _ => {}
@@ -1464,6 +1483,22 @@ mod tests {
                 "spec.tags[1] | FieldValueDuplicate | Duplicate value: \"x\"",
                 "spec.tags[4] | FieldValueDuplicate | Duplicate value: \"y\"",
             ]
+        );
+    }
+
+    /// Null map values are dropped where null is not allowed, or take the
+    /// values' default; null list items take the items' default (the
+    /// server's pruning and defaulting of nulls).
+    #[test]
+    fn nulls_in_maps_and_lists_are_pruned_or_defaulted() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "m": {"type": "object", "maxProperties": 1, "additionalProperties": {"type": "string"}},
+            "d": {"type": "object", "additionalProperties": {"type": "string", "default": "x", "maxLength": 1}},
+            "l": {"type": "array", "items": {"type": "integer", "default": 7, "maximum": 5}},
+        }}}});
+        assert_eq!(
+            check(schema, json!({"spec": {"m": {"a": null, "b": "ok"}, "d": {"k": null}, "l": [1, null]}})),
+            ["spec.l[1] | FieldValueInvalid | Invalid value: 7: spec.l[1] in body should be less than or equal to 5"]
         );
     }
 
