@@ -1004,10 +1004,6 @@ mod cel_rules {
     }
 
     impl Node {
-        /// `value` as rules see it: declared properties under their
-        /// escaped names (those CEL cannot name left out), map keys as
-        /// they are. A reserved word also keeps its own name, which the
-        /// API server resolves too (`self.namespace` as `self.__namespace__`).
         /// Whether `a` and `b` are equal as the API server's CEL compares
         /// values of this node: lists of type `set` or `map` in any order.
         fn same_as(&self, a: &Value, b: &Value) -> bool {
@@ -1042,6 +1038,10 @@ mod cel_rules {
             }
         }
 
+        /// `value` as rules see it: declared properties under their
+        /// escaped names (those CEL cannot name left out), map keys as
+        /// they are. A reserved word also keeps its own name, which the
+        /// API server resolves too (`self.namespace` as `self.__namespace__`).
         fn cel_view(&self, value: &Value) -> Value {
             if !self.escapes {
                 return value.clone();
