@@ -95,10 +95,19 @@ pub(crate) fn admit(object: &mut Value, old: Option<Value>, schema: &'static str
     let object = &*object;
     let mut errors = Vec::new();
     schema.validate(object, "", &mut errors);
-    schema.check_list_types(object, "", &mut errors);
     let mut old = old;
-    if let Some(old) = &mut old {
+    // List uniqueness, unless the old object broke it somewhere: the server
+    // then checks none of the new one's (its strategy's ratcheting).
+    let old_unique = old.as_mut().is_none_or(|old| {
         schema.apply_defaults(old);
+        let mut old_errors = Vec::new();
+        schema.check_list_types(old, "", &mut old_errors);
+        old_errors.is_empty()
+    });
+    if old_unique {
+        schema.check_list_types(object, "", &mut errors);
+    }
+    if let Some(old) = &old {
         // Ratcheting: an error where the object equals the old one is not
         // the update's doing.
         errors.retain(|e| {
@@ -142,45 +151,48 @@ pub(crate) fn admit(object: &mut Value, old: Option<Value>, schema: &'static str
 }
 
 /// Whether the value at the field path `field` is the same in both objects.
+/// The path is walked against the new object, so that a map key holding
+/// dots (`spec.labels.app.kubernetes.io/name`) is one step.
 fn unchanged(new: &Value, old: &Value, field: &str) -> bool {
     let (mut a, mut b) = (new, old);
-    for step in path_steps(field) {
-        let next = match step {
-            Step::Key(k) => a.get(k).zip(b.get(k)),
-            // List items are matched only in a list left as it was (the
-            // server correlates no items of a changed list but map lists',
-            // by key; those are not ratcheted here).
-            Step::Index(i) if json_equal(a, b) => a.get(i).zip(b.get(i)),
-            Step::Index(_) => None,
+    let mut rest = field;
+    loop {
+        rest = rest.strip_prefix('.').unwrap_or(rest);
+        if rest.is_empty() {
+            return json_equal(a, b);
+        }
+        let (next, after) = if let Some(bracketed) = rest.strip_prefix('[') {
+            let Some(end) = bracketed.find(']') else { return false };
+            let inner = &bracketed[..end];
+            let next = match (a, inner.parse::<usize>()) {
+                // List items are matched only in a list left as it was (the
+                // server correlates no items of a changed list but map
+                // lists', by key; those are not ratcheted here).
+                (Value::Array(_), Ok(i)) if json_equal(a, b) => a.get(i).zip(b.get(i)),
+                (Value::Array(_), _) => None,
+                _ => a.get(inner).zip(b.get(inner)),
+            };
+            (next, &bracketed[end + 1..])
+        } else {
+            // The longest key of the object that the path goes on with.
+            let Value::Object(map) = a else { return false };
+            let Some(key) = map
+                .keys()
+                .filter(|k| {
+                    rest.starts_with(k.as_str()) && matches!(rest.as_bytes().get(k.len()), None | Some(b'.' | b'['))
+                })
+                .max_by_key(|k| k.len())
+            else {
+                return false;
+            };
+            (a.get(key).zip(b.get(key)), &rest[key.len()..])
         };
         match next {
             Some((x, y)) => (a, b) = (x, y),
             None => return false,
         }
+        rest = after;
     }
-    json_equal(a, b)
-}
-
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// `spec.ports[1].name` → `spec`, `ports`, 1, `name`.
-fn path_steps(field: &str) -> Vec<Step<'_>> {
-    let mut out = Vec::new();
-    for part in field.split('.').filter(|p| !p.is_empty()) {
-        let (key, rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
-        if !key.is_empty() {
-            out.push(Step::Key(key));
-        }
-        for index in rest.split('[').filter(|r| !r.is_empty()) {
-            if let Ok(i) = index.trim_end_matches(']').parse() {
-                out.push(Step::Index(i));
-            }
-        }
-    }
-    out
 }
 
 fn compiled(text: &'static str) -> Arc<Node> {
@@ -1565,6 +1577,37 @@ mod tests {
         let errors = super::check(json!({"spec": {"n": 8, "l": [9, 1]}}), Some(old), text).unwrap_err();
         let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["spec.l[0]", "spec.n", "spec.a"]);
+    }
+
+    /// A map key with dots (a label's `app.kubernetes.io/name`) is one step
+    /// of the error's path: an invalid value the update leaves as it was is
+    /// not the update's error.
+    #[test]
+    fn ratcheting_finds_map_keys_with_dots() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "labels": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 3}},
+            "n": {"type": "integer"},
+            "sets": {"type": "object", "additionalProperties":
+                {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}},
+        }}}});
+        let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
+        let old = json!({"spec": {"labels": {"app.kubernetes.io/name": "toolong", "app": "x"}, "n": 1,
+            "sets": {"a.b": ["x", "x"]}}});
+        let update = json!({"spec": {"labels": {"app.kubernetes.io/name": "toolong", "app": "y"}, "n": 2,
+            "sets": {"a.b": ["x", "x"]}}});
+        assert_eq!(super::check(update, Some(old.clone()), text), Ok(()));
+        let changed = json!({"spec": {"labels": {"app.kubernetes.io/name": "toolonger"}, "n": 1,
+            "sets": {"a.b": ["x", "x"]}}});
+        let errors = super::check(changed, Some(old), text).unwrap_err();
+        let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["spec.labels.app.kubernetes.io/name"], "{errors:?}");
+        // An old object with a repeated set item: the server checks no list
+        // of the update for repeats, changed ones included.
+        let old = json!({"spec": {"sets": {"a": ["x", "x"]}}});
+        let grown = json!({"spec": {"sets": {"a": ["x", "x", "y"], "b": ["z", "z"]}}});
+        assert_eq!(super::check(grown.clone(), Some(old), text), Ok(()));
+        let errors = super::check(grown, Some(json!({"spec": {}})), text).unwrap_err();
+        assert_eq!(errors.0.len(), 2, "{errors:?}");
     }
 
     #[test]
