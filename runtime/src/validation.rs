@@ -234,6 +234,9 @@ struct Node {
     default: Option<Value>,
     nullable: bool,
     int_or_string: bool,
+    /// `x-kubernetes-embedded-resource`: an object with its own
+    /// `apiVersion` and `kind`.
+    embedded: bool,
     /// `allOf`, `anyOf`, `oneOf` and `not`: value validations only (a
     /// structural schema has its types outside them).
     all_of: Vec<Node>,
@@ -320,6 +323,7 @@ impl Node {
                 .unwrap_or_default(),
             default: v.get("default").cloned(),
             nullable: b("nullable"),
+            embedded: b("x-kubernetes-embedded-resource"),
             int_or_string: b("x-kubernetes-int-or-string"),
             all_of: nodes("allOf"),
             any_of: nodes("anyOf"),
@@ -645,6 +649,26 @@ impl Node {
                     reason: "FieldValueRequired",
                     message: "Required value".into(),
                 });
+            }
+        }
+        // An embedded object needs its apiVersion and kind (the server's
+        // `validateEmbeddedResource`; their syntax is left to it).
+        if self.embedded {
+            for key in ["apiVersion", "kind"] {
+                let at = field(&format!("{path}.{key}"));
+                match map.get(key) {
+                    None => out.push(FieldError {
+                        field: at,
+                        reason: "FieldValueRequired",
+                        message: "Required value: must not be empty".into(),
+                    }),
+                    Some(Value::String(s)) if s.is_empty() => out.push(FieldError {
+                        field: at,
+                        reason: "FieldValueInvalid",
+                        message: "Invalid value: \"\": must not be empty".into(),
+                    }),
+                    _ => {}
+                }
             }
         }
     }
@@ -1608,6 +1632,24 @@ mod tests {
         assert_eq!(super::check(grown.clone(), Some(old), text), Ok(()));
         let errors = super::check(grown, Some(json!({"spec": {}})), text).unwrap_err();
         assert_eq!(errors.0.len(), 2, "{errors:?}");
+    }
+
+    /// An embedded object needs its apiVersion and kind, as the server's
+    /// `validateEmbeddedResource` requires them.
+    #[test]
+    fn an_embedded_object_needs_its_api_version_and_kind() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                "x-kubernetes-preserve-unknown-fields": true},
+        }}}});
+        assert_eq!(
+            check(schema.clone(), json!({"spec": {"template": {"kind": ""}}})),
+            [
+                "spec.template.apiVersion | FieldValueRequired | Required value: must not be empty",
+                "spec.template.kind | FieldValueInvalid | Invalid value: \"\": must not be empty",
+            ]
+        );
+        assert!(check(schema, json!({"spec": {"template": {"apiVersion": "v1", "kind": "Pod"}}})).is_empty());
     }
 
     #[test]
