@@ -239,14 +239,46 @@ pub struct ApplyConflict {
 
 impl ApplyConflict {
     fn from_cause(cause: &StatusCause) -> Self {
-        // `conflict with "<manager>"[ with subresource "<s>"] using <apiVersion>[ at <time>]`
+        // `conflict with "<manager>"[ with subresource "<s>"] using <apiVersion>[ at <time>]`,
+        // the manager quoted as Go's `%q` quotes it.
         let manager = cause
             .message
             .split_once("conflict with \"")
-            .and_then(|(_, rest)| rest.split_once('"'))
-            .map(|(manager, _)| manager.to_owned())
+            .and_then(|(_, rest)| go_unquote_prefix(rest))
             .unwrap_or_default();
         ApplyConflict { manager, field: cause.field.clone(), message: cause.message.clone() }
+    }
+}
+
+/// The text of a Go `%q` string whose opening quote was just read, up to
+/// its closing quote: `a\"b\\c" using v1` reads as `a"b\c`.
+fn go_unquote_prefix(rest: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = rest.chars();
+    loop {
+        match chars.next()? {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                'a' => out.push('\u{7}'),
+                'b' => out.push('\u{8}'),
+                'f' => out.push('\u{c}'),
+                'v' => out.push('\u{b}'),
+                escape @ ('x' | 'u' | 'U') => {
+                    let digits = match escape {
+                        'x' => 2,
+                        'u' => 4,
+                        _ => 8,
+                    };
+                    let hex: String = chars.by_ref().take(digits).collect();
+                    out.push(u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32)?);
+                }
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
     }
 }
 
@@ -468,7 +500,7 @@ mod tests {
                 group: String::new(),
                 kind: "students".into(),
                 uid: String::new(),
-                causes: vec![cause("a", ".spec.x"), cause("b", ".spec.y")],
+                causes: vec![cause("a", ".spec.x"), cause("b", ".spec.y"), cause(r#"say \"hi\" \\ \u00e9"#, ".spec.z")],
                 retry_after_seconds: 0,
             });
         let err: Error = status.into();
@@ -476,6 +508,8 @@ mod tests {
         assert!(err.is_apply_conflict());
         assert_eq!(conflicts[0].manager, "a");
         assert_eq!(conflicts[1].field, ".spec.y");
+        // The server quotes the manager as Go's `%q` does.
+        assert_eq!(conflicts[2].manager, "say \"hi\" \\ \u{e9}");
         assert!(!api(409, "Conflict").is_apply_conflict());
     }
 
