@@ -199,11 +199,16 @@ pub fn plan(output: &Output) -> Result<Vec<Change>, Vec<Diagnostic>> {
             }
             let ext_ok = path.extension().is_some_and(|e| e == "rs" || e == "yaml" || e == "yml");
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if !ext_ok || !(owned.only.is_empty() || owned.only.iter().any(|p| name.starts_with(p.as_str()))) {
+            // A file staged by a run that was killed before moving it into
+            // place: ours, whatever it holds (it may be cut short).
+            let leftover = name.ends_with(TMP_SUFFIX);
+            if !(ext_ok || leftover)
+                || !(owned.only.is_empty() || owned.only.iter().any(|p| name.starts_with(p.as_str())))
+            {
                 continue;
             }
             if let Ok(old) = read_regular(&path)
-                && is_generated(&old)
+                && (leftover || is_generated(&old))
             {
                 changes.push(Change::Delete { path, old });
             }
@@ -285,7 +290,7 @@ pub fn apply(changes: &[Change]) -> Result<(), Diagnostic> {
     // tens of megabytes); they are moved into place below, in order.
     let tmp_of = |path: &Path| {
         let mut tmp = path.as_os_str().to_os_string();
-        tmp.push(".kube-codegen.tmp");
+        tmp.push(TMP_SUFFIX);
         PathBuf::from(tmp)
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -403,6 +408,9 @@ pub fn with_header(marker: &str, comment: &str, boilerplate: Option<&str>, body:
     out
 }
 
+/// The suffix of a file staged beside its target before the renames.
+const TMP_SUFFIX: &str = ".kube-codegen.tmp";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,6 +437,14 @@ mod tests {
         apply(&changes).unwrap();
         assert!(root.join("hand.rs").exists() && !root.join("stale.rs").exists());
         assert!(plan(&output).unwrap().is_empty(), "second run changes nothing");
+
+        // A file staged by a run killed before its renames is removed by
+        // the next run (and is drift for `--verify`), cut short or not.
+        std::fs::write(root.join("a.rs.kube-codegen.tmp"), "// Code gen").unwrap();
+        let changes = plan(&output).unwrap();
+        assert!(matches!(&changes[..], [Change::Delete { path, .. }] if path.ends_with("a.rs.kube-codegen.tmp")));
+        apply(&changes).unwrap();
+        assert!(!root.join("a.rs.kube-codegen.tmp").exists());
 
         // A hand-written file at a target path is an error, and nothing is written.
         let mut output2 = output.clone();
