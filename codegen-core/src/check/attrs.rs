@@ -200,17 +200,7 @@ pub(crate) fn container_serde(
                     let v: syn::LitStr = if m.input.peek(syn::Token![=]) {
                         m.value()?.parse()?
                     } else {
-                        let (mut ser, mut de) = (None, None);
-                        m.parse_nested_meta(|inner| {
-                            if inner.path.is_ident("serialize") {
-                                ser = Some(inner.value()?.parse::<syn::LitStr>()?);
-                            } else if inner.path.is_ident("deserialize") {
-                                de = Some(inner.value()?.parse::<syn::LitStr>()?);
-                            } else {
-                                skip_meta(&inner)?;
-                            }
-                            Ok(())
-                        })?;
+                        let [ser, de] = rename_rules(&m)?;
                         match (ser, de) {
                             (Some(s), Some(d)) if s.value() == d.value() => s,
                             (s, d) => {

@@ -853,17 +853,16 @@ impl<'a> SchemaBuilder<'a> {
     /// API server checks the two schemas controller-gen writes in `allOf`):
     /// the tighter bound is kept; two different patterns, formats or
     /// multiples cannot be one value and are an error.
-    #[allow(clippy::too_many_arguments)]
     fn keep_type_limits(
         &mut self,
         s: &mut JsonSchemaProps,
         before: &JsonSchemaProps,
-        ty: &Validate,
+        ty: &TypeDef,
         user: &Validate,
         origin: &Origin,
         name: &str,
-        type_name: &str,
     ) {
+        let type_name = ty.name.as_str();
         let tighter_u64 = |field: Option<u64>, ty: Option<u64>, min: bool| match (field, ty) {
             (Some(a), Some(b)) => Some(if min { a.max(b) } else { a.min(b) }),
             (a, b) => a.or(b),
@@ -922,7 +921,7 @@ impl<'a> SchemaBuilder<'a> {
             (
                 "format",
                 user.format.as_ref().map(|p| p.span),
-                ty.format.is_some() || (before.format.is_some() && !width),
+                ty.validate.format.is_some() || (before.format.is_some() && !width),
                 before.format != s.format,
             ),
             (
@@ -1919,7 +1918,7 @@ impl<'a> SchemaBuilder<'a> {
         // The type's own limits are back before the default is checked
         // against them.
         if let (Some(def), Some(before)) = (type_def, &before) {
-            self.keep_type_limits(s, before, &def.validate, v, origin, name, &def.name);
+            self.keep_type_limits(s, before, def, v, origin, name);
         }
         if let (Some(d), Some(value)) = (&v.default, &s.default)
             && let Err((message, help)) = check_default(value, s, name)
