@@ -149,6 +149,24 @@ fn without_position(err: &serde_json::Error) -> String {
     }
 }
 
+/// Whether two JSON values are one value, as the API server compares them:
+/// a number by its value, so the `1` of a key in managedFields matches the
+/// `1.0` a Rust `f64` writes back (serde_json's `==` tells them apart),
+/// and two integers exactly (as `f64`s, 2^53 + 1 and 2^53 are one number).
+pub(crate) fn same_value(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || ((x.is_f64() || y.is_f64()) && x.as_f64().is_some() && x.as_f64() == y.as_f64())
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 /// client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` for
 /// cluster-scoped objects.
 pub fn meta_namespace_key<K: Resource>(obj: &K) -> String {

@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::gofmt::go_quote;
+use crate::object::same_value;
 
 /// One field error, as the API server reports it in a Status cause.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -159,7 +160,7 @@ fn unchanged(new: &Value, old: &Value, field: &str) -> bool {
     loop {
         rest = rest.strip_prefix('.').unwrap_or(rest);
         if rest.is_empty() {
-            return json_equal(a, b);
+            return same_value(a, b);
         }
         let (next, after) = if let Some(bracketed) = rest.strip_prefix('[') {
             let Some(end) = bracketed.find(']') else { return false };
@@ -168,7 +169,7 @@ fn unchanged(new: &Value, old: &Value, field: &str) -> bool {
                 // List items are matched only in a list left as it was (the
                 // server correlates no items of a changed list but map
                 // lists', by key; those are not ratcheted here).
-                (Value::Array(_), Ok(i)) if json_equal(a, b) => a.get(i).zip(b.get(i)),
+                (Value::Array(_), Ok(i)) if same_value(a, b) => a.get(i).zip(b.get(i)),
                 (Value::Array(_), _) => None,
                 _ => a.get(inner).zip(b.get(inner)),
             };
@@ -441,7 +442,7 @@ impl Node {
         }
         self.validate_composition(value, path, out);
         if let Some(values) = &self.enum_values
-            && !values.iter().any(|v| json_equal(v, value))
+            && !values.iter().any(|v| same_value(v, value))
         {
             out.push(self.not_supported(path, value));
         }
@@ -699,7 +700,7 @@ impl Node {
                     // server's `listtype` validation counts them.
                     Some("set") => {
                         for (i, item) in items.iter().enumerate() {
-                            if items[..i].iter().filter(|earlier| json_equal(earlier, item)).count() == 1 {
+                            if items[..i].iter().filter(|earlier| same_value(earlier, item)).count() == 1 {
                                 out.push(duplicate(&format!("{path}[{i}]"), item));
                             }
                         }
@@ -821,18 +822,6 @@ fn type_matches(ty: &str, v: &Value) -> bool {
         "integer" => v.is_i64() || v.is_u64(),
         "number" => v.is_number(),
         _ => true,
-    }
-}
-
-/// JSON equality with numbers compared by value (`1` equals `1.0`).
-fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
-        }
-        _ => a == b,
     }
 }
 
@@ -958,7 +947,7 @@ mod cel_rules {
 
     use serde_json::Value;
 
-    use super::{FieldError, Node, field, go_value};
+    use super::{FieldError, Node, field, go_value, same_value};
 
     /// One rule of a schema node.
     #[derive(Debug)]
@@ -1047,7 +1036,7 @@ mod cel_rules {
                 (Value::Array(x), Value::Array(y)) => {
                     let same = |a: &Value, b: &Value| match &self.items {
                         Some(node) => node.same_as(a, b),
-                        None => super::json_equal(a, b),
+                        None => same_value(a, b),
                     };
                     if x.len() != y.len() {
                         return false;
@@ -1066,11 +1055,11 @@ mod cel_rules {
                         && x.iter().all(|(key, v)| {
                             y.get(key).is_some_and(|w| match self.properties.get(key).or(self.additional.as_deref()) {
                                 Some(node) => node.same_as(v, w),
-                                None => super::json_equal(v, w),
+                                None => same_value(v, w),
                             })
                         })
                 }
-                _ => super::json_equal(a, b),
+                _ => same_value(a, b),
             }
         }
 
@@ -1239,7 +1228,7 @@ mod cel_rules {
             }
             // Ratcheting: a rule that does not read `oldSelf` fails a value
             // the update left unchanged without an error.
-            let ratcheted = !rule.uses_old_self && old.is_some_and(|o| super::json_equal(o, value));
+            let ratcheted = !rule.uses_old_self && old.is_some_and(|o| same_value(o, value));
             match program.execute(&context) {
                 Ok(cel::Value::Bool(true)) => return,
                 _ if ratcheted => return,
@@ -1601,6 +1590,24 @@ mod tests {
         let errors = super::check(json!({"spec": {"n": 8, "l": [9, 1]}}), Some(old), text).unwrap_err();
         let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["spec.l[0]", "spec.n", "spec.a"]);
+    }
+
+    /// Integers are compared exactly: 2^53 + 1 and 2^53 are one `f64`, so an
+    /// update from one to the other looked unchanged and kept an error away.
+    #[test]
+    fn big_integers_are_compared_exactly() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "n": {"type": "integer", "maximum": 5},
+            "e": {"type": "integer", "enum": [9_007_199_254_740_993_i64]},
+        }}}});
+        let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
+        let old = json!({"spec": {"n": 9_007_199_254_740_993_i64}});
+        assert_eq!(super::check(old.clone(), Some(old.clone()), text), Ok(()));
+        let errors = super::check(json!({"spec": {"n": 9_007_199_254_740_992_i64}}), Some(old), text).unwrap_err();
+        let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["spec.n"], "{errors:?}");
+        assert_eq!(check(schema.clone(), json!({"spec": {"e": 9_007_199_254_740_993_i64}})), Vec::<String>::new());
+        assert_eq!(check(schema, json!({"spec": {"e": 9_007_199_254_740_992_i64}})).len(), 1);
     }
 
     /// A map key with dots (a label's `app.kubernetes.io/name`) is one step

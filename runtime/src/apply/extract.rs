@@ -13,6 +13,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::object::same_value;
 use crate::{Object, Result};
 
 /// The part of `object` (a serialized API object) that `field_manager` owns
@@ -133,22 +134,6 @@ fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
                 into.insert(key, value);
             }
         }
-    }
-}
-
-/// Whether two JSON values are one value, as the API server compares them:
-/// a number by its value, so the `1` of a key in managedFields matches the
-/// `1.0` a Rust `f64` writes back (serde_json's `==` tells them apart).
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            x == y || ((x.is_f64() || y.is_f64()) && x.as_f64().is_some() && x.as_f64() == y.as_f64())
-        }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
-        }
-        _ => a == b,
     }
 }
 
