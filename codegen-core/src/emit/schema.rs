@@ -1937,10 +1937,21 @@ impl<'a> SchemaBuilder<'a> {
         name: &str,
     ) {
         let item = s.items.as_deref().cloned().unwrap_or_default();
-        let item_scalar = matches!(item.type_.as_deref(), Some("string" | "integer" | "number" | "boolean"));
+        // The API server's rule: a set's items are atomic, i.e. not a
+        // granular object nor a list of another list type.
+        let granular = match item.type_.as_deref() {
+            Some("object") => item.x_map_type.as_deref() != Some("atomic"),
+            Some("array") => item.x_list_type.as_deref().is_some_and(|t| t != "atomic"),
+            _ => false,
+        };
         match lt.value.as_str() {
-            "set" if !item_scalar && item.x_map_type.as_deref() != Some("atomic") => {
-                self.error(origin, Some(lt.span), format!("`list_type = \"set\"` on `{name}`, whose items are not scalars"), "sets hold strings, numbers or booleans; use `list_type = \"map\"` with `list_map_keys(..)` for objects");
+            "set" if granular => {
+                self.error(
+                    origin,
+                    Some(lt.span),
+                    format!("`list_type = \"set\"` on `{name}`, whose items are not atomic"),
+                    "sets hold scalars, atomic lists or structs with `map_type = \"atomic\"`; use `list_type = \"map\"` with `list_map_keys(..)` for objects",
+                );
                 return;
             }
             "map" => {
