@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod client;
+pub mod conditions;
 pub mod error;
 pub mod events;
 pub mod factory;

@@ -7,9 +7,11 @@
 //! into `config/rbac/role.yaml`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Result, anyhow};
 use codegen_runtime::client::UpdateOptions;
+use codegen_runtime::conditions::{is_status_condition_true, set_status_condition};
 use codegen_runtime::events::EventRecorder;
 use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
 use codegen_runtime::informer::{DeletedObject, ManagedFields, ResourceEventHandlerFuncs};
@@ -18,7 +20,7 @@ use codegen_runtime::workqueue::RateLimitingQueue;
 use codegen_runtime::{meta_namespace_key, split_meta_namespace_key};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 
-use {{ apis_path }}::{{ group_dir }}::{{ version }}::{ {{- kind }}, {{ kind }}Status};
+use {{ apis_path }}::{{ group_dir }}::{{ version }}::{{ kind }};
 use {{ client_path }}::clientset::Clientset;
 use {{ client_path }}::informers::SharedInformerFactory;
 use {{ client_path }}::listers::{{ group_dir }}::{{ version }}::{{ kind }}Lister;
@@ -45,6 +47,8 @@ pub struct Controller {
     queue: RateLimitingQueue<String>,
     recorder: EventRecorder,
     options: ControllerOptions,
+    /// Set once the controller stops: workers take no more keys.
+    stopping: AtomicBool,
 }
 
 impl Controller {
@@ -71,10 +75,12 @@ impl Controller {
             queue: RateLimitingQueue::new(),
             recorder: EventRecorder::new(client, NAME, None),
             options,
+            stopping: AtomicBool::new(false),
         })
     }
 
-    /// Runs until `shutdown` fires, then lets in-flight reconciles finish.
+    /// Runs until `shutdown` fires, then lets in-flight reconciles finish
+    /// and leaves what is still queued.
     pub async fn run(self: Arc<Self>, shutdown: ShutdownSignal) -> Result<()> {
         let queue = self.queue.clone();
         self.factory.{{ group_dir }}().{{ version }}().{{ accessor }}().informer().add_event_handler(
@@ -115,6 +121,7 @@ impl Controller {
             .collect();
         shutdown.recv().await;
         tracing::info!("shutting down; finishing in-flight work");
+        self.stopping.store(true, Ordering::Release);
         self.queue.shut_down_with_drain().await;
         for worker in workers {
             let _ = worker.await;
@@ -127,9 +134,20 @@ impl Controller {
         Ok(())
     }
 
-    async fn run_worker(&self) {
+    async fn run_worker(self: Arc<Self>) {
         while let Some(key) = self.queue.get().await {
-            match self.reconcile(&key).await {
+            if self.stopping.load(Ordering::Acquire) {
+                self.queue.done(&key);
+                break;
+            }
+            // A reconcile that panics is a failed one, retried like any
+            // other (controller-runtime's RecoverPanic): its key is not
+            // left processing forever, and the worker goes on.
+            let reconcile = tokio::spawn({
+                let (this, key) = (self.clone(), key.clone());
+                async move { this.reconcile(&key).await }
+            });
+            match reconcile.await.unwrap_or_else(|e| Err(anyhow!("reconcile panicked: {e}"))) {
                 Ok(()) => self.queue.forget(&key),
                 Err(e) if self.queue.num_requeues(&key) < MAX_RETRIES => {
                     tracing::info!("reconciling {key} failed, retrying: {e:#}");
@@ -163,24 +181,26 @@ impl Controller {
             return Ok(());
         };
         let generation = obj.metadata.generation;
-        let status = obj.status.clone().unwrap_or_default();
-        let ready = status.observed_generation == generation
-            && status.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True");
-        if ready {
+        let mut status = obj.status.clone().unwrap_or_default();
+        if status.observed_generation == generation && is_status_condition_true(&status.conditions, "Ready") {
             return Ok(());
         }
-        let mut updated = (*obj).clone();
-        updated.status = Some({{ kind }}Status {
-            observed_generation: generation,
-            conditions: vec![Condition {
+        status.observed_generation = generation;
+        // Other conditions stay, and the time Ready last changed is kept
+        // while it stays True (apimachinery's `meta.SetStatusCondition`).
+        set_status_condition(
+            &mut status.conditions,
+            Condition {
                 type_: "Ready".into(),
                 status: "True".into(),
                 reason: "Reconciled".into(),
                 message: format!("{{ kind }} reconciled by {NAME}"),
                 observed_generation: generation,
                 last_transition_time: Time(k8s_openapi::jiff::Timestamp::now()),
-            }],
-        });
+            },
+        );
+        let mut updated = (*obj).clone();
+        updated.status = Some(status);
         // A stale cache makes this a Conflict: the worker retries later.
         let api = self.clientset.{{ gv_accessor }}().{{ accessor }}(ns);
         let updated = api.update_status(&updated, &UpdateOptions::default()).await?;
@@ -200,7 +220,7 @@ mod tests {
     use k8s_openapi::api::events::v1::Event;
 
     use super::*;
-    use {{ apis_path }}::{{ group_dir }}::{{ version }}::{{ kind }}Spec;
+    use {{ apis_path }}::{{ group_dir }}::{{ version }}::{ {{- kind }}Spec, {{ kind }}Status};
     use {{ client_path }}::fake;
 
     /// The controller marks a new {{ kind }} Ready and records an event,
@@ -210,6 +230,16 @@ mod tests {
         let mut obj = {{ kind }}::new("sample", {{ kind }}Spec::default());
         obj.metadata.namespace = Some("default".into());
         obj.metadata.generation = Some(1);
+        // A condition someone else set stays.
+        let degraded = Condition {
+            type_: "Degraded".into(),
+            status: "False".into(),
+            reason: "Fine".into(),
+            message: String::new(),
+            observed_generation: None,
+            last_transition_time: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+        };
+        obj.status = Some({{ kind }}Status { observed_generation: None, conditions: vec![degraded.clone()] });
         let cs = fake::Clientset::new([obj.into()]).unwrap();
         cs.server().register::<Event>();
         let controller = Controller::new(cs.client().clone(), ControllerOptions { workers: 1, namespace: None });
@@ -228,7 +258,8 @@ mod tests {
         }
         let status = ready.expect("the controller never wrote a Ready condition");
         assert_eq!(status.observed_generation, Some(1));
-        assert_eq!(status.conditions[0].status, "True");
+        assert!(is_status_condition_true(&status.conditions, "Ready"), "{status:?}");
+        assert!(status.conditions.contains(&degraded), "{status:?}");
         let events = cs.server().objects::<Event>().unwrap();
         assert!(events.iter().any(|e| e.reason.as_deref() == Some("Reconciled")), "{events:?}");
 
