@@ -236,6 +236,10 @@ impl TestEnv {
             .arg("--service-cluster-ip-range=10.0.0.0/24")
             .arg("--allow-privileged=true")
             .arg("--disable-admission-plugins=ServiceAccount")
+            // Off by default; on in OpenShift and hardened clusters: an owner
+            // reference with blockOwnerDeletion needs update on the owner's
+            // finalizers, which the controllers' generated roles must grant.
+            .arg("--enable-admission-plugins=OwnerReferencesPermissionEnforcement")
             .arg("--endpoint-reconciler-type=none")
             .arg("--enable-priority-and-fairness=false")
             // The aggregation layer (aggregated.rs): the client CA and

@@ -3,11 +3,12 @@
 //! sample-controller.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use codegen_runtime::apply::{ConfigMapApplyConfiguration, OwnerReferenceApplyConfiguration, extract_config_map};
-use codegen_runtime::client::{ApplyOptions, DeleteOptions, PatchOptions, PatchType, TypedClient};
+use codegen_runtime::client::{ApplyOptions, DeleteOptions, GetOptions, PatchOptions, PatchType, TypedClient};
 use codegen_runtime::events::{EventRecorder, EventType};
 use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
 use codegen_runtime::informer::{DeletedObject, MalformedObject, ResourceEventHandlerFuncs};
@@ -68,6 +69,29 @@ pub fn config_map_name(student: &str) -> String {
     format!("student-{student}")
 }
 
+/// Whether `student` controls `cm` (sample-controller's `IsControlledBy`);
+/// if not, sample-controller's `ErrResourceExists`.
+fn owned_by(cm: &ConfigMap, student: &Student) -> Result<(), SyncError> {
+    let owned = cm.metadata.owner_references.as_ref().is_some_and(|refs| {
+        refs.iter().any(|r| r.controller == Some(true) && Some(&r.uid) == student.metadata.uid.as_ref())
+    });
+    if owned {
+        return Ok(());
+    }
+    let name = cm.metadata.name.as_deref().unwrap_or_default();
+    Err(SyncError::Permanent {
+        reason: "ErrResourceExists",
+        message: format!("Resource \"{name}\" already exists and is not managed by Student"),
+    })
+}
+
+/// `sync` run as a task of its own: one that panics is a failed sync,
+/// retried like any other (controller-runtime's `RecoverPanic`), so that its
+/// key is not left processing forever and its worker goes on.
+async fn catching_panics(sync: impl Future<Output = Result<(), SyncError>> + Send + 'static) -> Result<(), SyncError> {
+    tokio::spawn(sync).await.unwrap_or_else(|e| Err(SyncError::Transient(anyhow!("the sync panicked: {e}"))))
+}
+
 /// Why a sync failed, and whether it is worth retrying.
 #[derive(Debug)]
 enum SyncError {
@@ -102,6 +126,8 @@ pub struct Controller {
     queue: RateLimitingQueue<String>,
     recorder: EventRecorder,
     options: ControllerOptions,
+    /// Set once the controller stops: workers take no more keys.
+    stopping: AtomicBool,
 }
 
 impl Controller {
@@ -142,6 +168,7 @@ impl Controller {
             queue: RateLimitingQueue::new(),
             recorder,
             options,
+            stopping: AtomicBool::new(false),
         })
     }
 
@@ -281,11 +308,17 @@ impl Controller {
             workers.push(tokio::spawn(async move { this.run_worker().await }));
         }
 
-        tokio::select! {
-            _ = shutdown.recv() => tracing::info!("shutdown signal received; finishing in-flight work (a second signal exits at once)"),
-            Some(message) = forbidden_rx.recv() => tracing::error!("{message}"),
+        loop {
+            tokio::select! {
+                _ = shutdown.recv() => break,
+                // Permissions taken away after the start: the informer
+                // keeps its cache and retries with backoff, as client-go's
+                // reflector does.
+                Some(message) = forbidden_rx.recv() => tracing::error!("{message}; retrying"),
+            }
         }
-        self.queue.shut_down_with_drain().await;
+        tracing::info!("shutdown signal received; finishing in-flight work (a second signal exits at once)");
+        self.stop_taking_work().await;
         for worker in workers {
             let _ = worker.await;
         }
@@ -299,20 +332,37 @@ impl Controller {
         Ok(())
     }
 
+    /// Workers finish the syncs they are in and take no more keys; what
+    /// is still queued is left (client-go's controllers return and the
+    /// process exits). Returns once the in-flight syncs are done.
+    async fn stop_taking_work(&self) {
+        self.stopping.store(true, Ordering::Release);
+        self.queue.shut_down_with_drain().await;
+    }
+
     async fn stop_informers(&self) {
         self.factory.shutdown().await;
         self.config_maps_factory.shutdown().await;
     }
 
-    async fn run_worker(&self) {
+    async fn run_worker(self: Arc<Self>) {
         while let Some(key) = self.queue.get().await {
+            if self.stopping.load(Ordering::Acquire) {
+                self.queue.done(&key);
+                break;
+            }
             if self.options.shards.as_ref().is_some_and(|s| !s.owns_key(&key)) {
                 // Another replica's shard.
                 self.queue.forget(&key);
                 self.queue.done(&key);
                 continue;
             }
-            match self.sync(&key).await {
+            let result = catching_panics({
+                let (this, key) = (self.clone(), key.clone());
+                async move { this.sync(&key).await }
+            })
+            .await;
+            match result {
                 Ok(()) => {
                     self.queue.forget(&key);
                     tracing::info!("successfully synced '{key}'");
@@ -347,10 +397,15 @@ impl Controller {
     }
 
     /// Brings the world in line with the Student `key`.
-    // Adds the finalizer (a patch), applies the ConfigMap (a patch; the
-    // first apply creates it, which also needs create) and applies status.
+    // Adds the finalizer (a patch), reads a ConfigMap missing from the
+    // cache, applies the ConfigMap (a patch; the first apply creates it,
+    // which also needs create) and applies status. The ConfigMap's owner
+    // reference blocks the Student's deletion, which clusters with the
+    // OwnerReferencesPermissionEnforcement admission plugin allow only with
+    // update on students/finalizers.
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "patch")]
-    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "create;patch")]
+    #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students/finalizers", verbs = "update")]
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "get;create;patch")]
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students/status", verbs = "patch")]
     async fn sync(&self, key: &str) -> Result<(), SyncError> {
         let (ns, name) = match split_meta_namespace_key(key) {
@@ -390,17 +445,8 @@ impl Controller {
         let desired = desired_config_map(&student);
         let cm_name = config_map_name(name);
         let up_to_date = match self.config_maps.namespace(ns).get(&cm_name) {
-            None => false,
             Some(existing) => {
-                let owned = existing.metadata.owner_references.as_ref().is_some_and(|refs| {
-                    refs.iter().any(|r| r.controller == Some(true) && Some(&r.uid) == student.metadata.uid.as_ref())
-                });
-                if !owned {
-                    return Err(SyncError::Permanent {
-                        reason: "ErrResourceExists",
-                        message: format!("Resource \"{cm_name}\" already exists and is not managed by Student"),
-                    });
-                }
+                owned_by(&existing, &student)?;
                 // The informers keep managedFields as text beside each
                 // cached object (`ManagedFields::Text`, the default): put
                 // them back for extract.
@@ -408,6 +454,18 @@ impl Controller {
                     self.config_maps.with_managed_fields(&existing).map_err(|e| SyncError::Transient(e.into()))?;
                 extract_config_map(&existing, FIELD_MANAGER)? == desired
             }
+            // The cache holds only the ConfigMaps labelled as the
+            // controller's: one of that name without the label is someone
+            // else's, and a forced apply would take it over. Asked for once
+            // per new Student (or while the cache lags behind a create).
+            None => match config_maps.get(&cm_name, &GetOptions::default()).await {
+                Ok(existing) => {
+                    owned_by(&existing, &student)?;
+                    false
+                }
+                Err(e) if e.is_not_found() => false,
+                Err(e) => return Err(e.into()),
+            },
         };
         if !up_to_date {
             config_maps.apply_configuration(&desired, &ApplyOptions::new(FIELD_MANAGER)).await?;
@@ -419,13 +477,22 @@ impl Controller {
             s.observed_generation == generation && s.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True")
         });
         if !ready {
+            // The time Ready last changed, as `meta.SetStatusCondition`
+            // keeps it: a new generation that is ready again is no
+            // transition.
+            let since = student
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.iter().find(|c| c.type_ == "Ready" && c.status == "True"))
+                .and_then(|c| c.last_transition_time.clone())
+                .unwrap_or_else(|| Time(k8s_openapi::jiff::Timestamp::now()));
             let mut status =
                 StudentStatusApplyConfiguration::new().with_conditions([StudentConditionApplyConfiguration::new()
                     .with_type("Ready")
                     .with_status("True")
                     .with_reason(SYNCED.0)
                     .with_message(SYNCED.1)
-                    .with_last_transition_time(Time(k8s_openapi::jiff::Timestamp::now()))]);
+                    .with_last_transition_time(since)]);
             if let Some(generation) = generation {
                 status = status.with_observed_generation(generation);
             }
@@ -449,11 +516,21 @@ impl Controller {
         };
         let ns = student.metadata.namespace.as_deref().unwrap_or_default();
         let name = student.metadata.name.as_deref().unwrap_or_default();
-        let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
-        match config_maps.delete(&config_map_name(name), &DeleteOptions::default()).await {
-            Ok(()) => {}
-            Err(e) if e.is_not_found() => {}
-            Err(e) => return Err(e.into()),
+        // Only the ConfigMap this Student controls, and only that very
+        // object (its uid a precondition): one of that name that is
+        // someone else's stays. One the cache has not seen yet is removed
+        // by the garbage collector, as the Student is its owner.
+        if let Some(cm) = self.config_maps.namespace(ns).get(&config_map_name(name))
+            && owned_by(&cm, student).is_ok()
+        {
+            let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
+            let options = DeleteOptions { preconditions_uid: cm.metadata.uid.clone(), ..DeleteOptions::default() };
+            match config_maps.delete(&config_map_name(name), &options).await {
+                Ok(()) => {}
+                // Gone, or replaced by another object of that name.
+                Err(e) if e.is_not_found() || e.is_conflict() => {}
+                Err(e) => return Err(e.into()),
+            }
         }
         let rest: Vec<&String> = finalizers.iter().filter(|f| *f != FINALIZER).collect();
         let patch = json!({ "metadata": { "finalizers": rest, "resourceVersion": student.metadata.resource_version } });
@@ -493,4 +570,42 @@ pub fn desired_config_map(student: &Student) -> ConfigMapApplyConfiguration {
                 .with_owner_references([OwnerReferenceApplyConfiguration::controller_of(student)])
         })
         .with_data([("name", student.spec.name.as_str()), ("school", student.spec.school.as_str())])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pkg::client::fake;
+
+    #[tokio::test]
+    async fn a_panicking_sync_is_a_failed_one() {
+        let result = catching_panics(async { panic!("a bug in sync") }).await;
+        let Err(SyncError::Transient(e)) = result else { panic!("{result:?}") };
+        assert!(e.to_string().contains("a bug in sync"), "{e}");
+        assert!(catching_panics(async { Ok(()) }).await.is_ok());
+    }
+
+    /// A stopping controller's workers take no more keys: what is queued
+    /// is left, not synced.
+    #[tokio::test]
+    async fn a_stopping_worker_takes_no_more_keys() {
+        let cs = fake::Clientset::new([]).unwrap();
+        let options = ControllerOptions {
+            workers: 1,
+            resync: None,
+            instance: "test".into(),
+            namespace: None,
+            watch_idle_timeout: None,
+            shards: None,
+        };
+        let controller = Controller::new(cs.client().clone(), options);
+        for key in ["default/a", "default/b", "default/c"] {
+            controller.queue.add(key.to_owned());
+        }
+        controller.stopping.store(true, Ordering::Release);
+        let worker = tokio::time::timeout(Duration::from_secs(10), controller.clone().run_worker());
+        worker.await.expect("the worker returns");
+        assert_eq!(controller.queue.len(), 2, "one key taken and given back, two left");
+        controller.stop_taking_work().await;
+    }
 }

@@ -14,6 +14,7 @@ use codegen_testenv::{TestEnv, kubectl_result, service_account_subject};
 use common::{ControllerProcess, controller_identity, create_students, eventually, install_crd};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::api::rbac::v1::RoleBinding;
 use kube::api::{Api, ListParams, ObjectMeta, PostParams};
 use student_controller::controller::{FIELD_MANAGER, FINALIZER, config_map_name, desired_config_map};
 use student_controller::pkg::apis::example::v1::Student;
@@ -220,52 +221,118 @@ async fn too_little_rbac_is_reported_as_forbidden_not_retried_forever() -> Resul
     Ok(())
 }
 
+/// Permissions taken away after the start are not an exit: the informers
+/// keep their caches and retry, as client-go's reflectors do, and once the
+/// permissions are back the controller goes on.
+#[tokio::test]
+async fn rbac_lost_after_the_start_is_retried_not_an_exit() -> Result<()> {
+    let env = TestEnv::shared();
+    install_crd(env).await?;
+    let ns = env.create_namespace("ctl-revoked").await?;
+    let kubeconfig = controller_identity(env, &ns).await?;
+    let log = env.work_dir().join(format!("{ns}.log"));
+    // A short idle timeout starts the watches again soon after the
+    // binding is gone, so that they meet the 403.
+    let mut controller = ControllerProcess::start_with(&kubeconfig, &ns, log, &["--watch-idle-timeout", "2s"])?;
+    create_students(env, &ns, "before", 1).await?;
+    eventually("the first Student reconciled", Duration::from_secs(60), || all_reconciled(env, &ns, 1)).await?;
+
+    let bindings: Api<RoleBinding> = Api::namespaced(env.admin_client().await?, &ns);
+    bindings.delete("student-controller", &Default::default()).await?;
+    eventually("a forbidden watch logged", Duration::from_secs(60), || {
+        let text = controller.log_text();
+        async move { Ok(text.lines().any(|l| l.contains("cannot list/watch") && l.ends_with("retrying")).then_some(())) }
+    })
+    .await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(controller.running(), "the controller exited:\n{}", controller.log_text());
+
+    let subject = service_account_subject(&ns, "student-controller");
+    env.bind_role(&ns, "student-controller", "ClusterRole", "student-controller", subject).await?;
+    create_students(env, &ns, "after", 1).await?;
+    eventually("both Students reconciled", Duration::from_secs(60), || all_reconciled(env, &ns, 2)).await?;
+    controller.signal(libc::SIGTERM);
+    let status = controller.wait(Duration::from_secs(30))?;
+    assert_eq!(status.code(), Some(0), "{}", controller.log_text());
+    Ok(())
+}
+
 #[tokio::test]
 async fn a_conflicting_config_map_is_a_warning_not_a_retry_loop() -> Result<()> {
     let env = TestEnv::shared();
     install_crd(env).await?;
     let ns = env.create_namespace("ctl-conflict").await?;
     let kubeconfig = controller_identity(env, &ns).await?;
-    // Someone else's ConfigMap already has the name the controller wants.
+    // Someone else's ConfigMaps already have the names the controller
+    // wants: one with the controller's label (in its cache), one without
+    // (not in its cache, which holds only labelled ConfigMaps).
     let cms: Api<ConfigMap> = Api::namespaced(env.admin_client().await?, &ns);
-    let foreign = ConfigMap {
+    let foreign = |student: &str, labelled: bool| ConfigMap {
         metadata: ObjectMeta {
-            name: Some(config_map_name("li")),
-            labels: Some([("app.kubernetes.io/managed-by".to_string(), "student-controller".to_string())].into()),
+            name: Some(config_map_name(student)),
+            labels: labelled
+                .then(|| [("app.kubernetes.io/managed-by".to_string(), "student-controller".to_string())].into()),
             ..Default::default()
         },
         data: Some([("owner".to_string(), "someone else".to_string())].into()),
         ..Default::default()
     };
-    cms.create(&PostParams::default(), &foreign).await?;
+    cms.create(&PostParams::default(), &foreign("li", true)).await?;
+    cms.create(&PostParams::default(), &foreign("wu", false)).await?;
     let controller = ControllerProcess::start(&kubeconfig, &ns, env.work_dir().join(format!("{ns}.log")))?;
-    kubectl_result(env.kubectl_as("admin", &["create", "-f", "-"], Some(&student_yaml(&ns, "li", "peking"))))?;
+    for name in ["li", "wu"] {
+        kubectl_result(env.kubectl_as("admin", &["create", "-f", "-"], Some(&student_yaml(&ns, name, "peking"))))?;
+    }
 
     let events: Api<Event> = Api::namespaced(env.admin_client().await?, &ns);
-    let warning = eventually("the ErrResourceExists warning", Duration::from_secs(60), || {
+    let warnings = eventually("the ErrResourceExists warnings", Duration::from_secs(60), || {
         let events = events.clone();
         async move {
             let list = events.list(&ListParams::default()).await?;
-            Ok(list.items.into_iter().find(|e| e.reason.as_deref() == Some("ErrResourceExists")))
+            let warnings: Vec<Event> =
+                list.items.into_iter().filter(|e| e.reason.as_deref() == Some("ErrResourceExists")).collect();
+            Ok((warnings.len() == 2).then_some(warnings))
         }
     })
     .await?;
-    assert_eq!(warning.type_.as_deref(), Some("Warning"));
-    assert!(warning.note.as_deref().unwrap_or_default().contains("already exists and is not managed by Student"));
-    // The foreign ConfigMap is left alone, and the key is not retried: the
-    // failures logged stop growing (one per change of the Student: adding
+    for warning in &warnings {
+        assert_eq!(warning.type_.as_deref(), Some("Warning"));
+        assert!(warning.note.as_deref().unwrap_or_default().contains("already exists and is not managed by Student"));
+    }
+    // The foreign ConfigMaps are left alone, and the keys are not retried:
+    // the failures logged stop growing (one per change of a Student: adding
     // the finalizer is one), and none is requeued.
-    let key = format!("'{ns}/li'");
-    let failures = |log: &str| log.lines().filter(|l| l.contains(&key) && l.contains("not retrying")).count();
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let before = failures(&controller.log_text());
+    let log_before = controller.log_text();
     tokio::time::sleep(Duration::from_secs(3)).await;
     let log = controller.log_text();
-    assert!((1..=2).contains(&before), "{log}");
-    assert_eq!(failures(&log), before, "no retry loop: {log}");
-    let cm = cms.get(&config_map_name("li")).await?;
-    assert_eq!(cm.data.unwrap_or_default().get("owner").map(String::as_str), Some("someone else"));
-    assert!(!log.lines().any(|l| l.contains(&key) && l.contains("requeuing")), "{log}");
+    let untouched = |cm: ConfigMap| {
+        cm.data.unwrap_or_default().get("owner").map(String::as_str) == Some("someone else")
+            && cm.metadata.owner_references.unwrap_or_default().is_empty()
+    };
+    for name in ["li", "wu"] {
+        let key = format!("'{ns}/{name}'");
+        let failures = |log: &str| log.lines().filter(|l| l.contains(&key) && l.contains("not retrying")).count();
+        let before = failures(&log_before);
+        assert!((1..=2).contains(&before), "{name}: {log}");
+        assert_eq!(failures(&log), before, "{name}: no retry loop: {log}");
+        assert!(!log.lines().any(|l| l.contains(&key) && l.contains("requeuing")), "{name}: {log}");
+        assert!(untouched(cms.get(&config_map_name(name)).await?), "{name}'s ConfigMap was changed");
+    }
+
+    // Deleting the Students (their finalizer runs) deletes neither ConfigMap.
+    let students: Api<Student> = Api::namespaced(env.admin_client().await?, &ns);
+    for name in ["li", "wu"] {
+        students.delete(name, &Default::default()).await?;
+    }
+    eventually("the Students to be gone", Duration::from_secs(60), || {
+        let students = students.clone();
+        async move { Ok(students.list(&ListParams::default()).await?.items.is_empty().then_some(())) }
+    })
+    .await?;
+    for name in ["li", "wu"] {
+        assert!(untouched(cms.get(&config_map_name(name)).await?), "{name}'s ConfigMap was changed or deleted");
+    }
     Ok(())
 }
 

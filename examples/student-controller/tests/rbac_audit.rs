@@ -173,10 +173,17 @@ async fn every_request_is_allowed_by_the_generated_role_and_every_permission_is_
         .collect();
     assert!(not_allowed.is_empty(), "requests no rule of config/rbac/role.yaml allows:\n{}", not_allowed.join("\n"));
 
-    let used: BTreeSet<(String, String, String)> = requests
+    let mut used: BTreeSet<(String, String, String)> = requests
         .iter()
         .flat_map(|r| r.verbs().into_iter().map(|verb| (verb.to_owned(), r.group.clone(), r.resource.clone())))
         .collect();
+    // A ConfigMap written with its owner reference (blockOwnerDeletion) is
+    // checked by the OwnerReferencesPermissionEnforcement admission plugin,
+    // on in the test server, for update on students/finalizers: a check of
+    // the authorizer's, not a request of its own in the audit log.
+    if requests.iter().any(|r| r.resource == "configmaps" && r.verb == "patch" && r.code < 300) {
+        used.insert(("update".into(), "example.k8s.io".into(), "students/finalizers".into()));
+    }
     let unused: Vec<String> =
         rules.iter().flat_map(permissions).filter(|p| !used.contains(p)).map(|p| show(&p)).collect();
     assert!(

@@ -90,6 +90,11 @@ impl ControllerProcess {
         }
     }
 
+    /// Whether the process has not exited yet.
+    pub fn running(&mut self) -> bool {
+        self.child.as_mut().is_some_and(|c| matches!(c.try_wait(), Ok(None)))
+    }
+
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
