@@ -104,7 +104,9 @@ async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
     let listed = kubectl_result(env.kubectl(&["get", "events", "-n", &ns]))?;
     assert!(listed.contains("Student synced successfully"), "{listed}");
 
-    // Edit the school: the ConfigMap follows.
+    // Edit the school: the ConfigMap follows. (A second later, so that a
+    // new transition time would differ: it has whole seconds.)
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     kubectl_result(env.kubectl(&[
         "patch",
         "stu",
@@ -120,6 +122,20 @@ async fn reconciles_create_edit_delete_with_status_and_events() -> Result<()> {
         async move { Ok(config_map_school(env, &ns, "wang").await?.filter(|s| s == "tsinghua")) }
     })
     .await?;
+    // Ready for the new generation too, since the same time: no transition.
+    let ready_since = |s: &Student| {
+        s.status.as_ref().and_then(|st| st.conditions.iter().find(|c| c.type_ == "Ready"))?.last_transition_time.clone()
+    };
+    let edited = eventually("Ready for the edit", Duration::from_secs(60), || {
+        let students = students.clone();
+        async move {
+            let s = students.get("wang").await?;
+            Ok((s.status.as_ref().and_then(|st| st.observed_generation) == s.metadata.generation).then_some(s))
+        }
+    })
+    .await?;
+    assert!(edited.metadata.generation > ready.metadata.generation);
+    assert_eq!(ready_since(&edited), ready_since(&ready), "{:?}", edited.status);
 
     // Delete: the finalizer removes the ConfigMap, then the Student goes.
     kubectl_result(env.kubectl(&["delete", "stu", "wang", "-n", &ns, "--wait=false"]))?;
