@@ -62,6 +62,10 @@ pub fn eval(meta: &syn::Meta, build: Build) -> Cfg {
             Some("windows") => bool_cfg(std::env::consts::FAMILY == "windows"),
             // Test-only code holds no API types; a normal build leaves it out.
             Some("test") if build == Build::Normal => Cfg::False,
+            // Set only while rustdoc documents the crate or collects its
+            // doctests (`#[cfg_attr(not(doctest), doc = "..")]` keeps a doc
+            // comment out of the doctests, as imported descriptions do).
+            Some("doc" | "doctest") if build == Build::Normal => Cfg::False,
             _ => Cfg::Unknown(text()),
         },
         syn::Meta::NameValue(nv) => {

@@ -28,6 +28,12 @@ pub fn rust_ident(name: &str) -> String {
     }
 }
 
+/// Whether `name` is a Rust keyword (strict or reserved), which a module
+/// name cannot be without `r#`.
+pub fn is_keyword(name: &str) -> bool {
+    RAW_KEYWORDS.contains(&name) || NON_RAW_KEYWORDS.contains(&name)
+}
+
 /// Strips the `r#` prefix of a raw identifier.
 pub fn unraw(name: &str) -> &str {
     name.strip_prefix("r#").unwrap_or(name)

@@ -81,9 +81,78 @@ pub(crate) fn warns(text: &str) -> bool {
     rustdoc_text(text) != text
 }
 
+/// Whether `text` taken as Markdown holds a code block rustdoc would take
+/// for Rust, and so compile as a doctest (and warn about, under
+/// `rustdoc::invalid_rust_codeblocks`, when it is not Rust): a fenced block
+/// without a language or marked `rust`, or an indented block (four spaces
+/// or a tab after a blank line). Descriptions written for Go often have
+/// both, with YAML in them. Errs on the side of yes: a list item's
+/// indented continuation counts.
+pub(crate) fn has_rust_code_block(text: &str) -> bool {
+    let mut fence: Option<&str> = None;
+    let mut after_blank = true;
+    for line in text.lines() {
+        let trimmed = line.trim_start_matches(' ');
+        let indent = line.len() - trimmed.len();
+        if let Some(open) = fence {
+            if indent < 4
+                && trimmed.starts_with(open)
+                && trimmed.trim_end().chars().all(|c| c == open.as_bytes()[0] as char)
+            {
+                fence = None;
+            }
+            continue;
+        }
+        if indent < 4 && !trimmed.starts_with('\t') {
+            for open in ["```", "~~~"] {
+                if let Some(info) = trimmed.strip_prefix(open) {
+                    let run = open.len() + info.len() - info.trim_start_matches(open.as_bytes()[0] as char).len();
+                    let info = trimmed[run..].trim();
+                    let language = info.split([',', ' ']).next().unwrap_or_default();
+                    let rust = matches!(
+                        language,
+                        "" | "rust" | "ignore" | "no_run" | "should_panic" | "compile_fail" | "test_harness"
+                    ) || language.starts_with("edition");
+                    if rust {
+                        return true;
+                    }
+                    fence = Some(&trimmed[..run]);
+                }
+            }
+        } else if after_blank && !trimmed.trim().is_empty() {
+            return true;
+        }
+        after_blank = line.trim().is_empty();
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_blocks_rustdoc_would_compile() {
+        for text in [
+            "For example:\n\n```\nmatch:\n  path: /foo\n```",
+            "```rust\nlet x = 1;\n```",
+            "~~~\nkey: value\n~~~",
+            "An example:\n\n    key: value\n",
+            "An example:\n\n\tpath:\n\t  value: /foo",
+            "```yaml\na: b\n```\n\n```\nc\n```",
+        ] {
+            assert!(has_rust_code_block(text), "{text:?}");
+        }
+        for text in [
+            "Plain text, `code`, and a list:\n- one\n- two",
+            "```yaml\nmatch:\n\n    path: /foo\n```",
+            "````text\n```\n````",
+            "A line\n    indented right after text is no block.",
+            "",
+        ] {
+            assert!(!has_rust_code_block(text), "{text:?}");
+        }
+    }
 
     #[test]
     fn descriptions_become_markdown_rustdoc_takes_without_warnings() {

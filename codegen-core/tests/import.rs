@@ -96,6 +96,10 @@ fn imported_types_compile_without_warnings() {
         "the imported types' documentation has warnings:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Descriptions with Go's code examples (YAML in an untagged fence or
+    // an indented block) are no doctests.
+    let out = krate.cargo("test", &["--doc"]);
+    assert!(out.status.success(), "the imported types' doctests fail:\n{}", String::from_utf8_lossy(&out.stdout));
 }
 
 /// The diagnostics of an import that fails, with `tmp` shown as `$TMP`.
@@ -230,4 +234,46 @@ fn built_in_types_with_defaults_are_recognised() {
     );
     assert!(text.contains("default=1"), "{}", queue.contents);
     assert!(text.contains("default_json=\"{}\"") || text.contains("default_json=r#\"{}\"#"), "{}", queue.contents);
+}
+
+/// What operators' CRDs hold (`tests/import/real_world.yaml`): a root that
+/// keeps unknown fields gets a map of them and, with the status
+/// subresource, a free-form `status`; keys the API server drops and a
+/// printer column of an undeclared field are left out with a warning; a
+/// required `metadata` is no warning; an enum value `self` and a group and
+/// kind named by keywords make names Rust takes. (The round trip and the
+/// compile test take the file too.)
+#[test]
+fn real_world_crds_import() {
+    let tmp = tempfile::tempdir().unwrap();
+    let imported = import_fixture("real_world", tmp.path());
+    let file = |name: &str| {
+        let f = imported.output.files.iter().find(|f| f.path.ends_with(name)).unwrap_or_else(|| panic!("{name}"));
+        f.contents.clone()
+    };
+    let task = file("pipes/v1/task.rs");
+    assert!(
+        task.contains(
+            "#[serde(flatten)]\n    pub additional_fields: std::collections::BTreeMap<String, serde_json::Value>"
+        ),
+        "{task}"
+    );
+    assert!(task.contains("pub status: Option<serde_json::Value>"), "{task}");
+    assert!(!task.contains("#[validate(preserve_unknown_fields)]\npub struct"), "{task}");
+    let route = file("gates/v1/route.rs");
+    assert!(route.contains("TSelf"), "{route}");
+    assert!(route.contains("#[cfg_attr(not(doctest), doc ="), "{route}");
+    assert!(route.contains("rustdoc::invalid_rust_codeblocks"), "{route}");
+    assert!(route.contains("minimum = -9223372036854775808"), "{route}");
+    assert!(file("override_example/v1/override_kind.rs").contains("pub struct Override"));
+    let warnings = codegen_core::diag::render_all(&imported.warnings);
+    for dropped in [
+        "`x-kubernetes-patch-merge-key`, which the API server does not read",
+        "`x-kubernetes-patch-strategy`, which the API server does not read",
+        "the printer column `Phase`, whose `.status.phase` is not in the schema",
+    ] {
+        assert!(warnings.contains(dropped), "{dropped}:\n{warnings}");
+    }
+    assert!(!warnings.contains("required but not a property"), "{warnings}");
+    assert!(!warnings.contains("tasks.pipes"), "{warnings}");
 }

@@ -383,16 +383,18 @@ fn imported_versions(crd: &Crd) -> impl Iterator<Item = &CrdVersion> {
 fn is_module_name(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_lowercase())
         && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !RESERVED_GROUP_DIRS.contains(&s)
+        && !reserved(s)
+}
+
+/// A name no group directory, version or kind module may have: a method of
+/// the informer factory or a Rust keyword.
+fn reserved(s: &str) -> bool {
+    RESERVED_GROUP_DIRS.contains(&s) || crate::ident::is_keyword(s)
 }
 
 /// The module of a kind's file (`cron_tab`), clear of `mod` and `register`.
 fn kind_module(snake: &str) -> String {
-    if matches!(snake, "mod" | "register") || RESERVED_GROUP_DIRS.contains(&snake) {
-        format!("{snake}_kind")
-    } else {
-        snake.to_string()
-    }
+    if matches!(snake, "mod" | "register") || reserved(snake) { format!("{snake}_kind") } else { snake.to_string() }
 }
 
 /// Two CRDs of one resource, or two kinds of one group, cannot both be imported.
@@ -431,7 +433,7 @@ fn group_dirs(groups: BTreeSet<&str>) -> BTreeMap<&str, String> {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
             .collect();
-        if n == labels.len() && RESERVED_GROUP_DIRS.contains(&d.as_str()) {
+        if n == labels.len() && reserved(&d) {
             d.push_str("_api");
         }
         if d.starts_with(|c: char| c.is_ascii_digit()) || d.is_empty() {
@@ -449,7 +451,7 @@ fn group_dirs(groups: BTreeSet<&str>) -> BTreeMap<&str, String> {
         let mut changed = false;
         for (g, d) in &current {
             let max = g.split('.').count();
-            let clash = count[d] > 1 || RESERVED_GROUP_DIRS.contains(&d.as_str());
+            let clash = count[d] > 1 || reserved(d);
             if clash && labels[g] < max {
                 *labels.get_mut(g).expect("every group has a count") += 1;
                 changed = true;

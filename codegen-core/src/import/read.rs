@@ -210,10 +210,25 @@ pub(crate) fn yaml_lines(text: &str) -> String {
     if text.contains('\r') { text.replace("\r\n", "\n").replace('\r', "\n") } else { text.to_string() }
 }
 
+/// The YAML reader's options for `text`: no snippets in messages, and
+/// limits on the amount of YAML that grow with the text. Its defaults hold
+/// a whole stream to 250,000 nodes, less than `kubectl get crds -o yaml`
+/// prints for a cluster with a few operators. The limits on aliases, which
+/// guard against expansion bombs, and on nesting (64, which the reader's
+/// recursion needs on a small stack) stay.
+pub(crate) fn yaml_options(text: &str) -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = budget.max_events.max(2 * text.len());
+    budget.max_nodes = budget.max_nodes.max(text.len());
+    budget.max_documents = budget.max_documents.max(text.len() / 4);
+    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(text.len());
+    serde_saphyr::options! { with_snippet: false, budget: Some(budget) }
+}
+
 /// The documents of a YAML stream, or the parser's message with a 1-based
 /// line and 0-based column.
 fn parse_documents(text: &str) -> Result<Vec<Value>, (String, usize, usize)> {
-    let options = serde_saphyr::options! { with_snippet: false };
+    let options = yaml_options(text);
     serde_saphyr::from_multiple_with_options::<Value>(text, options).map_err(|e| {
         let (line, column) =
             e.location().map_or((1, 0), |l| (l.line() as usize, (l.column() as usize).saturating_sub(1)));
@@ -463,6 +478,22 @@ mod tests {
         let text = "a: 1\n---\n---\nb: 2\n---\n";
         assert_eq!(document_lines(text), [(1, 1), (3, 4)]);
         assert_eq!(parse_documents(text).unwrap().len(), 2);
+    }
+
+    /// The reader's limits grow with the text: `kubectl get crds -o yaml`
+    /// of a cluster with a few operators is a document of more than the
+    /// 250,000 nodes its defaults allow.
+    #[test]
+    fn big_documents_are_read() {
+        let big = format!("items:\n{}", "- {type: string, description: x}\n".repeat(60_000));
+        assert_eq!(parse_documents(&big).map(|d| d.len()), Ok(1));
+        // Aliases stay bounded: a billion laughs is refused.
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12u8 {
+            let (name, previous) = ((b'a' + i) as char, (b'a' + i - 1) as char);
+            bomb.push_str(&format!("{name}: &{name} [{}]\n", vec![format!("*{previous}"); 10].join(", ")));
+        }
+        assert!(parse_documents(&bomb).is_err());
     }
 
     /// Each CRD of a `kubectl get crds -o yaml` list is located at its own

@@ -11,11 +11,18 @@ use super::types::{Item, Ty, renames};
 use crate::ident::RenameRule;
 
 /// `#[doc = " line"]` per line: prettyplease prints them as `///` comments,
-/// and the generator reads them back as the same text.
+/// and the generator reads them back as the same text. A text with a code
+/// block rustdoc would compile as a doctest (the YAML examples of
+/// descriptions written for Go) is `#[cfg_attr(not(doctest), doc = ..)]`
+/// instead: the same doc comment, which `cargo test` does not compile.
 fn doc(text: Option<&str>) -> TokenStream {
     let Some(text) = text else { return TokenStream::new() };
     let lines = text.lines().map(|l| if l.is_empty() { String::new() } else { format!(" {l}") });
-    quote!(#(#[doc = #lines])*)
+    if crate::rustdoc::has_rust_code_block(text) {
+        quote!(#(#[cfg_attr(not(doctest), doc = #lines)])*)
+    } else {
+        quote!(#(#[doc = #lines])*)
+    }
 }
 
 fn ident(name: &str) -> syn::Ident {
@@ -135,7 +142,13 @@ pub(crate) fn kind_file(header: &str, items: &[&Item], defaults: &BTreeMap<Strin
     let allow = items
         .iter()
         .any(|i| docs_of(i).any(crate::rustdoc::warns))
-        .then(|| quote!(#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]));
+        .then(|| quote!(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags,));
+    // An untagged code block that is not Rust (YAML) is a warning of `cargo doc`.
+    let code = items
+        .iter()
+        .any(|i| docs_of(i).any(crate::rustdoc::has_rust_code_block))
+        .then(|| quote!(rustdoc::invalid_rust_codeblocks,));
+    let allow = (allow.is_some() || code.is_some()).then(|| quote!(#![allow(#allow #code)]));
     let items = items.iter().map(|i| item(i, defaults));
     let file = quote! {
         #(#![doc = #lines])*

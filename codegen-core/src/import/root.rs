@@ -44,14 +44,53 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
         }
     }
     body.insert("properties".into(), Value::Object(others));
+    // A root that requires metadata (Argo's CRDs) says what always holds.
+    if let Some(Value::Array(required)) = body.get_mut("required") {
+        required.retain(|r| !matches!(r.as_str(), Some("apiVersion" | "kind" | "metadata")));
+    }
     if let Some(meta) = props.get("metadata")
         && meta != &serde_json::json!({"type": "object"})
     {
         b.dropped.push((format!("{path}.metadata"), "the metadata schema (kube-codegen writes `type: object`)".into()));
     }
     let mut fields = b.fields(&body, name, &path);
+    // A root that keeps unknown fields (Tekton's, Knative's CRDs): a map
+    // holds what its properties do not name, as for a nested object, and
+    // a status subresource gets a free-form `status`, which the generator
+    // needs for its status verbs and which takes any value under such a
+    // root anyway.
+    let preserve = schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+    if preserve && (version.status_subresource || version.scale.is_some()) && !props.contains_key("status") {
+        fields.push(Field {
+            json: "status".into(),
+            ident: "status".into(),
+            ty: Ty::Json,
+            option: true,
+            optional: true,
+            flatten: false,
+            doc: Some("The status, free-form: the CRD does not describe it.".into()),
+            validate: vec![quote!(preserve_unknown_fields)],
+        });
+    }
+    if preserve {
+        let mut ident = "additional_fields".to_string();
+        while fields.iter().any(|f| f.ident == ident) {
+            ident.push('_');
+        }
+        fields.push(Field {
+            json: String::new(),
+            ident,
+            ty: Ty::Map(Box::new(Ty::Json)),
+            option: false,
+            optional: false,
+            flatten: true,
+            doc: Some("Fields the schema does not name (`x-kubernetes-preserve-unknown-fields`).".into()),
+            validate: Vec::new(),
+        });
+    }
     // spec first, status last, as people read a kind.
     fields.sort_by_key(|f| match f.json.as_str() {
+        _ if f.flatten => 3,
         "spec" => 0,
         "status" => 2,
         _ => 1,
@@ -93,6 +132,10 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
     let mut rest = schema.clone();
     for k in ["type", "properties", "required", "description"] {
         rest.remove(k);
+    }
+    if preserve {
+        // Said by the flattened map.
+        rest.remove("x-kubernetes-preserve-unknown-fields");
     }
     escape_rules(&mut rest, schema.get("properties"));
     let validate = match b.root_markers(&mut rest, &path) {
@@ -158,7 +201,22 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
         });
         res.push(quote!(subresource(scale(spec_replicas_path = #spec, status_replicas_path = #status #selector))));
     }
+    // A column reading what the schema does not declare shows `<none>` on
+    // the server, and is an error of the generator: left out, said.
+    let typed: Option<crate::emit::schema::JsonSchemaProps> =
+        serde_json::from_value(super::types::generator_keys_only(&Value::Object(schema.clone()))).ok();
     for c in &version.printer_columns {
+        if let (Some(typed), Some(json_path)) = (&typed, c.get("jsonPath").and_then(Value::as_str))
+            && let Ok(steps) = crate::jsonpath::parse_column_path(json_path)
+            && let crate::emit::schema::Walk::Missing { .. } = crate::emit::schema::walk(typed, &steps)
+        {
+            let column = c.get("name").and_then(Value::as_str).unwrap_or_default();
+            b.dropped.push((
+                format!("spec.versions[{}].additionalPrinterColumns", version.name),
+                format!("the printer column `{column}`, whose `{json_path}` is not in the schema"),
+            ));
+            continue;
+        }
         let mut parts = Vec::new();
         for key in ["name", "type", "jsonPath", "description", "format"] {
             if let Some(v) = c.get(key).and_then(Value::as_str) {

@@ -42,8 +42,7 @@ impl Spots {
 /// reader returns the documents (empty ones skipped); `None` when the
 /// stream cannot be read that way.
 pub(crate) fn read(text: &str) -> Option<Vec<Spots>> {
-    let options = serde_saphyr::options! { with_snippet: false };
-    let docs = serde_saphyr::from_multiple_with_options::<Node>(text, options).ok()?;
+    let docs = serde_saphyr::from_multiple_with_options::<Node>(text, super::read::yaml_options(text)).ok()?;
     Some(
         docs.into_iter()
             .map(|doc| {

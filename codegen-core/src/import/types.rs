@@ -239,6 +239,33 @@ const SCHEMA_KEYS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
+/// `v` with only the keys the generator's schema type holds, in every
+/// nested schema: what reads as its `JsonSchemaProps`.
+pub(crate) fn generator_keys_only(v: &Value) -> Value {
+    let Some(m) = v.as_object() else { return v.clone() };
+    let nested = |x: &Value| match x {
+        Value::Array(a) => Value::Array(a.iter().map(generator_keys_only).collect()),
+        other => generator_keys_only(other),
+    };
+    let out = m
+        .iter()
+        .filter(|(k, _)| SCHEMA_KEYS.contains(&k.as_str()))
+        .map(|(k, x)| {
+            let x = match k.as_str() {
+                "properties" => Value::Object(
+                    x.as_object()
+                        .map(|p| p.iter().map(|(n, s)| (n.clone(), generator_keys_only(s))).collect())
+                        .unwrap_or_default(),
+                ),
+                "items" | "additionalProperties" | "not" | "allOf" | "anyOf" | "oneOf" => nested(x),
+                _ => x.clone(),
+            };
+            (k.clone(), x)
+        })
+        .collect();
+    Value::Object(out)
+}
+
 /// A string literal token; raw (`r#".."#`) when it holds quotes or
 /// backslashes, so JSON and regular expressions read as written.
 pub(crate) fn lit(s: &str) -> TokenStream {
@@ -258,7 +285,7 @@ pub(crate) fn lit(s: &str) -> TokenStream {
 /// A JSON number as a literal (`-1`, `0.5`).
 fn number(n: &Number) -> Option<TokenStream> {
     if let Some(i) = n.as_i64() {
-        let l = Literal::i64_unsuffixed(i.abs());
+        let l = Literal::u64_unsuffixed(i.unsigned_abs());
         return Some(if i < 0 { quote!(-#l) } else { quote!(#l) });
     }
     if n.as_u64().is_some() {
@@ -295,11 +322,65 @@ fn default_marker(v: &Value) -> TokenStream {
     }
 }
 
+/// The keys of apiextensions/v1 `JSONSchemaProps`: what the API server
+/// reads of a schema node (it drops any other key).
+const SERVER_SCHEMA_KEYS: &[&str] = &[
+    "id",
+    "$schema",
+    "$ref",
+    "description",
+    "type",
+    "format",
+    "title",
+    "default",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "multipleOf",
+    "enum",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "items",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "not",
+    "properties",
+    "additionalProperties",
+    "patternProperties",
+    "dependencies",
+    "additionalItems",
+    "definitions",
+    "externalDocs",
+    "example",
+    "nullable",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-list-type",
+    "x-kubernetes-map-type",
+    "x-kubernetes-validations",
+];
+
 /// The UpperCamel type name of a JSON name (`jobTemplate` → `JobTemplate`).
 pub(crate) fn type_name(s: &str) -> String {
     let camel = heck::ToUpperCamelCase::to_upper_camel_case(s);
     let clean: String = camel.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
-    if clean.is_empty() || clean.starts_with(|c: char| c.is_ascii_digit()) { format!("T{clean}") } else { clean }
+    // `Self` is no type or variant name.
+    if clean.is_empty() || clean == "Self" || clean.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("T{clean}")
+    } else {
+        clean
+    }
 }
 
 /// The snake_case Rust name of a JSON name, keywords made raw.
@@ -441,6 +522,21 @@ impl<'a> TypeBuilder<'a> {
 
     /// The Rust type and the markers of one schema node.
     pub fn node(&mut self, node: &Map<String, Value>, pos: Pos, name: &str, path: &str) -> (Ty, Vec<TokenStream>) {
+        // Keys the API server drops on reading a CRD (Go's and OpenAPI's
+        // `x-kubernetes-patch-merge-key`, `readOnly`, ...): left out, said,
+        // instead of keeping the whole node untyped for them.
+        let known;
+        let node = if node.keys().all(|k| SERVER_SCHEMA_KEYS.contains(&k.as_str())) {
+            node
+        } else {
+            let mut kept = node.clone();
+            kept.retain(|k, _| SERVER_SCHEMA_KEYS.contains(&k.as_str()));
+            for k in node.keys().filter(|k| !SERVER_SCHEMA_KEYS.contains(&k.as_str())) {
+                self.drop(path, format!("`{k}`, which the API server does not read"));
+            }
+            known = kept;
+            &known
+        };
         let folded = fold_all_of(node);
         let node = folded.as_ref().unwrap_or(node);
         let (items, dropped) = (self.items.len(), self.dropped.len());

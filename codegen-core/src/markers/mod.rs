@@ -342,10 +342,22 @@ pub fn expr_to_json(expr: &Expr) -> syn::Result<Value> {
             }
             other => Err(syn::Error::new(other.span(), "expected a string, number or boolean literal")),
         },
+        // `-9223372036854775808` is `i64::MIN`, whose digits alone are no i64.
+        Expr::Unary(ExprUnary { op: UnOp::Neg(_), expr: inner, .. })
+            if matches!(&**inner, Expr::Lit(ExprLit { lit: Lit::Int(_), .. })) =>
+        {
+            let Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) = &**inner else { unreachable!() };
+            let digits: u64 = i.base10_parse()?;
+            i64::try_from(-i128::from(digits))
+                .map(|v| Value::Number(v.into()))
+                .map_err(|_| syn::Error::new(expr.span(), "below the smallest 64-bit integer"))
+        }
         Expr::Unary(ExprUnary { op: UnOp::Neg(_), expr: inner, .. }) => match expr_to_json(inner)? {
             Value::Number(n) => {
                 if let Some(i) = n.as_i64() {
-                    Ok(Value::Number((-i).into()))
+                    i.checked_neg()
+                        .map(|v| Value::Number(v.into()))
+                        .ok_or_else(|| syn::Error::new(expr.span(), "beyond the largest 64-bit integer"))
                 } else {
                     let f = n.as_f64().unwrap_or_default();
                     Number::from_f64(-f)
