@@ -68,7 +68,8 @@ struct Cli {
     /// [default: <apis-dir>/../client]
     #[arg(long)]
     output_dir: Option<PathBuf>,
-    /// Where CRD YAML goes [default: <crate root>/config/crd]
+    /// Where CRD YAML goes [default: <crate root>/config/crd]. The admission webhooks'
+    /// manifests.yaml goes to the directory `webhook` beside it (<CRD_DIR>/../webhook)
     #[arg(long)]
     crd_dir: Option<PathBuf>,
     /// Text file (e.g. a license) put, commented, under the generated-file line of every
@@ -76,7 +77,7 @@ struct Cli {
     #[arg(long)]
     header_file: Option<PathBuf>,
     /// Year put for ` YEAR` in the header file's text (controller-gen's `year`; kubebuilder's
-    /// boilerplate says `Copyright YEAR ...`)
+    /// boilerplate says `Copyright YEAR ...`); only with --header-file
     #[arg(long, requires = "header_file")]
     year: Option<u16>,
     /// Write nothing; print a unified diff of what would change and exit 1 on drift
@@ -104,7 +105,8 @@ struct Cli {
     /// labels, annotations and finalizers (controller-gen's crd:generateEmbeddedObjectMeta)
     #[arg(long)]
     generate_embedded_object_meta: bool,
-    /// Where the register code goes, relative to each version directory
+    /// Where the register code goes, relative to each version directory; an absolute path,
+    /// or one with a `..` component, is an error (it must stay inside the directory)
     #[arg(long, value_name = "PATH", default_value = "register.rs")]
     register_file: PathBuf,
 }
