@@ -64,8 +64,9 @@ pub fn eval(meta: &syn::Meta, build: Build) -> Cfg {
             Some("test") if build == Build::Normal => Cfg::False,
             // Set only while rustdoc documents the crate or collects its
             // doctests (`#[cfg_attr(not(doctest), doc = "..")]` keeps a doc
-            // comment out of the doctests, as imported descriptions do).
-            Some("doc" | "doctest") if build == Build::Normal => Cfg::False,
+            // comment out of the doctests, as imported descriptions do):
+            // the API is the one the crate builds with, in every mode.
+            Some("doc" | "doctest") => Cfg::False,
             _ => Cfg::Unknown(text()),
         },
         syn::Meta::NameValue(nv) => {

@@ -100,6 +100,8 @@ pub(crate) fn has_rust_code_block(text: &str) -> bool {
                 && trimmed.trim_end().chars().all(|c| c == open.as_bytes()[0] as char)
             {
                 fence = None;
+                // No paragraph goes on after a block: an indented line next is code.
+                after_blank = true;
             }
             continue;
         }
@@ -122,7 +124,11 @@ pub(crate) fn has_rust_code_block(text: &str) -> bool {
         } else if after_blank && !trimmed.trim().is_empty() {
             return true;
         }
-        after_blank = line.trim().is_empty();
+        // Neither after a heading (`# Example`).
+        let heading = trimmed.trim_start_matches('#');
+        let level = trimmed.len() - heading.len();
+        after_blank = line.trim().is_empty()
+            || (indent < 4 && (1..=6).contains(&level) && (heading.is_empty() || heading.starts_with([' ', '\t'])));
     }
     false
 }
@@ -140,6 +146,8 @@ mod tests {
             "An example:\n\n    key: value\n",
             "An example:\n\n\tpath:\n\t  value: /foo",
             "```yaml\na: b\n```\n\n```\nc\n```",
+            "```yaml\na: b\n```\n    key: value",
+            "# Example\n    key: value",
         ] {
             assert!(has_rust_code_block(text), "{text:?}");
         }
@@ -148,6 +156,7 @@ mod tests {
             "```yaml\nmatch:\n\n    path: /foo\n```",
             "````text\n```\n````",
             "A line\n    indented right after text is no block.",
+            "#hashtag\n    is a paragraph's continuation.",
             "",
         ] {
             assert!(!has_rust_code_block(text), "{text:?}");

@@ -109,10 +109,20 @@ fn errors(crds: &[&str], apis_dir: &Path, tmp: &Path) -> String {
     codegen_core::diag::render_all(&diags).replace(&tmp.to_string_lossy().replace('\\', "/"), "$TMP")
 }
 
+/// An operator's bundle (a CRD beside a Deployment): the other objects are
+/// skipped, each with a warning; a file holding no CRD at all is an error.
 #[test]
-fn a_document_that_is_not_a_crd_is_an_error() {
+fn objects_that_are_not_crds_are_skipped() {
     let tmp = tempfile::tempdir().unwrap();
-    insta::assert_snapshot!(errors(&["tests/import/errors/not_a_crd.yaml"], &tmp.path().join("apis"), tmp.path()));
+    let settings =
+        ImportSettings { crds: vec!["tests/import/errors/not_a_crd.yaml".into()], apis_dir: tmp.path().join("apis") };
+    let imported = import(&settings).unwrap();
+    insta::assert_snapshot!(codegen_core::diag::render_all(&imported.warnings));
+    assert!(imported.output.files.iter().any(|f| f.path.ends_with("example/v1/thing.rs")));
+    let deployment = tmp.path().join("deployment.yaml");
+    std::fs::write(&deployment, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n").unwrap();
+    let path = deployment.to_string_lossy().into_owned();
+    insta::assert_snapshot!("objects_that_are_not_crds_no_crd", errors(&[&path], &tmp.path().join("apis"), tmp.path()));
 }
 
 #[test]
@@ -265,6 +275,7 @@ fn real_world_crds_import() {
     assert!(route.contains("#[cfg_attr(not(doctest), doc ="), "{route}");
     assert!(route.contains("rustdoc::invalid_rust_codeblocks"), "{route}");
     assert!(route.contains("minimum = -9223372036854775808"), "{route}");
+    assert!(route.contains("name = \"Age\""), "a metadata column stays: {route}");
     assert!(file("override_example/v1/override_kind.rs").contains("pub struct Override"));
     let warnings = codegen_core::diag::render_all(&imported.warnings);
     for dropped in [

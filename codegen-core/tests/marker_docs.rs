@@ -303,3 +303,27 @@ fn a_list_map_replaces_items_only_when_its_keys_name_fields_of_the_items() {
     assert!(b.contains("an item with the keys (containerPort, protocol) of an earlier one replaces it."), "{b}");
     assert!(b.contains("merge_items("), "{b}");
 }
+
+/// A set's items are atomic, as the API server requires: lists that are not
+/// themselves `set` or `map` lists, structs and maps with `map_type =
+/// "atomic"`. The rule reads the items as `items(..)` leaves them.
+#[test]
+fn set_items_are_atomic_after_their_own_markers() {
+    let spec = |field: &str| format!("    /// A set.\n    #[serde(default)]\n    {field}");
+    let ok = [
+        "#[validate(list_type = \"set\")]\n    pub a: Vec<Vec<String>>,",
+        "#[validate(list_type = \"set\", items(map_type = \"atomic\"))]\n    pub a: Vec<std::collections::BTreeMap<String, String>>,",
+    ];
+    for field in ok {
+        let crd = crd(types("", false, &spec(field), "")).unwrap_or_else(|e| panic!("{field}: {e}"));
+        assert!(crd.contains("x-kubernetes-list-type: set"), "{crd}");
+    }
+    let refused = [
+        "#[validate(list_type = \"set\", items(list_type = \"set\"))]\n    pub a: Vec<Vec<String>>,",
+        "#[validate(list_type = \"set\")]\n    pub a: Vec<std::collections::BTreeMap<String, String>>,",
+    ];
+    for field in refused {
+        let err = crd(types("", false, &spec(field), "")).expect_err(field);
+        assert!(err.contains("`list_type = \"set\"` on `a`, whose items are not atomic"), "{field}: {err}");
+    }
+}

@@ -1860,20 +1860,6 @@ impl<'a> SchemaBuilder<'a> {
                 rule: r.rule.value.clone(),
             });
         }
-        if let Some(lt) = &v.list_type {
-            if ty != "array" {
-                mismatch(self, lt.span, "list_type", "lists");
-            } else {
-                self.list_type(s, lt, v.list_map_keys.as_ref(), origin, name);
-            }
-        } else if let Some(keys) = &v.list_map_keys {
-            self.error(
-                origin,
-                Some(keys.span),
-                "`list_map_keys` needs `list_type = \"map\"`".into(),
-                "add `list_type = \"map\"`",
-            );
-        }
         if let Some(mt) = &v.map_type {
             if ty != "object" {
                 mismatch(self, mt.span, "map_type", "objects and maps");
@@ -1914,6 +1900,21 @@ impl<'a> SchemaBuilder<'a> {
                     }
                 }
             }
+        }
+        // After `items(..)`: a set's rule reads the items' own list and map types.
+        if let Some(lt) = &v.list_type {
+            if ty != "array" {
+                mismatch(self, lt.span, "list_type", "lists");
+            } else {
+                self.list_type(s, lt, v.list_map_keys.as_ref(), origin, name);
+            }
+        } else if let Some(keys) = &v.list_map_keys {
+            self.error(
+                origin,
+                Some(keys.span),
+                "`list_map_keys` needs `list_type = \"map\"`".into(),
+                "add `list_type = \"map\"`",
+            );
         }
         // The type's own limits are back before the default is checked
         // against them.

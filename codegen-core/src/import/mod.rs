@@ -210,7 +210,8 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
                 .help("pass CRD YAML files, e.g. `kube-codegen import config/crd/*.yaml --apis-dir pkg/apis`"),
         ]);
     }
-    let crds = read::read(&settings.crds, &mut diags);
+    let mut warnings = Vec::new();
+    let crds = read::read(&settings.crds, &mut diags, &mut warnings);
     diags.check()?;
     check_unique(&crds, &mut diags);
     diags.check()?;
@@ -243,7 +244,6 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
 
     // group → version → the kinds served there.
     let mut modules: BTreeMap<&str, BTreeMap<&str, Vec<KindVersion>>> = BTreeMap::new();
-    let mut warnings = Vec::new();
     for crd in &crds {
         // (note, where) of each part left out.
         let mut notes: Vec<(String, Location)> = crd

@@ -124,9 +124,11 @@ impl Crd {
     }
 }
 
-/// Reads every file; errors for unreadable files, malformed YAML and
-/// documents that are not `apiextensions.k8s.io/v1` CRDs.
-pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
+/// Reads every file; errors for unreadable files, malformed YAML, CRDs
+/// other than `apiextensions.k8s.io/v1` and files without a CRD. Other
+/// objects (the Deployments and RBAC of an operator's bundle) are skipped,
+/// each with a warning in `warnings`.
+pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics, warnings: &mut Vec<Diagnostic>) -> Vec<Crd> {
     let mut out = Vec::new();
     for path in paths {
         let text = match std::fs::read_to_string(path) {
@@ -171,6 +173,7 @@ pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
             starts = (1..=docs.len()).map(|n| (n, 1)).collect();
         }
         let any = !docs.is_empty();
+        let (mut crds, mut skipped) = (0, 0);
         for ((doc, (document, line)), spots) in docs.into_iter().zip(starts).zip(spots) {
             if doc.is_null() {
                 continue;
@@ -188,6 +191,18 @@ pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
             };
             for (prefix, doc) in docs {
                 let provenance = Provenance { file: file.clone(), document, line, spots: spots.clone(), prefix };
+                if let Some(kind) = other_object(&doc) {
+                    warnings.push(
+                        Diagnostic::warning(format!(
+                            "{} is a {kind}, not a CustomResourceDefinition: skipped",
+                            provenance.describe()
+                        ))
+                        .at(provenance.location()),
+                    );
+                    skipped += 1;
+                    continue;
+                }
+                crds += 1;
                 if let Some(crd) = check(doc, provenance, diags) {
                     out.push(crd);
                 }
@@ -198,6 +213,12 @@ pub(crate) fn read(paths: &[PathBuf], diags: &mut Diagnostics) -> Vec<Crd> {
                 Diagnostic::error(format!("`{}` holds no YAML document", path.display()))
                     .at(file.start())
                     .help("pass CustomResourceDefinition YAML files"),
+            );
+        } else if crds == 0 && skipped > 0 {
+            diags.push(
+                Diagnostic::error(format!("`{}` holds no CustomResourceDefinition", path.display()))
+                    .at(file.start())
+                    .help("`kube-codegen import` reads `apiextensions.k8s.io/v1` CustomResourceDefinitions (other objects in a file with them are skipped)"),
             );
         }
     }
@@ -283,6 +304,15 @@ fn string_map(v: Option<&Value>) -> BTreeMap<String, String> {
 }
 
 /// Checks one document: a v1 CRD with names, a group and versions with schemas.
+/// `Deployment (apps/v1)` for a Kubernetes object that is not a CRD of any
+/// version; `None` for a CRD, and for what is no object (which [`check`]
+/// reports).
+fn other_object(doc: &Value) -> Option<String> {
+    let api_version = str_at(doc, &["apiVersion"]).filter(|v| !v.is_empty())?;
+    let kind = str_at(doc, &["kind"]).filter(|k| !k.is_empty())?;
+    (kind != "CustomResourceDefinition").then(|| format!("`{kind}` (`{api_version}`)"))
+}
+
 fn check(doc: Value, provenance: Provenance, diags: &mut Diagnostics) -> Option<Crd> {
     let at = provenance.location();
     let what = provenance.describe();
@@ -500,7 +530,7 @@ mod tests {
     /// item, and its nodes below that.
     #[test]
     fn crds_of_a_list_have_their_own_lines() {
-        let crds = read(&["tests/import/kubectl_list.yaml".into()], &mut Diagnostics::new());
+        let crds = read(&["tests/import/kubectl_list.yaml".into()], &mut Diagnostics::new(), &mut Vec::new());
         assert_eq!(crds.len(), 2);
         let text = std::fs::read_to_string("tests/import/kubectl_list.yaml").unwrap();
         let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;

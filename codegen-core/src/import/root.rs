@@ -203,8 +203,13 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
     }
     // A column reading what the schema does not declare shows `<none>` on
     // the server, and is an error of the generator: left out, said.
-    let typed: Option<crate::emit::schema::JsonSchemaProps> =
-        serde_json::from_value(super::types::generator_keys_only(&Value::Object(schema.clone()))).ok();
+    // The root's `metadata` as the generator writes it (`type: object`,
+    // under which any path is taken): columns of metadata fields stay.
+    let mut walked = super::types::generator_keys_only(&Value::Object(schema.clone()));
+    if let Some(meta) = walked.pointer_mut("/properties/metadata") {
+        *meta = serde_json::json!({"type": "object"});
+    }
+    let typed: Option<crate::emit::schema::JsonSchemaProps> = serde_json::from_value(walked).ok();
     for c in &version.printer_columns {
         if let (Some(typed), Some(json_path)) = (&typed, c.get("jsonPath").and_then(Value::as_str))
             && let Ok(steps) = crate::jsonpath::parse_column_path(json_path)

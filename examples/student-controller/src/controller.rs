@@ -69,6 +69,10 @@ pub fn config_map_name(student: &str) -> String {
     format!("student-{student}")
 }
 
+/// How long a Student whose ConfigMap name is taken by another object
+/// waits before it is synced again.
+pub const CONFLICT_RECHECK: Duration = Duration::from_secs(30);
+
 /// Whether `student` controls `cm` (sample-controller's `IsControlledBy`);
 /// if not, sample-controller's `ErrResourceExists`.
 fn owned_by(cm: &ConfigMap, student: &Student) -> Result<(), SyncError> {
@@ -103,7 +107,12 @@ enum SyncError {
 
 impl From<codegen_runtime::Error> for SyncError {
     fn from(e: codegen_runtime::Error) -> Self {
-        if e.is_forbidden() {
+        // The OwnerReferencesPermissionEnforcement admission plugin looks the
+        // owner's kind up in a discovery cache it renews every 30 s: just
+        // after the CRD is installed it may not know Students yet.
+        if e.is_forbidden() && e.to_string().contains("cannot find RESTMapping") {
+            SyncError::Transient(e.into())
+        } else if e.is_forbidden() {
             SyncError::Permanent {
                 reason: "Forbidden",
                 message: format!("{e}; grant the controller the permissions in config/rbac/role.yaml"),
@@ -381,6 +390,12 @@ impl Controller {
                     tracing::error!("error syncing '{key}', not retrying: {message}");
                     self.queue.forget(&key);
                     self.warn(&key, reason, &message).await;
+                    if reason == "ErrResourceExists" {
+                        // No event comes when the other ConfigMap goes (it is
+                        // someone else's, maybe not in the cache): look again
+                        // now and then, without a retry loop.
+                        self.queue.add_after(key.clone(), CONFLICT_RECHECK);
+                    }
                 }
             }
             self.queue.done(&key);
@@ -508,7 +523,7 @@ impl Controller {
     }
 
     /// Deletes the Student's ConfigMap, then lets the Student go.
-    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "delete")]
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "get;delete")]
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "patch")]
     async fn finalize(&self, student: &Student) -> Result<(), SyncError> {
         let Some(finalizers) = student.metadata.finalizers.as_ref().filter(|f| f.iter().any(|f| f == FINALIZER)) else {
@@ -518,13 +533,20 @@ impl Controller {
         let name = student.metadata.name.as_deref().unwrap_or_default();
         // Only the ConfigMap this Student controls, and only that very
         // object (its uid a precondition): one of that name that is
-        // someone else's stays. One the cache has not seen yet is removed
-        // by the garbage collector, as the Student is its owner.
-        if let Some(cm) = self.config_maps.namespace(ns).get(&config_map_name(name))
-            && owned_by(&cm, student).is_ok()
-        {
-            let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
-            let options = DeleteOptions { preconditions_uid: cm.metadata.uid.clone(), ..DeleteOptions::default() };
+        // someone else's stays. One the cache has not seen yet (a Student
+        // deleted right after its first sync) is read.
+        let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
+        let owned_uid = |cm: &ConfigMap| owned_by(cm, student).ok().map(|()| cm.metadata.uid.clone());
+        let owned = match self.config_maps.namespace(ns).get(&config_map_name(name)) {
+            Some(cm) => owned_uid(&cm),
+            None => match config_maps.get(&config_map_name(name), &GetOptions::default()).await {
+                Ok(cm) => owned_uid(&cm),
+                Err(e) if e.is_not_found() => None,
+                Err(e) => return Err(e.into()),
+            },
+        };
+        if let Some(uid) = owned {
+            let options = DeleteOptions { preconditions_uid: uid, ..DeleteOptions::default() };
             match config_maps.delete(&config_map_name(name), &options).await {
                 Ok(()) => {}
                 // Gone, or replaced by another object of that name.
@@ -605,7 +627,7 @@ mod tests {
         controller.stopping.store(true, Ordering::Release);
         let worker = tokio::time::timeout(Duration::from_secs(10), controller.clone().run_worker());
         worker.await.expect("the worker returns");
-        assert_eq!(controller.queue.len(), 2, "one key taken and given back, two left");
+        assert_eq!(controller.queue.len(), 2, "one key taken and dropped, two left");
         controller.stop_taking_work().await;
     }
 }
