@@ -180,6 +180,10 @@ impl Builder {
                 });
             }
         }
+        // What an earlier build wrote for a kind or group since removed (its
+        // CRD would be taken for a current one): `kube-codegen/` in OUT_DIR
+        // holds nothing else.
+        remove_stale(&out.dir, &out.files);
         Ok(out)
     }
 
@@ -235,6 +239,26 @@ impl Builder {
             }
         }
         Ok(BuildOutput { dir: base, files, inputs, warnings })
+    }
+}
+
+/// Removes the files under `dir` that are not in `keep`, and the
+/// directories left empty. Errors are ignored: a stale file left is no
+/// reason to fail a build.
+fn remove_stale(dir: &Path, keep: &BTreeMap<PathBuf, String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => {
+                remove_stale(&path, keep);
+                let _ = std::fs::remove_dir(&path);
+            }
+            Ok(_) if !keep.contains_key(&path) => {
+                let _ = std::fs::remove_file(&path);
+            }
+            _ => {}
+        }
     }
 }
 

@@ -303,3 +303,33 @@ fn builder_expands_embedded_object_meta_on_request() {
     let maps = |crd: &str| crd.matches("additionalProperties:\n").count();
     assert!(maps(&expanded) >= maps(&plain) + 2, "{expanded}");
 }
+
+/// A build writes only what it generates under `$OUT_DIR/kube-codegen/`:
+/// the files of a version (or kind, or group) no longer generated go, as
+/// the CLI removes its stale files, so an old CRD is not taken for a
+/// current one.
+#[test]
+fn files_no_longer_generated_are_removed_from_out_dir() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("twoversions");
+    common::copy_dir(&common::fixtures_dir().join("twoversions"), &root);
+    let build = |versions: &str| {
+        Builder::new(root.join("apis"))
+            .group_versions(versions)
+            .apis_module("crate::twoversions::apis")
+            .out_dir(tmp.path().join("out"))
+            .write_to_out_dir()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let both = build("batch:v1,v2");
+    let v2 = both.dir.join("register/batch/v2.rs");
+    assert!(v2.is_file());
+    let stale_crd = both.dir.join("crd/batch.example.com_olds.yaml");
+    std::fs::write(&stale_crd, "kind: CustomResourceDefinition\n").unwrap();
+    let one = build("batch:v1");
+    assert!(!v2.exists(), "the removed version's register file is gone");
+    assert!(!stale_crd.exists(), "a CRD no longer generated is gone");
+    for path in one.files.keys() {
+        assert!(path.is_file(), "{}", path.display());
+    }
+}

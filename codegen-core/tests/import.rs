@@ -288,3 +288,50 @@ fn real_world_crds_import() {
     assert!(!warnings.contains("required but not a property"), "{warnings}");
     assert!(!warnings.contains("tasks.pipes"), "{warnings}");
 }
+
+/// A CRD of one kind, `group` `imports.example.com`, version `v1`, whose
+/// spec-less root holds `properties` (YAML of the properties' schemas).
+fn one_kind_crd(kind: &str, properties: &str) -> String {
+    let plural = format!("{}s", kind.to_lowercase());
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {plural}.imports.example.com\n\
+         spec:\n  group: imports.example.com\n  names:\n    kind: {kind}\n    plural: {plural}\n  scope: Namespaced\n  versions:\n  \
+         - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n{properties}"
+    )
+}
+
+/// Imports run one after the other into one version: a type name an
+/// earlier import took is not given again (the version module exports
+/// every file's types), and a kind named like such a type is an error.
+#[test]
+fn later_imports_keep_clear_of_earlier_types() {
+    let tmp = tempfile::tempdir().unwrap();
+    let apis = tmp.path().join("apis");
+    let import_one = |name: &str, crd: String| {
+        let path = tmp.path().join(format!("{name}.yaml"));
+        std::fs::write(&path, crd).unwrap();
+        import(&ImportSettings { crds: vec![path], apis_dir: apis.clone() })
+    };
+    let object = "          specCd:\n            type: object\n            properties:\n              x:\n                type: string\n";
+    let first = import_one("ab", one_kind_crd("Ab", object)).unwrap();
+    for f in &first.output.files {
+        std::fs::create_dir_all(f.path.parent().unwrap()).unwrap();
+        std::fs::write(&f.path, &f.contents).unwrap();
+    }
+    let ab = std::fs::read_to_string(apis.join("imports/v1/ab.rs")).unwrap();
+    assert!(ab.contains("pub struct AbSpecCd"), "{ab}");
+    let cd = "          cd:\n            type: object\n            properties:\n              y:\n                type: string\n";
+    let second = import_one("ab_spec", one_kind_crd("AbSpec", cd)).unwrap();
+    let file = second.output.files.iter().find(|f| f.path.ends_with("imports/v1/ab_spec.rs")).unwrap();
+    assert!(file.contents.contains("pub struct AbSpecCd2"), "{}", file.contents);
+    // Importing the first again changes nothing: its own file is not read.
+    let again = import_one("ab", one_kind_crd("Ab", object)).unwrap();
+    let file = again.output.files.iter().find(|f| f.path.ends_with("imports/v1/ab.rs")).unwrap();
+    assert_eq!(file.contents, ab);
+    let clash = import_one("ab_spec_cd", one_kind_crd("AbSpecCd", cd)).unwrap_err();
+    let rendered = codegen_core::diag::render_all(&clash);
+    assert!(
+        rendered.contains("the kind `AbSpecCd` of `abspeccds.imports.example.com` is named like a type of"),
+        "{rendered}"
+    );
+}

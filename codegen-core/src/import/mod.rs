@@ -295,6 +295,33 @@ pub fn import(settings: &ImportSettings) -> Result<Imported, Vec<Diagnostic>> {
                 taken.insert(format!("{}List", crd.kind));
                 taken.insert(format!("{}List", root::kind_type_name(&crd.kind)));
             }
+            // The types an earlier import (or the user) put in this version:
+            // their names are taken too, as the version module exports them
+            // all (`pub use <kind>::*`). The files this run writes are not
+            // read, so that importing the same CRDs again changes nothing.
+            let ours: BTreeSet<String> = kinds
+                .iter()
+                .map(|(crd, _)| {
+                    format!("{}.rs", kind_module(&crate::ident::snake_case(&root::kind_type_name(&crd.kind))))
+                })
+                .collect();
+            let present = existing_type_names(&apis.join(dir).join(version), &ours);
+            for (crd, _) in &kinds {
+                let name = root::kind_type_name(&crd.kind);
+                if let Some((file, _)) = present.iter().find(|(_, t)| **t == name || **t == format!("{name}List")) {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "the kind `{}` of `{}` is named like a type of `{}`",
+                            crd.kind,
+                            crd.name,
+                            display(&apis.join(dir).join(version).join(file))
+                        ))
+                        .at(crd.at("spec.names.kind"))
+                        .help("the version module exports every type of its files; rename that type (the file is yours), then import again"),
+                    );
+                }
+            }
+            taken.extend(present.into_iter().map(|(_, t)| t));
             let mut b = TypeBuilder::new(&index, taken);
             let mut per_kind = Vec::new();
             for (crd, v) in &kinds {
@@ -390,6 +417,31 @@ fn is_module_name(s: &str) -> bool {
 /// the informer factory or a Rust keyword.
 fn reserved(s: &str) -> bool {
     RESERVED_GROUP_DIRS.contains(&s) || crate::ident::is_keyword(s)
+}
+
+/// The types declared at the top of the `.rs` files in `dir`, as (file,
+/// type name); none when it does not exist, nor of the files in `skip`.
+fn existing_type_names(dir: &std::path::Path, skip: &BTreeSet<String>) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".rs") || skip.contains(&name) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(text) = crate::write::read_regular(entry.path()) else { continue };
+        let Ok(file) = syn::parse_file(&text) else { continue };
+        for item in file.items {
+            let ident = match item {
+                syn::Item::Struct(s) => s.ident,
+                syn::Item::Enum(e) => e.ident,
+                syn::Item::Type(t) => t.ident,
+                _ => continue,
+            };
+            out.insert((name.clone(), ident.to_string()));
+        }
+    }
+    out
 }
 
 /// The module of a kind's file (`cron_tab`), clear of `mod` and `register`.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use codegen_runtime::apply::{ConfigMapApplyConfiguration, OwnerReferenceApplyConfiguration, extract_config_map};
-use codegen_runtime::client::{ApplyOptions, DeleteOptions, GetOptions, PatchOptions, PatchType, TypedClient};
+use codegen_runtime::client::{ApplyOptions, DeleteOptions, PatchOptions, PatchType, TypedClient};
 use codegen_runtime::events::{EventRecorder, EventType};
 use codegen_runtime::factory::SharedInformerFactory as RuntimeFactory;
 use codegen_runtime::informer::{DeletedObject, MalformedObject, ResourceEventHandlerFuncs};
@@ -160,11 +160,11 @@ impl Controller {
             builder.watch_idle_timeout(options.watch_idle_timeout)
         };
         let factory = SharedInformerFactory::from_runtime(builder().build());
-        let config_maps_factory = builder()
-            .tweak_list_options(Arc::new(|config: &mut watcher::Config| {
-                config.label_selector = Some(format!("{}={}", MANAGED_BY.0, MANAGED_BY.1));
-            }))
-            .build();
+        // Every ConfigMap of the namespaces, not only the labelled ones (as
+        // sample-controller caches every Deployment): one that has the name
+        // a Student's ConfigMap would take and is someone else's is seen,
+        // and never taken over.
+        let config_maps_factory = builder().build();
         let students = factory.example().v1().students().lister();
         let config_maps = config_maps_factory.informer_for::<ConfigMap>().lister();
         let recorder = EventRecorder::new(client, "student-controller", Some(&options.instance));
@@ -412,15 +412,14 @@ impl Controller {
     }
 
     /// Brings the world in line with the Student `key`.
-    // Adds the finalizer (a patch), reads a ConfigMap missing from the
-    // cache, applies the ConfigMap (a patch; the first apply creates it,
-    // which also needs create) and applies status. The ConfigMap's owner
+    // Adds the finalizer (a patch), applies the ConfigMap (a patch; the
+    // first apply creates it, which also needs create) and applies status. The ConfigMap's owner
     // reference blocks the Student's deletion, which clusters with the
     // OwnerReferencesPermissionEnforcement admission plugin allow only with
     // update on students/finalizers.
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "patch")]
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students/finalizers", verbs = "update")]
-    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "get;create;patch")]
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "create;patch")]
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students/status", verbs = "patch")]
     async fn sync(&self, key: &str) -> Result<(), SyncError> {
         let (ns, name) = match split_meta_namespace_key(key) {
@@ -459,7 +458,7 @@ impl Controller {
         let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
         let desired = desired_config_map(&student);
         let cm_name = config_map_name(name);
-        let up_to_date = match self.config_maps.namespace(ns).get(&cm_name) {
+        let (up_to_date, force) = match self.config_maps.namespace(ns).get(&cm_name) {
             Some(existing) => {
                 owned_by(&existing, &student)?;
                 // The informers keep managedFields as text beside each
@@ -467,23 +466,18 @@ impl Controller {
                 // them back for extract.
                 let existing =
                     self.config_maps.with_managed_fields(&existing).map_err(|e| SyncError::Transient(e.into()))?;
-                extract_config_map(&existing, FIELD_MANAGER)? == desired
+                // Forced: the controller is the authority for the fields it
+                // applies (a `kubectl edit` of them is undone).
+                (extract_config_map(&existing, FIELD_MANAGER)? == desired, true)
             }
-            // The cache holds only the ConfigMaps labelled as the
-            // controller's: one of that name without the label is someone
-            // else's, and a forced apply would take it over. Asked for once
-            // per new Student (or while the cache lags behind a create).
-            None => match config_maps.get(&cm_name, &GetOptions::default()).await {
-                Ok(existing) => {
-                    owned_by(&existing, &student)?;
-                    false
-                }
-                Err(e) if e.is_not_found() => false,
-                Err(e) => return Err(e.into()),
-            },
+            // Not there, as far as the cache knows. Not forced: one that
+            // someone else made a moment ago conflicts (a retry then finds it
+            // in the cache) instead of being taken over.
+            None => (false, false),
         };
         if !up_to_date {
-            config_maps.apply_configuration(&desired, &ApplyOptions::new(FIELD_MANAGER)).await?;
+            let options = ApplyOptions { force, ..ApplyOptions::new(FIELD_MANAGER) };
+            config_maps.apply_configuration(&desired, &options).await?;
             changed = true;
         }
 
@@ -523,7 +517,7 @@ impl Controller {
     }
 
     /// Deletes the Student's ConfigMap, then lets the Student go.
-    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "get;delete")]
+    #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "delete")]
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "patch")]
     async fn finalize(&self, student: &Student) -> Result<(), SyncError> {
         let Some(finalizers) = student.metadata.finalizers.as_ref().filter(|f| f.iter().any(|f| f == FINALIZER)) else {
@@ -534,19 +528,16 @@ impl Controller {
         // Only the ConfigMap this Student controls, and only that very
         // object (its uid a precondition): one of that name that is
         // someone else's stays. One the cache has not seen yet (a Student
-        // deleted right after its first sync) is read.
+        // deleted right after its first sync) can only be the Student's.
         let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
-        let owned_uid = |cm: &ConfigMap| owned_by(cm, student).ok().map(|()| cm.metadata.uid.clone());
-        let owned = match self.config_maps.namespace(ns).get(&config_map_name(name)) {
-            Some(cm) => owned_uid(&cm),
-            None => match config_maps.get(&config_map_name(name), &GetOptions::default()).await {
-                Ok(cm) => owned_uid(&cm),
-                Err(e) if e.is_not_found() => None,
-                Err(e) => return Err(e.into()),
-            },
+        let options = match self.config_maps.namespace(ns).get(&config_map_name(name)) {
+            Some(cm) if owned_by(&cm, student).is_ok() => {
+                Some(DeleteOptions { preconditions_uid: cm.metadata.uid.clone(), ..DeleteOptions::default() })
+            }
+            Some(_) => None,
+            None => Some(DeleteOptions::default()),
         };
-        if let Some(uid) = owned {
-            let options = DeleteOptions { preconditions_uid: uid, ..DeleteOptions::default() };
+        if let Some(options) = options {
             match config_maps.delete(&config_map_name(name), &options).await {
                 Ok(()) => {}
                 // Gone, or replaced by another object of that name.
