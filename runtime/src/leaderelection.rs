@@ -9,10 +9,11 @@
 //! are never compared. The leader renews every `retry_period`; when a round
 //! of renewals (attempts `retry_period` apart, starting `retry_period` after
 //! the last success) has not succeeded `renew_deadline` after its first
-//! attempt, it stops leading, as client-go's. So a leader whose last
-//! successful renewal was written at `t` stops by about `t` + the time its
-//! answer took + `retry_period` + `renew_deadline`; keep `lease_duration`
-//! above that (the defaults, 15 / 10 / 2 s, leave 3 s for the answer). With
+//! attempt, it stops leading then, between attempts too, as client-go's. So
+//! a leader whose last successful renewal was written at `t` stops by about
+//! `t` + the time its answer took + `retry_period` + `renew_deadline`; keep
+//! `lease_duration` above that (the defaults, 15 / 10 / 2 s, leave 3 s for
+//! the answer). With
 //! `release_on_cancel`, a leader that is told to stop empties the Lease's
 //! holder so that the next candidate takes over at once.
 //!
@@ -374,6 +375,11 @@ impl LeaderElector {
                         lost = true;
                         outcome = Some(Outcome::Lost);
                         let _ = lost_tx.send(true);
+                    } else if let Some(round) = round_started {
+                        // As client-go's renew loop, the round ends at its
+                        // deadline, also between attempts: the last attempt
+                        // is not a `retry_period` late.
+                        next_renew = next_renew.min(round + self.config.renew_deadline);
                     }
                 }
             }
@@ -1079,6 +1085,43 @@ mod tests {
             .unwrap();
         assert_eq!(outcome, Outcome::Stopped, "leadership lost to slow renewals");
         assert_eq!(holder(&server).as_deref(), Some(""), "released when stopped");
+    }
+
+    /// A round of failed renewals ends at its deadline, not at the first
+    /// attempt after it: with a deadline of 450 ms and 200 ms between
+    /// attempts, the leader stops 450 ms after the first failure (client-go's
+    /// `PollUntilContextTimeout`), not at the fourth attempt, 600 ms after.
+    #[tokio::test]
+    async fn a_round_of_renewals_ends_at_its_deadline_between_attempts() {
+        let server = FakeApiServer::new();
+        server.register::<Lease>();
+        let config = LeaderElectionConfig {
+            lease_duration: Duration::from_millis(1500),
+            renew_deadline: Duration::from_millis(450),
+            retry_period: Duration::from_millis(200),
+            ..LeaderElectionConfig::new("ctl", "default", "a")
+        };
+        let a = LeaderElector::new(server.client(), config).unwrap();
+        let broken = Arc::new(AtomicBool::new(false));
+        let first_failure: Arc<Mutex<Option<Instant>>> = Arc::default();
+        let (flag, first) = (broken.clone(), first_failure.clone());
+        server.prepend_reactor("update", "leases", move |_| {
+            flag.load(Ordering::SeqCst).then(|| {
+                first.lock().unwrap().get_or_insert_with(Instant::now);
+                Err(kube::core::Status::failure("etcd is gone", "InternalError").with_code(500).boxed())
+            })
+        });
+        let outcome = a
+            .run(std::future::pending(), |mut leading| async move {
+                broken.store(true, Ordering::SeqCst);
+                leading.lost().await;
+                let since = first_failure.lock().unwrap().expect("a renewal failed");
+                let took = since.elapsed();
+                assert!(took >= Duration::from_millis(440) && took < Duration::from_millis(580), "{took:?}");
+            })
+            .await
+            .unwrap();
+        assert_eq!(outcome, Outcome::Lost);
     }
 
     #[tokio::test]

@@ -145,6 +145,12 @@ pub async fn run_shards(
     stop: ShutdownSignal,
 ) -> Result<(), crate::leaderelection::Error> {
     template.validate()?;
+    if max_held == 0 {
+        // A replica that may hold no shard would campaign forever, silently.
+        return Err(crate::leaderelection::Error::Config(
+            "a replica must be allowed to hold at least one shard".into(),
+        ));
+    }
     let mut tasks = JoinSet::new();
     for shard in 0..ownership.shards() {
         let config =
@@ -217,6 +223,16 @@ mod tests {
 
     use super::*;
     use crate::testing::FakeApiServer;
+
+    /// A replica allowed no shard is refused at once instead of campaigning
+    /// for nothing.
+    #[tokio::test]
+    async fn no_room_for_a_shard_is_an_error() {
+        let server = crate::testing::FakeApiServer::new();
+        let config = LeaderElectionConfig::new("shard", "default", "a");
+        let result = run_shards(server.client(), config, ShardOwnership::new(3), 0, ShutdownSignal::manual()).await;
+        assert!(matches!(result, Err(crate::leaderelection::Error::Config(_))), "{result:?}");
+    }
 
     #[test]
     fn the_hash_is_stable_and_spreads_keys() {

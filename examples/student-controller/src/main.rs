@@ -73,12 +73,12 @@ struct Flags {
     /// Split the Students into this many shards, each guarded by a Lease
     /// `student-controller-shard-<n>` (timings and namespace as for
     /// `--leader-elect`); this replica reconciles the shards it holds.
-    #[arg(long, conflicts_with = "leader_elect")]
+    #[arg(long, conflicts_with = "leader_elect", value_parser = clap::value_parser!(u32).range(1..))]
     shards: Option<u32>,
     /// Hold at most this many shards at once (default: all), so that the
     /// replicas share them and the rest stand by.
-    #[arg(long, requires = "shards")]
-    max_shards: Option<usize>,
+    #[arg(long, requires = "shards", value_parser = clap::value_parser!(u32).range(1..))]
+    max_shards: Option<u32>,
     /// Identity recorded as the events' reporting instance (and in the
     /// User-Agent header), and the Lease identity with `--leader-elect`:
     /// each replica needs its own. Default: the pod's name ($HOSTNAME), else
@@ -197,7 +197,7 @@ async fn run(flags: Flags) -> Result<()> {
             client.clone(),
             lease("student-controller-shard"),
             ownership.clone(),
-            flags.max_shards.unwrap_or(shards as usize),
+            flags.max_shards.unwrap_or(shards) as usize,
             stop_shards.clone(),
         ));
         let options = ControllerOptions { shards: Some(ownership), ..options };
@@ -247,4 +247,22 @@ async fn run(flags: Flags) -> Result<()> {
         anyhow::bail!("leadership lost: the lease was not renewed in time");
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Flags;
+
+    /// No shards, or a replica that may hold none, is a usage error: such a
+    /// replica would never reconcile, silently.
+    #[test]
+    fn zero_shards_are_refused() {
+        for args in [&["--shards", "0"][..], &["--shards", "3", "--max-shards", "0"]] {
+            let argv = std::iter::once("student-controller").chain(args.iter().copied());
+            assert!(Flags::try_parse_from(argv).is_err(), "{args:?}");
+        }
+        assert!(Flags::try_parse_from(["student-controller", "--shards", "3", "--max-shards", "1"]).is_ok());
+    }
 }
