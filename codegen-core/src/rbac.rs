@@ -1,13 +1,11 @@
 //! `kube-codegen rbac`: the `#[rbac(...)]` markers of a controller's sources
 //! merged into one role manifest (controller-gen's `rbac` generator).
 //!
-//! Every marker is split into one rule per API group and resource; rules
-//! for the same group, resource, resource names (or URL) get the union of
-//! their verbs, then rules of one group with the same verbs and resource
-//! names are joined. Lists are sorted, rules too, so the manifest depends
-//! only on what the markers grant, not on where they are written. Markers
-//! without `namespace` make the `ClusterRole`; each namespace named gets a
-//! `Role` of its own, after it in the same file.
+//! Rules are merged and sorted as controller-gen's generator does (see
+//! [`merge`]), so that both write the same rules for the same markers (a
+//! differential test checks it). Markers without `namespace` make the
+//! `ClusterRole`; each namespace named gets a `Role` of its own, after it
+//! in the same file, and `role_name` names a role of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -57,20 +55,22 @@ pub fn generate_rbac(settings: &RbacSettings) -> Result<Output, Vec<Diagnostic>>
                 .help("mark the code that calls the API, e.g. `#[rbac(groups = \"\", resources = \"configmaps\", verbs = \"get;list;watch\")]` on the controller's reconcile function"),
         ]);
     }
-    let mut by_namespace: BTreeMap<Option<String>, Vec<&RbacRule>> = BTreeMap::new();
+    // A role per namespace (none: the ClusterRole) and name, in that order.
+    let mut by_namespace: BTreeMap<(Option<String>, &str), Vec<&RbacRule>> = BTreeMap::new();
     for rule in &found.rules {
-        by_namespace.entry(rule.namespace.clone()).or_default().push(rule);
+        let name = rule.role_name.as_deref().unwrap_or(&settings.role_name);
+        by_namespace.entry((rule.namespace.clone(), name)).or_default().push(rule);
     }
     let mut text = format!("{GENERATED_MARKER_YAML}\n# From the #[rbac] markers in:\n");
     let root = crate_root_of(&settings.output);
     for file in &found.files {
         text.push_str(&format!("#   {}\n", slashed(&relative_to(file, root.as_deref())).display()));
     }
-    for (i, (namespace, rules)) in by_namespace.iter().enumerate() {
+    for (i, ((namespace, name), rules)) in by_namespace.iter().enumerate() {
         if i > 0 {
             text.push_str("---\n");
         }
-        render_role(&mut text, &settings.role_name, namespace.as_deref(), &merge(rules));
+        render_role(&mut text, name, namespace.as_deref(), &merge(rules));
     }
     Ok(Output { files: vec![GeneratedFile { path: settings.output.clone(), contents: text }], owned: BTreeSet::new() })
 }
@@ -202,6 +202,29 @@ struct Markers {
 }
 
 impl<'ast> Visit<'ast> for Markers {
+    /// Not into test code (`#[cfg(test)]`), which the controller's build
+    /// leaves out, as controller-gen reads no test files.
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs = match item {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            syn::Item::Struct(s) => &s.attrs,
+            syn::Item::Enum(e) => &e.attrs,
+            syn::Item::Trait(t) => &t.attrs,
+            _ => return syn::visit::visit_item(self, item),
+        };
+        if crate::cfg::of_attrs(attrs, crate::cfg::Build::Normal) != crate::cfg::Cfg::False {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if crate::cfg::of_attrs(&f.attrs, crate::cfg::Build::Normal) != crate::cfg::Cfg::False {
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
+
     fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
         if is_rbac_attr(attr) {
             match parse_rbac_attr(attr) {
@@ -212,54 +235,55 @@ impl<'ast> Visit<'ast> for Markers {
     }
 }
 
-/// The rules of one role, merged and sorted.
+/// The rules of one role, merged and sorted as controller-gen's
+/// `NormalizeRules` does: a rule per resource of each marker (a marker of
+/// URLs whole), the verbs of rules alike joined; then the resources of
+/// rules alike but for them, then their groups, then their URLs; sorted by
+/// groups, resources, names and URLs; `*` among the verbs is all of them.
 fn merge(markers: &[&RbacRule]) -> Vec<Rule> {
-    type Atom = (String, String, BTreeSet<String>);
-    // Verbs per (group, resource or URL, resource names).
-    let mut resources: BTreeMap<Atom, BTreeSet<String>> = BTreeMap::new();
-    let mut urls: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    type Set = BTreeSet<String>;
+    let set = |items: &[String]| items.iter().cloned().collect::<Set>();
+    // [groups, resources, resource names, URLs] → verbs.
+    let mut rules: BTreeMap<[Set; 4], Set> = BTreeMap::new();
     for marker in markers {
-        let names: BTreeSet<String> = marker.resource_names.iter().cloned().collect();
-        for group in &marker.groups {
-            for resource in &marker.resources {
-                resources
-                    .entry((group.clone(), resource.clone(), names.clone()))
-                    .or_default()
-                    .extend(marker.verbs.iter().cloned());
-            }
-        }
-        for url in &marker.urls {
-            urls.entry(url.clone()).or_default().extend(marker.verbs.iter().cloned());
+        let resources: Vec<Set> = if marker.resources.is_empty() {
+            vec![Set::new()]
+        } else {
+            marker.resources.iter().map(|r| Set::from([r.clone()])).collect()
+        };
+        for resource in resources {
+            let key = [set(&marker.groups), resource, set(&marker.resource_names), set(&marker.urls)];
+            rules.entry(key).or_default().extend(marker.verbs.iter().cloned());
         }
     }
-    // Resources of one group with the same verbs and names share a rule.
-    let mut joined: BTreeMap<(String, BTreeSet<String>, BTreeSet<String>), BTreeSet<String>> = BTreeMap::new();
-    for ((group, resource, names), verbs) in resources {
-        joined.entry((group, names, verbs)).or_default().insert(resource);
-    }
-    let mut rules: Vec<Rule> = joined
+    // Field `i` of rules equal in the other fields and the verbs, joined.
+    let join = |rules: BTreeMap<[Set; 4], Set>, i: usize| {
+        let mut alike: BTreeMap<([Set; 4], Set), Set> = BTreeMap::new();
+        for (mut key, verbs) in rules {
+            let field = std::mem::take(&mut key[i]);
+            alike.entry((key, verbs)).or_default().extend(field);
+        }
+        let mut out: BTreeMap<[Set; 4], Set> = BTreeMap::new();
+        for ((mut key, verbs), field) in alike {
+            key[i] = field;
+            out.entry(key).or_default().extend(verbs);
+        }
+        out
+    };
+    let rules = join(join(join(rules, 1), 0), 3);
+    let sort_key = |key: &[Set; 4]| {
+        key.iter().map(|s| s.iter().map(String::as_str).collect::<Vec<_>>().join("&")).collect::<Vec<_>>().join(" + ")
+    };
+    let mut rules: Vec<(String, Rule)> = rules
         .into_iter()
-        .map(|((group, resource_names, verbs), resources)| Rule {
-            groups: BTreeSet::from([group]),
-            resources,
-            resource_names,
-            urls: BTreeSet::new(),
-            verbs,
+        .map(|(key, verbs)| {
+            let verbs = if verbs.contains("*") { Set::from(["*".to_owned()]) } else { verbs };
+            let [groups, resources, resource_names, urls] = key.clone();
+            (sort_key(&key), Rule { groups, resources, resource_names, urls, verbs })
         })
         .collect();
-    let mut by_verbs: BTreeMap<BTreeSet<String>, BTreeSet<String>> = BTreeMap::new();
-    for (url, verbs) in urls {
-        by_verbs.entry(verbs).or_default().insert(url);
-    }
-    rules.extend(by_verbs.into_iter().map(|(verbs, urls)| Rule {
-        groups: BTreeSet::new(),
-        resources: BTreeSet::new(),
-        resource_names: BTreeSet::new(),
-        urls,
-        verbs,
-    }));
-    rules.sort();
-    rules
+    rules.sort_by(|a, b| a.0.cmp(&b.0));
+    rules.into_iter().map(|(_, rule)| rule).collect()
 }
 
 fn render_role(out: &mut String, name: &str, namespace: Option<&str>, rules: &[Rule]) {
@@ -272,11 +296,12 @@ fn render_role(out: &mut String, name: &str, namespace: Option<&str>, rules: &[R
     out.push_str("rules:\n");
     for rule in rules {
         let mut first = true;
+        // In the order of their names, as controller-gen writes them.
         for (key, values) in [
             ("apiGroups", &rule.groups),
-            ("resources", &rule.resources),
-            ("resourceNames", &rule.resource_names),
             ("nonResourceURLs", &rule.urls),
+            ("resourceNames", &rule.resource_names),
+            ("resources", &rule.resources),
             ("verbs", &rule.verbs),
         ] {
             if values.is_empty() {
@@ -293,13 +318,17 @@ fn render_role(out: &mut String, name: &str, namespace: Option<&str>, rules: &[R
     }
 }
 
-/// `value` as a YAML scalar: plain when that reads back as the same
-/// string, double-quoted (JSON) otherwise.
+/// `value` as a YAML scalar, as controller-gen's YAML writer has it: plain
+/// when that reads back as the same string; else `""` for the empty string,
+/// double-quoted (JSON) with a character that needs an escape, and
+/// single-quoted otherwise (`'*'`).
 fn quote(value: &str) -> String {
     if crate::emit::yaml::is_plain_safe(value) {
         value.to_owned()
-    } else {
+    } else if value.is_empty() || value.chars().any(|c| c.is_control() || c == '\u{feff}') {
         serde_json::to_string(value).expect("a string serializes")
+    } else {
+        format!("'{}'", value.replace('\'', "''"))
     }
 }
 
@@ -336,7 +365,7 @@ mod tests {
             "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules:\n\
              - nonResourceURLs:\n  - /metrics\n  verbs:\n  - get\n\
              - apiGroups:\n  - \"\"\n  resources:\n  - configmaps\n  - secrets\n  verbs:\n  - get\n  - list\n  - watch\n\
-             - apiGroups:\n  - \"\"\n  resources:\n  - pods\n  resourceNames:\n  - a\n  - b\n  verbs:\n  - get\n\
+             - apiGroups:\n  - \"\"\n  resourceNames:\n  - a\n  - b\n  resources:\n  - pods\n  verbs:\n  - get\n\
              - apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - get\n"
         );
     }

@@ -420,7 +420,8 @@ fn reserved(s: &str) -> bool {
 }
 
 /// The types declared at the top of the `.rs` files in `dir`, as (file,
-/// type name); none when it does not exist, nor of the files in `skip`.
+/// type name); none when it does not exist, nor of the files in `skip` and
+/// the generated ones.
 fn existing_type_names(dir: &std::path::Path, skip: &BTreeSet<String>) -> BTreeSet<(String, String)> {
     let mut out = BTreeSet::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return out };
@@ -430,6 +431,10 @@ fn existing_type_names(dir: &std::path::Path, skip: &BTreeSet<String>) -> BTreeS
             continue;
         }
         let Ok(text) = crate::write::read_regular(entry.path()) else { continue };
+        // The generator's files (`register.rs`) name the kinds' own types.
+        if crate::write::is_generated(&text) {
+            continue;
+        }
         let Ok(file) = syn::parse_file(&text) else { continue };
         for item in file.items {
             let ident = match item {

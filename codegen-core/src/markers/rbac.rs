@@ -10,7 +10,7 @@ use syn::spanned::Spanned as _;
 use super::{Errors, MarkerError, Spanned, lit_str, path_key, set_once, unknown_key};
 
 /// The keys of `#[rbac(...)]`.
-pub const RBAC_KEYS: &[&str] = &["groups", "resources", "verbs", "resource_names", "urls", "namespace"];
+pub const RBAC_KEYS: &[&str] = &["groups", "resources", "verbs", "resource_names", "urls", "namespace", "role_name"];
 
 /// One `#[rbac(...)]` marker. List values are written `;`-separated, as in
 /// kubebuilder (`verbs = "get;list;watch"`).
@@ -29,21 +29,20 @@ pub struct RbacRule {
     /// Set for a namespaced `Role` in this namespace instead of the
     /// `ClusterRole`.
     pub namespace: Option<String>,
+    /// The name of the role the rule goes to, instead of the one given to
+    /// `kube-codegen rbac` (controller-gen's `roleName`).
+    pub role_name: Option<String>,
 }
 
-/// A `;`-separated list: its non-empty items, trimmed. `""` alone is one
-/// empty item (the core API group).
+/// A `;`-separated list: its items, trimmed (`""` is one empty item).
 fn split_list(value: &str) -> Vec<String> {
-    if value.is_empty() {
-        return vec![String::new()];
-    }
-    value.split(';').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+    value.split(';').map(|s| s.trim().to_owned()).collect()
 }
 
 /// Parses the arguments of `#[rbac(...)]`.
 pub fn parse_rbac_args(args: TokenStream, span: Span) -> Result<RbacRule, Vec<MarkerError>> {
     let mut errors = Errors::new();
-    let mut slots: [Option<Spanned<String>>; 6] = Default::default();
+    let mut slots: [Option<Spanned<String>>; 7] = Default::default();
     if let Err(e) = super::check_nesting(&args, span) {
         return Err(vec![e]);
     }
@@ -58,6 +57,7 @@ pub fn parse_rbac_args(args: TokenStream, span: Span) -> Result<RbacRule, Vec<Ma
             None => {
                 let alias = match key.as_str() {
                     "resourceNames" => Some("resource_names"),
+                    "roleName" => Some("role_name"),
                     "group" | "apiGroups" => Some("groups"),
                     "resource" => Some("resources"),
                     "verb" => Some("verbs"),
@@ -74,22 +74,39 @@ pub fn parse_rbac_args(args: TokenStream, span: Span) -> Result<RbacRule, Vec<Ma
         // A misspelled key would also read as a missing one.
         return Err(errors);
     }
-    let [groups, resources, verbs, resource_names, urls, namespace] = slots;
+    let [groups, resources, verbs, resource_names, urls, namespace, role_name] = slots;
     let list = |slot: &Option<Spanned<String>>| slot.as_ref().map(|s| split_list(&s.value)).unwrap_or_default();
     let rule = RbacRule {
-        groups: list(&groups),
+        // An empty item is the core group, and so is `core`, as
+        // controller-gen reads them.
+        groups: list(&groups).into_iter().map(|g| if g == "core" { String::new() } else { g }).collect(),
         resources: list(&resources),
         verbs: list(&verbs),
         resource_names: list(&resource_names),
         urls: list(&urls),
         namespace: namespace.as_ref().map(|s| s.value.clone()),
+        role_name: role_name.as_ref().map(|s| s.value.clone()),
     };
-    if rule.verbs.is_empty() {
-        let at = verbs.as_ref().map_or(span, |s| s.span);
-        errors.push(MarkerError::new(at, "`rbac` needs `verbs`").help("e.g. `verbs = \"get;list;watch\"`"));
+    if verbs.is_none() {
+        errors.push(MarkerError::new(span, "`rbac` needs `verbs`").help("e.g. `verbs = \"get;list;watch\"`"));
     }
-    if let Some(v) = verbs.as_ref().filter(|_| rule.verbs.iter().any(String::is_empty)) {
-        errors.push(MarkerError::new(v.span, "`verbs` has an empty verb").help("separate verbs with `;`"));
+    for (key, slot, items) in [
+        ("verbs", &verbs, &rule.verbs),
+        ("resources", &resources, &rule.resources),
+        ("resource_names", &resource_names, &rule.resource_names),
+        ("urls", &urls, &rule.urls),
+    ] {
+        if let Some(s) = slot.as_ref().filter(|_| items.iter().any(String::is_empty)) {
+            errors.push(
+                MarkerError::new(s.span, format!("`{key}` has an empty item"))
+                    .help("separate the items with `;`, without an empty one"),
+            );
+        }
+    }
+    if let Some(s) = role_name.as_ref().filter(|s| s.value.is_empty()) {
+        errors.push(
+            MarkerError::new(s.span, "`role_name` is empty").help("drop it for the role named on the command line"),
+        );
     }
     match (rule.urls.is_empty(), rule.resources.is_empty()) {
         (true, true) => errors.push(
@@ -104,6 +121,17 @@ pub fn parse_rbac_args(args: TokenStream, span: Span) -> Result<RbacRule, Vec<Ma
             MarkerError::new(resources.as_ref().map_or(span, |s| s.span), "`resources` without `groups`")
                 .help("name the API group, `groups = \"\"` for the core group (configmaps, pods, ...)"),
         ),
+        // The API server refuses a rule with both.
+        (false, true) => {
+            for (key, slot) in [("groups", &groups), ("resource_names", &resource_names)] {
+                if let Some(s) = slot {
+                    errors.push(
+                        MarkerError::new(s.span, format!("`urls` and `{key}` in one `rbac` marker"))
+                            .help("non-resource URLs belong to no API group and have no names; drop it"),
+                    );
+                }
+            }
+        }
         _ => {}
     }
     if let Some(ns) = namespace.as_ref() {
@@ -131,9 +159,11 @@ pub fn parse_rbac_attr(attr: &Attribute) -> Result<RbacRule, Vec<MarkerError>> {
     }
 }
 
-/// Whether `attr` is an `rbac` marker (`#[rbac]`, `#[codegen_macros::rbac]`).
+/// Whether `attr` is an `rbac` marker (`#[rbac]`, `#[codegen_macros::rbac]`;
+/// another crate's `#[authz::rbac]` is not).
 pub fn is_rbac_attr(attr: &Attribute) -> bool {
-    attr.path().segments.last().is_some_and(|s| s.ident == "rbac")
+    let segments: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+    matches!(segments.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["rbac"] | ["codegen_macros", "rbac"])
 }
 
 #[cfg(test)]
@@ -153,6 +183,33 @@ mod tests {
         assert_eq!(rule.resources, ["configmaps", "secrets"]);
         assert_eq!(rule.verbs, ["get", "list", "watch"]);
         assert!(rule.namespace.is_none());
+    }
+
+    /// controller-gen's spellings of the core group: `core`, and an empty
+    /// item among others.
+    #[test]
+    fn core_and_empty_items_are_the_core_group() {
+        let rule = parse(quote!(groups = "core;apps;", resources = "pods", verbs = "get", role_name = "r")).unwrap();
+        assert_eq!(rule.groups, ["", "apps", ""]);
+        assert_eq!(rule.role_name.as_deref(), Some("r"));
+        let msg = |t| parse(t).unwrap_err().iter().map(|e| e.message.clone()).collect::<Vec<_>>().join(" | ");
+        assert_eq!(msg(quote!(groups = "", resources = "pods;", verbs = "get")), "`resources` has an empty item");
+        assert_eq!(msg(quote!(groups = "", resources = "", verbs = "get")), "`resources` has an empty item");
+        assert_eq!(msg(quote!(groups = "", resources = "pods", verbs = "")), "`verbs` has an empty item");
+        assert_eq!(
+            msg(quote!(urls = "/metrics", groups = "apps", resource_names = "a", verbs = "get")),
+            "`urls` and `groups` in one `rbac` marker | `urls` and `resource_names` in one `rbac` marker"
+        );
+        assert_eq!(msg(quote!(groups = "", resources = "pods", verbs = "get", role_name = "")), "`role_name` is empty");
+    }
+
+    /// Only `rbac` and `codegen_macros::rbac` are markers.
+    #[test]
+    fn another_crates_rbac_attribute_is_no_marker() {
+        let attr = |tokens: TokenStream| syn::parse_quote!(#[#tokens(role = "admin")]);
+        assert!(is_rbac_attr(&attr(quote!(rbac))));
+        assert!(is_rbac_attr(&attr(quote!(codegen_macros::rbac))));
+        assert!(!is_rbac_attr(&attr(quote!(authz::rbac))));
     }
 
     #[test]
