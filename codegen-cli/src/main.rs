@@ -133,7 +133,8 @@ struct RbacCli {
     /// The manifest to write
     #[arg(long, default_value = "config/rbac/role.yaml")]
     output: PathBuf,
-    /// `metadata.name` of the ClusterRole and of every namespaced Role
+    /// `metadata.name` of the ClusterRole and of every namespaced Role, but for the markers
+    /// that name their own (`role_name`)
     #[arg(long, default_value = "manager-role")]
     role_name: String,
     /// Write nothing; print a unified diff of what would change and exit 1 on drift

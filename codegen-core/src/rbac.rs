@@ -2,7 +2,7 @@
 //! merged into one role manifest (controller-gen's `rbac` generator).
 //!
 //! Rules are merged and sorted as controller-gen's generator does (see
-//! [`merge`]), so that both write the same rules for the same markers (a
+//! `merge`), so that both write the same rules for the same markers (a
 //! differential test checks it). Markers without `namespace` make the
 //! `ClusterRole`; each namespace named gets a `Role` of its own, after it
 //! in the same file, and `role_name` names a role of its own.
@@ -43,10 +43,16 @@ struct Rule {
 struct Found {
     rules: Vec<RbacRule>,
     files: Vec<PathBuf>,
+    warnings: Vec<Diagnostic>,
 }
 
 /// Reads the markers of `settings.sources` and renders the manifest.
 pub fn generate_rbac(settings: &RbacSettings) -> Result<Output, Vec<Diagnostic>> {
+    render(settings).map(|(output, _)| output)
+}
+
+/// [`generate_rbac`], with the warnings.
+fn render(settings: &RbacSettings) -> Result<(Output, Vec<Diagnostic>), Vec<Diagnostic>> {
     let found = collect(&settings.sources)?;
     if found.rules.is_empty() {
         let searched: Vec<String> = settings.sources.iter().map(|p| format!("`{}`", p.display())).collect();
@@ -72,7 +78,9 @@ pub fn generate_rbac(settings: &RbacSettings) -> Result<Output, Vec<Diagnostic>>
         }
         render_role(&mut text, name, namespace.as_deref(), &merge(rules));
     }
-    Ok(Output { files: vec![GeneratedFile { path: settings.output.clone(), contents: text }], owned: BTreeSet::new() })
+    let output =
+        Output { files: vec![GeneratedFile { path: settings.output.clone(), contents: text }], owned: BTreeSet::new() };
+    Ok((output, found.warnings))
 }
 
 /// [`generate_rbac`], then compares with the disk and writes (or, in
@@ -80,8 +88,8 @@ pub fn generate_rbac(settings: &RbacSettings) -> Result<Output, Vec<Diagnostic>>
 pub fn run_rbac(settings: &RbacSettings, mode: Mode) -> Result<Report, Vec<Diagnostic>> {
     // syn recurses once per level of nesting in the files read: on the
     // engine's stack, as every other parse.
-    let output = crate::on_big_stack(|| generate_rbac(settings))?;
-    crate::commit(&output, mode, Vec::new())
+    let (output, warnings) = crate::on_big_stack(|| render(settings))?;
+    crate::commit(&output, mode, warnings)
 }
 
 /// The `.rs` files of `sources`, sorted.
@@ -121,8 +129,23 @@ fn rust_files(sources: &[PathBuf], diags: &mut Diagnostics) -> Vec<PathBuf> {
 
 fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
     let mut diags = Diagnostics::new();
-    let mut found = Found { rules: Vec::new(), files: Vec::new() };
-    for path in rust_files(sources, &mut diags) {
+    let mut found = Found { rules: Vec::new(), files: Vec::new(), warnings: Vec::new() };
+    let files = rust_files(sources, &mut diags);
+    // The files of `#[cfg(test)] mod name;`, and everything below them.
+    let mut test_modules: Vec<PathBuf> = Vec::new();
+    for path in &files {
+        // Files too deep to parse are reported below.
+        if let Ok(text) = crate::write::read_regular(path)
+            && text.parse::<proc_macro2::TokenStream>().is_ok_and(|t| crate::parse::nested_too_deep(t).is_none())
+            && let Ok(file) = syn::parse_file(&text)
+        {
+            test_modules.extend(test_module_paths(path, &file));
+        }
+    }
+    for path in files {
+        if test_modules.iter().any(|t| path == *t || path.starts_with(t.with_extension(""))) {
+            continue;
+        }
         // Not a FIFO or device (a read that never ends), UTF-8 or said where not.
         let text = match crate::parse::read_source(&path) {
             Ok(text) => text,
@@ -154,10 +177,17 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
                 continue;
             }
         };
-        let mut visitor = Markers { rules: Vec::new(), errors: Vec::new() };
+        let mut visitor = Markers { rules: Vec::new(), errors: Vec::new(), others: Vec::new() };
         visitor.visit_file(&file);
         for error in visitor.errors {
             diags.push(Diagnostic::error(error.message).at(source.location(error.span)).help_opt(error.help));
+        }
+        for span in visitor.others {
+            found.warnings.push(
+                Diagnostic::warning("an `rbac` attribute that is no `#[rbac(...)]` marker is not read")
+                    .at(source.location(span))
+                    .help("write `#[codegen_macros::rbac(...)]`, or `#[rbac(...)]` after a `use`, for the role to grant it"),
+            );
         }
         if !visitor.rules.is_empty() {
             found.files.push(slashed(&path));
@@ -195,10 +225,34 @@ fn slashed(path: &Path) -> PathBuf {
     PathBuf::from(path.to_string_lossy().replace('\\', "/"))
 }
 
+/// The files `#[cfg(test)] mod name;` items of `file` (at `path`) load:
+/// `name.rs` (and its directory `name/`) beside a `lib.rs`, `main.rs` or
+/// `mod.rs`, else in the directory named after `path`.
+fn test_module_paths(path: &Path, file: &syn::File) -> Vec<PathBuf> {
+    let dir = match path.file_name().and_then(|n| n.to_str()) {
+        Some("lib.rs" | "main.rs" | "mod.rs") => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        _ => path.with_extension(""),
+    };
+    let mut out = Vec::new();
+    for item in &file.items {
+        if let syn::Item::Mod(m) = item
+            && m.content.is_none()
+            && crate::cfg::of_attrs(&m.attrs, crate::cfg::Build::Normal) == crate::cfg::Cfg::False
+        {
+            let name = m.ident.to_string();
+            out.push(dir.join(format!("{name}.rs")));
+            out.push(dir.join(&name).join("mod.rs"));
+        }
+    }
+    out
+}
+
 /// Every `rbac` attribute of a file, on any item or nested item.
 struct Markers {
     rules: Vec<RbacRule>,
     errors: Vec<crate::markers::MarkerError>,
+    /// Attributes `<path>::rbac` that are no markers.
+    others: Vec<proc_macro2::Span>,
 }
 
 impl<'ast> Visit<'ast> for Markers {
@@ -226,6 +280,9 @@ impl<'ast> Visit<'ast> for Markers {
     }
 
     fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        if crate::markers::is_other_rbac_attr(attr) {
+            self.others.push(syn::spanned::Spanned::span(attr));
+        }
         if is_rbac_attr(attr) {
             match parse_rbac_attr(attr) {
                 Ok(rule) => self.rules.push(rule),
@@ -325,11 +382,22 @@ fn render_role(out: &mut String, name: &str, namespace: Option<&str>, rules: &[R
 fn quote(value: &str) -> String {
     if crate::emit::yaml::is_plain_safe(value) {
         value.to_owned()
-    } else if value.is_empty() || value.chars().any(|c| c.is_control() || c == '\u{feff}') {
+    } else if value.is_empty() || reads_as_no_string(value) || value.chars().any(|c| c.is_control() || c == '\u{feff}')
+    {
         serde_json::to_string(value).expect("a string serializes")
     } else {
         format!("'{}'", value.replace('\'', "''"))
     }
+}
+
+/// Whether YAML 1.1 (controller-gen's writer) reads `value` plain as a
+/// number, boolean or null: such a string is double-quoted there.
+fn reads_as_no_string(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    matches!(lower.as_str(), "~" | "null" | "y" | "yes" | "n" | "no" | "true" | "false" | "on" | "off")
+        || value.parse::<f64>().is_ok()
+        || lower.strip_prefix("0x").is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
+        || [".inf", "-.inf", "+.inf", ".nan"].contains(&lower.as_str())
 }
 
 #[cfg(test)]
@@ -368,6 +436,64 @@ mod tests {
              - apiGroups:\n  - \"\"\n  resourceNames:\n  - a\n  - b\n  resources:\n  - pods\n  verbs:\n  - get\n\
              - apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - get\n"
         );
+    }
+
+    /// Rules that end up alike but for their verbs (`/a` and `/b` both get,
+    /// then joined, and `/a;/b` list) are one rule with both verbs, where
+    /// controller-gen keeps one of the two at random.
+    #[test]
+    fn rules_alike_but_for_their_verbs_join_them() {
+        let markers = [
+            rule(quote!(urls = "/a", verbs = "get")),
+            rule(quote!(urls = "/b", verbs = "get")),
+            rule(quote!(urls = "/a;/b", verbs = "list")),
+        ];
+        assert!(
+            rendered(&markers).ends_with("rules:\n- nonResourceURLs:\n  - /a\n  - /b\n  verbs:\n  - get\n  - list\n"),
+            "{}",
+            rendered(&markers)
+        );
+    }
+
+    /// Quoted as controller-gen's YAML writer quotes: `''` but for what it
+    /// would read as no string.
+    #[test]
+    fn scalars_are_quoted_as_controller_gen_quotes_them() {
+        for (value, written) in
+            [("get", "get"), ("*", "'*'"), ("", "\"\""), ("1", "\"1\""), ("yes", "\"yes\""), ("1.5", "\"1.5\"")]
+        {
+            assert_eq!(quote(value), written, "{value}");
+        }
+    }
+
+    /// Test code is not read: `#[cfg(test)]` items, and the files of
+    /// `#[cfg(test)] mod name;` (with their submodules). Another crate's
+    /// `rbac` attribute is a warning.
+    #[test]
+    fn test_code_and_other_rbac_attributes_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(src.join("tests")).unwrap();
+        let marker = |resource: &str| {
+            format!("#[rbac(groups = \"\", resources = \"{resource}\", verbs = \"get\")]\nfn f() {{}}\n")
+        };
+        std::fs::write(src.join("lib.rs"), format!("#[cfg(test)]\nmod tests;\nmod sync;\n{}", marker("pods"))).unwrap();
+        std::fs::write(
+            src.join("sync.rs"),
+            format!("#[cfg(test)]\nmod inline {{\n{}}}\n#[authz::rbac(role = \"x\")]\nfn g() {{}}\n", marker("nodes")),
+        )
+        .unwrap();
+        std::fs::write(src.join("tests.rs"), format!("mod more;\n{}", marker("secrets"))).unwrap();
+        std::fs::write(src.join("tests/more.rs"), marker("services")).unwrap();
+        let settings = RbacSettings { sources: vec![src], output: dir.path().join("role.yaml"), role_name: "r".into() };
+        let (output, warnings) = render(&settings).unwrap();
+        let text = &output.files[0].contents;
+        assert!(text.contains("- pods"), "{text}");
+        for other in ["nodes", "secrets", "services"] {
+            assert!(!text.contains(other), "{other}: {text}");
+        }
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].message.contains("no `#[rbac(...)]` marker"), "{}", warnings[0].message);
     }
 
     #[test]

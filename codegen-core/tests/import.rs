@@ -276,7 +276,9 @@ fn real_world_crds_import() {
     assert!(route.contains("rustdoc::invalid_rust_codeblocks"), "{route}");
     assert!(route.contains("minimum = -9223372036854775808"), "{route}");
     assert!(route.contains("name = \"Age\""), "a metadata column stays: {route}");
-    assert!(file("override_example/v1/override_kind.rs").contains("pub struct Override"));
+    let over = file("override_example/v1/override_kind.rs");
+    assert!(over.contains("pub struct Override"), "{over}");
+    assert!(over.contains("name = \"Age\""), "a metadata column of a schema without `metadata`: {over}");
     let warnings = codegen_core::diag::render_all(&imported.warnings);
     for dropped in [
         "`x-kubernetes-patch-merge-key`, which the API server does not read",

@@ -206,8 +206,8 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
     // The root's `metadata` as the generator writes it (`type: object`,
     // under which any path is taken): columns of metadata fields stay.
     let mut walked = super::types::generator_keys_only(&Value::Object(schema.clone()));
-    if let Some(meta) = walked.pointer_mut("/properties/metadata") {
-        *meta = serde_json::json!({"type": "object"});
+    if let Some(Value::Object(properties)) = walked.get_mut("properties") {
+        properties.insert("metadata".into(), serde_json::json!({"type": "object"}));
     }
     let typed: Option<crate::emit::schema::JsonSchemaProps> = serde_json::from_value(walked).ok();
     for c in &version.printer_columns {

@@ -77,8 +77,8 @@ pub fn parse_rbac_args(args: TokenStream, span: Span) -> Result<RbacRule, Vec<Ma
     let [groups, resources, verbs, resource_names, urls, namespace, role_name] = slots;
     let list = |slot: &Option<Spanned<String>>| slot.as_ref().map(|s| split_list(&s.value)).unwrap_or_default();
     let rule = RbacRule {
-        // An empty item is the core group, and so is `core`, as
-        // controller-gen reads them.
+        // `""` alone and `core` are the core group, as controller-gen reads
+        // them (an empty item among others is an error below).
         groups: list(&groups).into_iter().map(|g| if g == "core" { String::new() } else { g }).collect(),
         resources: list(&resources),
         verbs: list(&verbs),
@@ -89,6 +89,13 @@ pub fn parse_rbac_args(args: TokenStream, span: Span) -> Result<RbacRule, Vec<Ma
     };
     if verbs.is_none() {
         errors.push(MarkerError::new(span, "`rbac` needs `verbs`").help("e.g. `verbs = \"get;list;watch\"`"));
+    }
+    let group_items = groups.as_ref().map(|g| split_list(&g.value)).unwrap_or_default();
+    if let Some(g) = groups.as_ref().filter(|_| group_items.len() > 1 && group_items.iter().any(String::is_empty)) {
+        errors.push(
+            MarkerError::new(g.span, "`groups` has an empty item")
+                .help("write `core` for the core group among others (`groups = \"core;apps\"`)"),
+        );
     }
     for (key, slot, items) in [
         ("verbs", &verbs, &rule.verbs),
@@ -159,6 +166,15 @@ pub fn parse_rbac_attr(attr: &Attribute) -> Result<RbacRule, Vec<MarkerError>> {
     }
 }
 
+/// Whether `attr` is an attribute `rbac` of a path other than the markers'
+/// (`#[authz::rbac]`, or the macro through a renamed crate): not read, and
+/// worth a warning.
+pub fn is_other_rbac_attr(attr: &Attribute) -> bool {
+    attr.path().segments.len() > 1
+        && attr.path().segments.last().is_some_and(|s| s.ident == "rbac")
+        && !is_rbac_attr(attr)
+}
+
 /// Whether `attr` is an `rbac` marker (`#[rbac]`, `#[codegen_macros::rbac]`;
 /// another crate's `#[authz::rbac]` is not).
 pub fn is_rbac_attr(attr: &Attribute) -> bool {
@@ -185,15 +201,20 @@ mod tests {
         assert!(rule.namespace.is_none());
     }
 
-    /// controller-gen's spellings of the core group: `core`, and an empty
-    /// item among others.
+    /// controller-gen's spellings of the core group: `""` alone and `core`;
+    /// an empty item among others is an error (`"apps;"` would grant the
+    /// core group by a typo).
     #[test]
     fn core_and_empty_items_are_the_core_group() {
-        let rule = parse(quote!(groups = "core;apps;", resources = "pods", verbs = "get", role_name = "r")).unwrap();
-        assert_eq!(rule.groups, ["", "apps", ""]);
+        let rule = parse(quote!(groups = "core;apps", resources = "pods", verbs = "get", role_name = "r")).unwrap();
+        assert_eq!(rule.groups, ["", "apps"]);
         assert_eq!(rule.role_name.as_deref(), Some("r"));
         let msg = |t| parse(t).unwrap_err().iter().map(|e| e.message.clone()).collect::<Vec<_>>().join(" | ");
         assert_eq!(msg(quote!(groups = "", resources = "pods;", verbs = "get")), "`resources` has an empty item");
+        assert_eq!(
+            msg(quote!(groups = "metrics.k8s.io;", resources = "pods", verbs = "get")),
+            "`groups` has an empty item"
+        );
         assert_eq!(msg(quote!(groups = "", resources = "", verbs = "get")), "`resources` has an empty item");
         assert_eq!(msg(quote!(groups = "", resources = "pods", verbs = "")), "`verbs` has an empty item");
         assert_eq!(

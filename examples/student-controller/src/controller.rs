@@ -241,6 +241,12 @@ impl Controller {
             (owner.kind == "Student")
                 .then(|| format!("{}/{}", cm.metadata.namespace.as_deref().unwrap_or_default(), owner.name))
         };
+        // A ConfigMap of a Student's name that is someone else's, gone: the
+        // Student may have its own now.
+        let named_for = |cm: &ConfigMap| -> Option<String> {
+            let student = cm.metadata.name.as_deref()?.strip_prefix("student-")?;
+            Some(format!("{}/{student}", cm.metadata.namespace.as_deref().unwrap_or_default()))
+        };
         config_map_informer.add_event_handler(
             ResourceEventHandlerFuncs::new()
                 .on_add({
@@ -253,7 +259,10 @@ impl Controller {
                 })
                 .on_delete({
                     let queue = queue.clone();
-                    move |gone: DeletedObject<ConfigMap>| owner_of(gone.object()).into_iter().for_each(|k| queue.add(k))
+                    move |gone: DeletedObject<ConfigMap>| {
+                        let cm = gone.object();
+                        owner_of(cm).or_else(|| named_for(cm)).into_iter().for_each(|k| queue.add(k))
+                    }
                 }),
         );
 
@@ -391,9 +400,9 @@ impl Controller {
                     self.queue.forget(&key);
                     self.warn(&key, reason, &message).await;
                     if reason == "ErrResourceExists" {
-                        // No event comes when the other ConfigMap goes (it is
-                        // someone else's, maybe not in the cache): look again
-                        // now and then, without a retry loop.
+                        // The other ConfigMap's deletion queues the Student
+                        // (see `run`); look again now and then too, without
+                        // a retry loop, in case that event is missed.
                         self.queue.add_after(key.clone(), CONFLICT_RECHECK);
                     }
                 }
@@ -471,8 +480,10 @@ impl Controller {
                 (extract_config_map(&existing, FIELD_MANAGER)? == desired, true)
             }
             // Not there, as far as the cache knows. Not forced: one that
-            // someone else made a moment ago conflicts (a retry then finds it
-            // in the cache) instead of being taken over.
+            // someone else made since the cache last heard (a moment ago, or
+            // while its watch was down) and that sets a field the controller
+            // sets conflicts, and a retry finds it in the cache; one that
+            // shares no field with it would be taken over.
             None => (false, false),
         };
         if !up_to_date {
@@ -527,8 +538,10 @@ impl Controller {
         let name = student.metadata.name.as_deref().unwrap_or_default();
         // Only the ConfigMap this Student controls, and only that very
         // object (its uid a precondition): one of that name that is
-        // someone else's stays. One the cache has not seen yet (a Student
-        // deleted right after its first sync) can only be the Student's.
+        // someone else's stays. One the cache has not seen (a Student
+        // deleted right after its first sync) is taken for the Student's:
+        // the cache holds every ConfigMap, so only one made since it last
+        // heard could be another's.
         let config_maps: TypedClient<ConfigMap> = TypedClient::new(self.clientset.client().clone(), Some(ns));
         let options = match self.config_maps.namespace(ns).get(&config_map_name(name)) {
             Some(cm) if owned_by(&cm, student).is_ok() => {

@@ -280,8 +280,7 @@ async fn a_conflicting_config_map_is_a_warning_not_a_retry_loop() -> Result<()> 
     let ns = env.create_namespace("ctl-conflict").await?;
     let kubeconfig = controller_identity(env, &ns).await?;
     // Someone else's ConfigMaps already have the names the controller
-    // wants: one with the controller's label (in its cache), one without
-    // (not in its cache, which holds only labelled ConfigMaps).
+    // wants: one with the controller's label, one without.
     let cms: Api<ConfigMap> = Api::namespaced(env.admin_client().await?, &ns);
     let foreign = |student: &str, labelled: bool| ConfigMap {
         metadata: ObjectMeta {
@@ -336,8 +335,8 @@ async fn a_conflicting_config_map_is_a_warning_not_a_retry_loop() -> Result<()> 
         assert!(untouched(cms.get(&config_map_name(name)).await?), "{name}'s ConfigMap was changed");
     }
 
-    // The other ConfigMap gone (no event tells the controller: it was not
-    // in its cache), the Student is synced at the next look.
+    // The other ConfigMap gone, the Student gets its own (its deletion
+    // queues the Student; the 30 s look again is the fallback).
     cms.delete(&config_map_name("wu"), &Default::default()).await?;
     let within = CONFLICT_RECHECK + Duration::from_secs(30);
     let school = eventually("wu's own ConfigMap", within, || config_map_school(env, &ns, "wu")).await?;
