@@ -73,20 +73,7 @@ pub(crate) fn root(b: &mut TypeBuilder, crd: &Crd, version: &CrdVersion, multi_v
         });
     }
     if preserve {
-        let mut ident = "additional_fields".to_string();
-        while fields.iter().any(|f| f.ident == ident) {
-            ident.push('_');
-        }
-        fields.push(Field {
-            json: String::new(),
-            ident,
-            ty: Ty::Map(Box::new(Ty::Json)),
-            option: false,
-            optional: false,
-            flatten: true,
-            doc: Some("Fields the schema does not name (`x-kubernetes-preserve-unknown-fields`).".into()),
-            validate: Vec::new(),
-        });
+        super::types::push_additional_fields(&mut fields);
     }
     // spec first, status last, as people read a kind.
     fields.sort_by_key(|f| match f.json.as_str() {

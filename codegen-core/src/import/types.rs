@@ -383,6 +383,26 @@ pub(crate) fn type_name(s: &str) -> String {
     }
 }
 
+/// The field of a struct whose object keeps unknown fields: a flattened
+/// map of what the properties do not name (`additional_fields`, with `_`
+/// added while a property has that name).
+pub(crate) fn push_additional_fields(fields: &mut Vec<Field>) {
+    let mut ident = "additional_fields".to_string();
+    while fields.iter().any(|f| f.ident == ident) {
+        ident.push('_');
+    }
+    fields.push(Field {
+        json: String::new(),
+        ident,
+        ty: Ty::Map(Box::new(Ty::Json)),
+        option: false,
+        optional: false,
+        flatten: true,
+        doc: Some("Fields the schema does not name (`x-kubernetes-preserve-unknown-fields`).".into()),
+        validate: Vec::new(),
+    });
+}
+
 /// The snake_case Rust name of a JSON name, keywords made raw.
 pub(crate) fn field_ident(json: &str) -> String {
     let snake = heck::ToSnakeCase::to_snake_case(json);
@@ -498,20 +518,7 @@ impl<'a> TypeBuilder<'a> {
         let name = self.claim(name);
         let mut fields = self.fields(node, &name, path);
         if preserve {
-            let mut ident = "additional_fields".to_string();
-            while fields.iter().any(|f| f.ident == ident) {
-                ident.push('_');
-            }
-            fields.push(Field {
-                json: String::new(),
-                ident,
-                ty: Ty::Map(Box::new(Ty::Json)),
-                option: false,
-                optional: false,
-                flatten: true,
-                doc: Some("Fields the schema does not name (`x-kubernetes-preserve-unknown-fields`).".into()),
-                validate: Vec::new(),
-            });
+            push_additional_fields(&mut fields);
         }
         let _ = pos;
         let doc = node.get("description").and_then(Value::as_str).map(String::from);

@@ -422,10 +422,10 @@ impl Controller {
 
     /// Brings the world in line with the Student `key`.
     // Adds the finalizer (a patch), applies the ConfigMap (a patch; the
-    // first apply creates it, which also needs create) and applies status. The ConfigMap's owner
-    // reference blocks the Student's deletion, which clusters with the
-    // OwnerReferencesPermissionEnforcement admission plugin allow only with
-    // update on students/finalizers.
+    // first apply creates it, which also needs create) and applies status.
+    // The ConfigMap's owner reference blocks the Student's deletion, which
+    // clusters with the OwnerReferencesPermissionEnforcement admission
+    // plugin allow only with update on students/finalizers.
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students", verbs = "patch")]
     #[codegen_macros::rbac(groups = "example.k8s.io", resources = "students/finalizers", verbs = "update")]
     #[codegen_macros::rbac(groups = "", resources = "configmaps", verbs = "create;patch")]
