@@ -130,50 +130,24 @@ fn rust_files(sources: &[PathBuf], diags: &mut Diagnostics) -> Vec<PathBuf> {
 fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
     let mut diags = Diagnostics::new();
     let mut found = Found { rules: Vec::new(), files: Vec::new(), warnings: Vec::new() };
-    let files = rust_files(sources, &mut diags);
+    // Every file read and parsed once; its error is said only if it is no
+    // test module.
+    let parsed: Vec<(PathBuf, Result<(SourceFile, syn::File), Diagnostic>)> =
+        rust_files(sources, &mut diags).into_iter().map(|path| (path.clone(), parse_file(path))).collect();
     // The files of `#[cfg(test)] mod name;`, and everything below them.
-    let mut test_modules: Vec<PathBuf> = Vec::new();
-    for path in &files {
-        // Files too deep to parse are reported below.
-        if let Ok(text) = crate::write::read_regular(path)
-            && text.parse::<proc_macro2::TokenStream>().is_ok_and(|t| crate::parse::nested_too_deep(t).is_none())
-            && let Ok(file) = syn::parse_file(&text)
-        {
-            test_modules.extend(test_module_paths(path, &file));
-        }
-    }
-    for path in files {
+    let test_modules: Vec<PathBuf> = parsed
+        .iter()
+        .filter_map(|(path, file)| file.as_ref().ok().map(|(_, file)| test_module_paths(path, file)))
+        .flatten()
+        .collect();
+    for (path, file) in parsed {
         if test_modules.iter().any(|t| path == *t || path.starts_with(t.with_extension(""))) {
             continue;
         }
-        // Not a FIFO or device (a read that never ends), UTF-8 or said where not.
-        let text = match crate::parse::read_source(&path) {
-            Ok(text) => text,
+        let (source, file) = match file {
+            Ok(parsed) => parsed,
             Err(d) => {
-                diags.push(*d);
-                continue;
-            }
-        };
-        let source = SourceFile::new(path.clone(), text);
-        // syn recurses once per level: deeper than the generator parses is
-        // an error here too, not a stack overflow.
-        let body = source.text.strip_prefix('\u{feff}').unwrap_or(&source.text);
-        if let Some(span) = body.parse::<proc_macro2::TokenStream>().ok().and_then(crate::parse::nested_too_deep) {
-            diags.push(
-                Diagnostic::error(format!("nesting deeper than {} levels", crate::parse::MAX_NESTING))
-                    .at(source.location(span))
-                    .help("give an inner level a name of its own (a struct, or a type alias)"),
-            );
-            continue;
-        }
-        let file = match syn::parse_file(&source.text) {
-            Ok(file) => file,
-            Err(err) => {
-                diags.push(
-                    Diagnostic::error(format!("cannot parse `{}`: {err}", path.display()))
-                        .at(source.location(err.span()))
-                        .help("the file must be valid Rust (run `cargo check`)"),
-                );
+                diags.push(d);
                 continue;
             }
         };
@@ -196,6 +170,27 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
     }
     diags.check()?;
     Ok(found)
+}
+
+/// One source file read (not a FIFO or device, a read that never ends;
+/// UTF-8) and parsed, or what is wrong with it.
+fn parse_file(path: PathBuf) -> Result<(SourceFile, syn::File), Diagnostic> {
+    let text = crate::parse::read_source(&path).map_err(|d| *d)?;
+    let source = SourceFile::new(path.clone(), text);
+    // syn recurses once per level: deeper than the generator parses is
+    // an error here too, not a stack overflow.
+    let body = source.text.strip_prefix('\u{feff}').unwrap_or(&source.text);
+    if let Some(span) = body.parse::<proc_macro2::TokenStream>().ok().and_then(crate::parse::nested_too_deep) {
+        return Err(Diagnostic::error(format!("nesting deeper than {} levels", crate::parse::MAX_NESTING))
+            .at(source.location(span))
+            .help("give an inner level a name of its own (a struct, or a type alias)"));
+    }
+    match syn::parse_file(&source.text) {
+        Ok(file) => Ok((source, file)),
+        Err(err) => Err(Diagnostic::error(format!("cannot parse `{}`: {err}", path.display()))
+            .at(source.location(err.span()))
+            .help("the file must be valid Rust (run `cargo check`)")),
+    }
 }
 
 /// `path` as written in the manifest's header: `/` separators.
