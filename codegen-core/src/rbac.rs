@@ -132,7 +132,7 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
     let mut found = Found { rules: Vec::new(), files: Vec::new(), warnings: Vec::new() };
     // Every file read and parsed once; its error is said only if it is no
     // test module.
-    let parsed: Vec<(PathBuf, Result<(SourceFile, syn::File), Diagnostic>)> =
+    let parsed: Vec<(PathBuf, Parsed)> =
         rust_files(sources, &mut diags).into_iter().map(|path| (path.clone(), parse_file(path))).collect();
     // The files of `#[cfg(test)] mod name;`, and everything below them.
     let test_modules: Vec<PathBuf> = parsed
@@ -172,9 +172,12 @@ fn collect(sources: &[PathBuf]) -> Result<Found, Vec<Diagnostic>> {
     Ok(found)
 }
 
+/// A source file and its syntax tree, or what is wrong with it.
+type Parsed = Result<(SourceFile, syn::File), Diagnostic>;
+
 /// One source file read (not a FIFO or device, a read that never ends;
 /// UTF-8) and parsed, or what is wrong with it.
-fn parse_file(path: PathBuf) -> Result<(SourceFile, syn::File), Diagnostic> {
+fn parse_file(path: PathBuf) -> Parsed {
     let text = crate::parse::read_source(&path).map_err(|d| *d)?;
     let source = SourceFile::new(path.clone(), text);
     // syn recurses once per level: deeper than the generator parses is
